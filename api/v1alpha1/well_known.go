@@ -1,0 +1,31 @@
+package v1alpha1
+
+// LabelPodGroup is the pod label that makes a pod a member of the PodGroup it names, in the
+// pod's namespace. It works on clusters without the upstream spec.schedulingGroup field.
+const LabelPodGroup = GroupName + "/pod-group"
+
+// Condition types of a PodGroup, named as KEP-5710 names them.
+const (
+	// PodGroupScheduled is True once the group's scheduling requirement is met (for a gang,
+	// minCount members placed) and False with a reason while it is not.
+	PodGroupScheduled = "PodGroupScheduled"
+	// DisruptionTarget is True when the group is about to be terminated by a disruption such
+	// as preemption.
+	DisruptionTarget = "DisruptionTarget"
+)
+
+// Condition reasons of a PodGroup, named as KEP-5710 names them.
+const (
+	// PodGroupReasonScheduled goes with PodGroupScheduled=True.
+	PodGroupReasonScheduled = "Scheduled"
+	// PodGroupReasonUnschedulable goes with PodGroupScheduled=False when the group does not
+	// fit: resources, affinity, topology, or waiting for its preemption victims to leave.
+	PodGroupReasonUnschedulable = "Unschedulable"
+	// PodGroupReasonSchedulerError goes with PodGroupScheduled=False when the group can never
+	// be scheduled as written: an invalid spec, an unknown priority class, or members whose
+	// priority or preemptionPolicy differ from the group's.
+	PodGroupReasonSchedulerError = "SchedulerError"
+	// PodGroupReasonPreemptionByScheduler goes with DisruptionTarget=True when the scheduler
+	// preempts the group for a higher-priority pod or group.
+	PodGroupReasonPreemptionByScheduler = "PreemptionByScheduler"
+)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Stops and starts one component of a running e2e control plane (hack/e2e.sh),
+# with the exact command line it was first started with. Tests reach it through
+# $PHALANX_E2E_CTL; the Go helpers in test/e2e/e2eutil wrap it.
+#
+#   e2e-ctl.sh stop    COMPONENT
+#   e2e-ctl.sh start   COMPONENT            (kube-apiserver: waits for /readyz)
+#   e2e-ctl.sh restart COMPONENT [SECONDS]  (stopped for SECONDS, default 0)
+#
+# COMPONENT: etcd, kube-apiserver, kube-controller-manager or kwok.
+# Needs PHALANX_E2E_DIR (exported by hack/e2e.sh).
+set -euo pipefail
+# shellcheck source=hack/lib/e2e-cluster.sh
+source "$(dirname "${BASH_SOURCE[0]}")/e2e-cluster.sh"
+
+usage() { echo "usage: $0 stop|start|restart COMPONENT [SECONDS]" >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
+: "${PHALANX_E2E_DIR:?PHALANX_E2E_DIR is not set: run under hack/e2e.sh}"
+action=$1 name=$2 down=${3:-0}
+[[ -f "${PHALANX_E2E_DIR}/${name}.args" ]] || e2e::die "unknown component ${name}"
+
+start() {
+  if [[ -f "${PHALANX_E2E_DIR}/${name}.pid" ]] && e2e::alive "$(cat "${PHALANX_E2E_DIR}/${name}.pid")"; then
+    e2e::die "${name} is already running"
+  fi
+  e2e::log "starting ${name}"
+  e2e::start "${name}"
+  if [[ ${name} == kube-apiserver ]]; then
+    e2e::wait_apiserver 60s
+  fi
+  sleep 0.5
+  e2e::check_running "${name}"
+}
+
+case ${action} in
+stop) e2e::log "stopping ${name}"; e2e::stop "${name}" ;;
+start) start ;;
+restart)
+  e2e::log "stopping ${name} for ${down}s"
+  e2e::stop "${name}"
+  sleep "${down}"
+  start
+  ;;
+*) usage ;;
+esac

@@ -1,0 +1,165 @@
+package cache
+
+import (
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// labelIndex finds the pods on nodes whose labels may match a selector without scanning
+// every pod: one posting list per label key=value, plus one of all pods for selectors
+// that name no value. Spreading and affinity ask it on every cycle.
+type labelIndex struct {
+	all  posting
+	keys map[string]*keyPostings
+}
+
+type keyPostings struct {
+	values map[string]*posting
+	total  int
+}
+
+type posting struct {
+	items []postingItem
+}
+
+// postingItem is a pod in a posting list; slot says which of the pod's postings this is,
+// so that a pod moved by a removal can have its position updated.
+type postingItem struct {
+	e    *podEntry
+	slot int32
+}
+
+func newLabelIndex() labelIndex {
+	return labelIndex{keys: map[string]*keyPostings{}}
+}
+
+func (x *labelIndex) add(e *podEntry) {
+	lbls := e.pi.Pod.Labels
+	e.postings = make([]*posting, 0, len(lbls)+1)
+	e.pos = make([]int32, 0, len(lbls)+1)
+	e.postings = append(e.postings, &x.all)
+	for k, v := range lbls {
+		kp := x.keys[k]
+		if kp == nil {
+			kp = &keyPostings{values: map[string]*posting{}}
+			x.keys[k] = kp
+		}
+		p := kp.values[v]
+		if p == nil {
+			p = &posting{}
+			kp.values[v] = p
+		}
+		kp.total++
+		e.postings = append(e.postings, p)
+	}
+	for s, p := range e.postings {
+		e.pos = append(e.pos, int32(len(p.items)))
+		p.items = append(p.items, postingItem{e: e, slot: int32(s)})
+	}
+}
+
+// remove takes the pod out of its posting lists; when record is set it returns the
+// positions it had, for restore.
+func (x *labelIndex) remove(e *podEntry, record bool) []int32 {
+	var saved []int32
+	if record {
+		saved = append([]int32(nil), e.pos...)
+	}
+	for s, p := range e.postings {
+		i := e.pos[s]
+		last := int32(len(p.items) - 1)
+		if i != last {
+			moved := p.items[last]
+			p.items[i] = moved
+			moved.e.pos[moved.slot] = i
+		}
+		p.items[last] = postingItem{}
+		p.items = p.items[:last]
+	}
+	x.adjustTotals(e, -1)
+	return saved
+}
+
+// restore undoes remove, putting the pod back at the positions it had.
+func (x *labelIndex) restore(e *podEntry, saved []int32) {
+	for s, p := range e.postings {
+		i := saved[s]
+		end := int32(len(p.items))
+		p.items = append(p.items, postingItem{e: e, slot: int32(s)})
+		if i != end {
+			moved := p.items[i]
+			p.items[end] = moved
+			moved.e.pos[moved.slot] = end
+			p.items[i] = postingItem{e: e, slot: int32(s)}
+		}
+		e.pos[s] = i
+	}
+	x.adjustTotals(e, 1)
+}
+
+// undoAdd undoes add: the pod is the last item of each of its postings.
+func (x *labelIndex) undoAdd(e *podEntry) {
+	for _, p := range e.postings {
+		p.items[len(p.items)-1] = postingItem{}
+		p.items = p.items[:len(p.items)-1]
+	}
+	x.adjustTotals(e, -1)
+}
+
+func (x *labelIndex) adjustTotals(e *podEntry, d int) {
+	for k := range e.pi.Pod.Labels {
+		x.keys[k].total += d
+	}
+}
+
+// forEach calls fn for each pod in the smallest set of candidates that the selector's
+// equality, In or Exists requirements allow; the caller still checks the whole selector.
+func (x *labelIndex) forEach(sel labels.Selector, fn func(*podEntry) bool) {
+	reqs, selectable := sel.Requirements()
+	if !selectable {
+		return
+	}
+	var best []*posting
+	bestCount := len(x.all.items) + 1
+	for _, r := range reqs {
+		kp := x.keys[r.Key()]
+		var lists []*posting
+		count := 0
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			for _, v := range r.ValuesUnsorted() {
+				if kp == nil {
+					break
+				}
+				if p := kp.values[v]; p != nil && len(p.items) > 0 {
+					lists = append(lists, p)
+					count += len(p.items)
+				}
+			}
+		case selection.Exists:
+			if kp != nil {
+				count = kp.total
+				for _, p := range kp.values {
+					if len(p.items) > 0 {
+						lists = append(lists, p)
+					}
+				}
+			}
+		default:
+			continue
+		}
+		if count < bestCount {
+			best, bestCount = lists, count
+		}
+	}
+	if bestCount > len(x.all.items) {
+		best = []*posting{&x.all}
+	}
+	for _, p := range best {
+		for _, it := range p.items {
+			if !fn(it.e) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package config
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+)
+
+// Load reads a configuration file, rejecting unknown fields, applies defaults and validates
+// it. Errors name the file and the field.
+func Load(path string) (*Configuration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes, defaults and validates a configuration.
+func Parse(data []byte) (*Configuration, error) {
+	c := &Configuration{}
+	if err := yaml.UnmarshalStrict(data, c); err != nil {
+		return nil, err
+	}
+	SetDefaults(c)
+	if errs := Validate(c); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	return c, nil
+}
+
+// Validate checks a defaulted configuration.
+func Validate(c *Configuration) field.ErrorList {
+	var errs field.ErrorList
+	if c.APIVersion != APIVersion {
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion}))
+	}
+	if c.Kind != Kind {
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), c.Kind, []string{Kind}))
+	}
+	if c.Parallelism < 1 {
+		errs = append(errs, field.Invalid(field.NewPath("parallelism"), c.Parallelism, "must be at least 1"))
+	}
+	if c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100 {
+		errs = append(errs, field.Invalid(field.NewPath("percentageOfNodesToScore"), c.PercentageOfNodesToScore, "must be between 0 and 100"))
+	}
+	if c.PodInitialBackoff.Duration <= 0 {
+		errs = append(errs, field.Invalid(field.NewPath("podInitialBackoff"), c.PodInitialBackoff.String(), "must be positive"))
+	}
+	if c.PodMaxBackoff.Duration < c.PodInitialBackoff.Duration {
+		errs = append(errs, field.Invalid(field.NewPath("podMaxBackoff"), c.PodMaxBackoff.String(), "must not be less than podInitialBackoff"))
+	}
+	names := map[string]bool{}
+	for i, p := range c.Profiles {
+		path := field.NewPath("profiles").Index(i)
+		if names[p.SchedulerName] {
+			errs = append(errs, field.Duplicate(path.Child("schedulerName"), p.SchedulerName))
+		}
+		names[p.SchedulerName] = true
+		for j, pl := range p.Plugins.Enabled {
+			if pl.Name == "" {
+				errs = append(errs, field.Required(path.Child("plugins", "enabled").Index(j).Child("name"), ""))
+			}
+			if pl.Weight < 0 || pl.Weight > 100 {
+				errs = append(errs, field.Invalid(path.Child("plugins", "enabled").Index(j).Child("weight"), pl.Weight, "must be between 0 and 100"))
+			}
+		}
+		seen := map[string]bool{}
+		for j, pc := range p.PluginConfig {
+			if seen[pc.Name] {
+				errs = append(errs, field.Duplicate(path.Child("pluginConfig").Index(j).Child("name"), pc.Name))
+			}
+			seen[pc.Name] = true
+		}
+	}
+	return errs
+}

@@ -1,0 +1,94 @@
+// Package config holds phalanx's scheduler configuration: profiles with their plugins,
+// weights and arguments, read from a YAML file in the spirit of KubeSchedulerConfiguration,
+// with defaults that work when no file is given.
+package config
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind and APIVersion of the configuration file.
+const (
+	APIVersion = "config.phalanx.dev/v1alpha1"
+	Kind       = "SchedulerConfiguration"
+)
+
+// Configuration is the whole scheduler configuration.
+type Configuration struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+
+	// Parallelism is the number of goroutines that filter and score nodes (default 16,
+	// as kube-scheduler).
+	Parallelism int `json:"parallelism,omitempty"`
+	// PercentageOfNodesToScore is how many nodes, in percent, the scheduler looks for before
+	// it stops filtering. 0 means kube-scheduler's adaptive default (50% on 100 nodes down
+	// to 5% on 5,000 and more, never fewer than 100 nodes).
+	PercentageOfNodesToScore int `json:"percentageOfNodesToScore,omitempty"`
+	// PodInitialBackoff and PodMaxBackoff bound the exponential backoff after a failed
+	// attempt (defaults 1s and 10s).
+	PodInitialBackoff Duration `json:"podInitialBackoff,omitempty"`
+	PodMaxBackoff     Duration `json:"podMaxBackoff,omitempty"`
+	// PodMaxInUnschedulablePodsDuration is the longest a pod stays unschedulable without a
+	// retry, even when no cluster event suggests one (default 5m).
+	PodMaxInUnschedulablePodsDuration Duration `json:"podMaxInUnschedulablePodsDuration,omitempty"`
+	// GangWaitTimeout is how long a gang whose members are still arriving may hold a
+	// partial reservation before it is given up (default 5m); see the gang docs.
+	GangWaitTimeout Duration `json:"gangWaitTimeout,omitempty"`
+	// Seed makes tie-breaks between equally good nodes reproducible (default 1).
+	Seed int64 `json:"seed,omitempty"`
+
+	Profiles []Profile `json:"profiles,omitempty"`
+}
+
+// Profile is a scheduler name with its plugins.
+type Profile struct {
+	// SchedulerName is the spec.schedulerName of the pods this profile schedules.
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// Plugins adds to or removes from the default plugin set. A plugin is enabled at every
+	// extension point it implements (kube-scheduler's multiPoint).
+	Plugins Plugins `json:"plugins,omitempty"`
+	// PluginConfig carries plugin arguments.
+	PluginConfig []PluginConfig `json:"pluginConfig,omitempty"`
+}
+
+// Plugins lists plugins to enable after the defaults and defaults to disable ("*" disables
+// them all).
+type Plugins struct {
+	Enabled  []Plugin `json:"enabled,omitempty"`
+	Disabled []Plugin `json:"disabled,omitempty"`
+}
+
+// Plugin names a plugin and, for Score plugins, its weight (default 1, or the plugin's own
+// default weight when it is a default plugin).
+type Plugin struct {
+	Name   string `json:"name"`
+	Weight int32  `json:"weight,omitempty"`
+}
+
+// PluginConfig is a plugin's arguments, decoded by the plugin.
+type PluginConfig struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("10s", "5m").
+type Duration struct{ time.Duration }
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}

@@ -1,0 +1,61 @@
+package framework
+
+// StateKey names a piece of per-cycle state; plugins use their own name as a prefix.
+type StateKey string
+
+// StateData is what a plugin keeps between extension points of one cycle.
+type StateData interface {
+	// Clone returns a copy for a preemption dry run that will mutate it through
+	// PreFilterExtensions. Data that is never mutated after PreFilter may return itself.
+	Clone() StateData
+}
+
+// CycleState carries plugin state through one scheduling cycle. It is written sequentially
+// (PreFilter, PreScore) and only read by the parallel Filter and Score loops, so it needs no
+// lock.
+type CycleState struct {
+	data map[StateKey]StateData
+	// SkipFilterPlugins and SkipScorePlugins record plugins whose PreFilter or PreScore
+	// returned Skip.
+	SkipFilterPlugins map[string]bool
+	SkipScorePlugins  map[string]bool
+}
+
+// NewCycleState returns an empty state.
+func NewCycleState() *CycleState {
+	return &CycleState{data: make(map[StateKey]StateData, 8)}
+}
+
+// Read returns the data stored under key, or nil.
+func (c *CycleState) Read(key StateKey) StateData { return c.data[key] }
+
+// Write stores data under key.
+func (c *CycleState) Write(key StateKey, val StateData) { c.data[key] = val }
+
+// Delete removes key.
+func (c *CycleState) Delete(key StateKey) { delete(c.data, key) }
+
+// Clone copies the state, cloning every entry.
+func (c *CycleState) Clone() *CycleState {
+	if c == nil {
+		return nil
+	}
+	out := &CycleState{data: make(map[StateKey]StateData, len(c.data))}
+	for k, v := range c.data {
+		out.data[k] = v.Clone()
+	}
+	out.SkipFilterPlugins = cloneSet(c.SkipFilterPlugins)
+	out.SkipScorePlugins = cloneSet(c.SkipScorePlugins)
+	return out
+}
+
+func cloneSet(s map[string]bool) map[string]bool {
+	if s == nil {
+		return nil
+	}
+	out := make(map[string]bool, len(s))
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package framework
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+
+	"sync"
+	"sync/atomic"
+)
+
+// Handle is what a plugin gets at construction: the state it reads and the framework
+// functions that preemption-like plugins need to re-run other plugins.
+type Handle interface {
+	Snapshot() Snapshot
+	Nominator() Nominator
+	Parallelizer() Parallelizer
+	// Binder makes the binding API call (the default Bind plugin uses it).
+	Binder() Binder
+	PluginRunner
+}
+
+// Binder binds a pod to a node in the cluster.
+type Binder interface {
+	BindPod(ctx context.Context, pod *v1.Pod, node string) error
+}
+
+// PluginRunner runs the profile's filter plugins, for plugins that simulate scheduling
+// (preemption asks "would the pod fit if these pods were gone?").
+type PluginRunner interface {
+	RunPreFilterPlugins(ctx context.Context, state *CycleState, p *PodInfo) (*PreFilterResult, *Status)
+	RunFilterPlugins(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo) *Status
+	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, p *PodInfo, add *PodInfo, node *NodeInfo) *Status
+	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, p *PodInfo, remove *PodInfo, node *NodeInfo) *Status
+}
+
+// Nominator knows which pending pods are nominated to which nodes.
+type Nominator interface {
+	// NominatedPodsForNode returns the pods nominated to a node.
+	NominatedPodsForNode(node string) []*PodInfo
+}
+
+// Parallelizer runs work on a fixed number of goroutines.
+type Parallelizer struct {
+	workers int
+}
+
+// NewParallelizer returns a Parallelizer with the given number of workers (at least 1).
+func NewParallelizer(workers int) Parallelizer {
+	if workers < 1 {
+		workers = 1
+	}
+	return Parallelizer{workers: workers}
+}
+
+// Until calls fn(i) for i in [0, pieces) on the workers, in chunks, and returns when all are
+// done or ctx is cancelled. Small inputs run on the calling goroutine: starting goroutines
+// costs more than filtering a few nodes.
+func (p Parallelizer) Until(ctx context.Context, pieces int, fn func(i int)) {
+	if pieces <= 0 {
+		return
+	}
+	workers := min(p.workers, pieces)
+	if workers == 1 || pieces < 32 {
+		for i := range pieces {
+			if ctx.Err() != nil {
+				return
+			}
+			fn(i)
+		}
+		return
+	}
+	chunk := max(1, pieces/(workers*4))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for range workers {
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				start := int(next.Add(int64(chunk))) - chunk
+				if start >= pieces {
+					return
+				}
+				for i := start; i < min(start+chunk, pieces); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

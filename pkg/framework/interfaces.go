@@ -1,0 +1,202 @@
+package framework
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Plugin is the base of every plugin.
+type Plugin interface {
+	Name() string
+}
+
+// PreEnqueuePlugin decides whether a pod may enter the active queue at all. A non-success
+// status parks the pod until a cluster event re-runs the check.
+type PreEnqueuePlugin interface {
+	Plugin
+	PreEnqueue(ctx context.Context, p *PodInfo) *Status
+}
+
+// PreFilterResult narrows the nodes a pod may go to (nil: any node).
+type PreFilterResult struct {
+	NodeNames map[string]struct{}
+}
+
+// PreFilterPlugin runs once per cycle before Filter, typically to precompute CycleState.
+// Skip means the plugin's Filter is not needed for this pod.
+type PreFilterPlugin interface {
+	Plugin
+	PreFilter(ctx context.Context, state *CycleState, p *PodInfo) (*PreFilterResult, *Status)
+	// PreFilterExtensions returns the incremental updates of the state, or nil when the
+	// state does not depend on other pods.
+	PreFilterExtensions() PreFilterExtensions
+}
+
+// PreFilterExtensions keep a plugin's CycleState right when preemption or nomination
+// simulates adding or removing a pod, without re-running PreFilter. AddPod and RemovePod
+// must be exact inverses.
+type PreFilterExtensions interface {
+	AddPod(ctx context.Context, state *CycleState, p *PodInfo, add *PodInfo, node *NodeInfo) *Status
+	RemovePod(ctx context.Context, state *CycleState, p *PodInfo, remove *PodInfo, node *NodeInfo) *Status
+}
+
+// FilterPlugin says whether a pod fits a node. Filter runs concurrently on many nodes; it
+// must only read CycleState and the NodeInfo.
+type FilterPlugin interface {
+	Plugin
+	Filter(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo) *Status
+}
+
+// NodeToStatus holds the filter failure of every node that did not pass, and the status of
+// nodes never filtered (because PreFilter ruled them out).
+type NodeToStatus struct {
+	statuses map[string]*Status
+	// Absent is the status of nodes not in the map (e.g. those excluded by a PreFilter
+	// result): UnschedulableAndUnresolvable when PreFilter narrowed the nodes.
+	Absent *Status
+}
+
+// NewNodeToStatus returns an empty map.
+func NewNodeToStatus() *NodeToStatus {
+	return &NodeToStatus{statuses: map[string]*Status{}}
+}
+
+// Set records a node's status.
+func (m *NodeToStatus) Set(node string, s *Status) { m.statuses[node] = s }
+
+// Get returns a node's status (Absent for nodes not recorded).
+func (m *NodeToStatus) Get(node string) *Status {
+	if s, ok := m.statuses[node]; ok {
+		return s
+	}
+	return m.Absent
+}
+
+// Len is the number of recorded nodes.
+func (m *NodeToStatus) Len() int { return len(m.statuses) }
+
+// ForEach visits the recorded statuses.
+func (m *NodeToStatus) ForEach(fn func(node string, s *Status)) {
+	for n, s := range m.statuses {
+		fn(n, s)
+	}
+}
+
+// PostFilterResult carries a nomination out of PostFilter.
+type PostFilterResult struct {
+	NominatedNodeName string
+}
+
+// PostFilterPlugin runs when no node fits a pod; preemption is the usual one. The first
+// plugin to return Success ends the chain.
+type PostFilterPlugin interface {
+	Plugin
+	PostFilter(ctx context.Context, state *CycleState, p *PodInfo, filtered *NodeToStatus) (*PostFilterResult, *Status)
+}
+
+// PreScorePlugin runs once before Score with the nodes that passed Filter.
+type PreScorePlugin interface {
+	Plugin
+	PreScore(ctx context.Context, state *CycleState, p *PodInfo, nodes []*NodeInfo) *Status
+}
+
+// Score bounds: NormalizeScore maps plugin scores into [MinNodeScore, MaxNodeScore].
+const (
+	MinNodeScore int64 = 0
+	MaxNodeScore int64 = 100
+)
+
+// NodeScore is a node's score from one plugin or in total.
+type NodeScore struct {
+	Name  string
+	Score int64
+}
+
+// ScorePlugin ranks nodes that passed Filter. Score runs concurrently on many nodes.
+type ScorePlugin interface {
+	Plugin
+	Score(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo) (int64, *Status)
+	// ScoreExtensions returns the normalizer, or nil when scores are already in range.
+	ScoreExtensions() ScoreExtensions
+}
+
+// ScoreExtensions normalise a plugin's scores over all nodes.
+type ScoreExtensions interface {
+	NormalizeScore(ctx context.Context, state *CycleState, p *PodInfo, scores []NodeScore) *Status
+}
+
+// ReservePlugin is told when a pod is assumed on a node, and when that is undone.
+type ReservePlugin interface {
+	Plugin
+	Reserve(ctx context.Context, state *CycleState, p *PodInfo, node string) *Status
+	Unreserve(ctx context.Context, state *CycleState, p *PodInfo, node string)
+}
+
+// PermitPlugin may hold a pod (Wait, up to the returned timeout) or reject it before binding.
+type PermitPlugin interface {
+	Plugin
+	Permit(ctx context.Context, state *CycleState, p *PodInfo, node string) (*Status, time.Duration)
+}
+
+// BindPlugin binds a pod; the first plugin not returning Skip does it.
+type BindPlugin interface {
+	Plugin
+	Bind(ctx context.Context, state *CycleState, p *PodInfo, node string) *Status
+}
+
+// EnqueueExtensions names the cluster events that may make a pod this plugin rejected
+// schedulable again; the queue retries rejected pods only on those.
+type EnqueueExtensions interface {
+	EventsToRegister() []ClusterEvent
+}
+
+// Snapshot is the cluster state a cycle reads: the cache, owned by the scheduling loop. Its
+// mutators exist for simulations inside one cycle (assuming gang members, removing
+// preemption victims); every such change is undone by Rollback to a Checkpoint.
+type Snapshot interface {
+	// NodeInfos returns the nodes, in a stable order.
+	NodeInfos() []*NodeInfo
+	// Get returns a node by name, or nil.
+	Get(name string) *NodeInfo
+	// NodesWithRequiredAntiAffinityPods returns the nodes that run a pod with a required
+	// anti-affinity term (those constrain every incoming pod).
+	NodesWithRequiredAntiAffinityPods() []*NodeInfo
+	// NodesWithAffinityPods returns the nodes that run a pod with any affinity term.
+	NodesWithAffinityPods() []*NodeInfo
+	// ForEachPodMatching calls fn for every pod on a node whose labels match sel and whose
+	// namespace is accepted by ns, until fn returns false. It uses a label index, so the
+	// cost follows the number of candidate pods, not the cluster size.
+	ForEachPodMatching(ns func(namespace string) bool, sel labels.Selector, fn func(*PodInfo) bool)
+	// NamespaceLabels returns a namespace's labels (nil when unknown).
+	NamespaceLabels(namespace string) labels.Set
+
+	// Checkpoint marks the state so Rollback can return to it.
+	Checkpoint() Checkpoint
+	// Rollback undoes every AddPod and RemovePod since the checkpoint.
+	Rollback(Checkpoint)
+	// AddPod places a pod on a node.
+	AddPod(p *PodInfo, node string)
+	// RemovePod takes a pod off its node.
+	RemovePod(p *PodInfo)
+}
+
+// Checkpoint is a position in the snapshot's undo log.
+type Checkpoint int
+
+// QueuedUnit is what queue ordering sees of an entry: a pod or a pod group.
+type QueuedUnit struct {
+	// Key identifies the entry: namespace/name for a pod.
+	Key      string
+	Priority int32
+	// Timestamp is when the entry last entered the queue.
+	Timestamp time.Time
+}
+
+// QueueSortPlugin orders the active queue. Every profile must use the same one, since
+// there is one queue.
+type QueueSortPlugin interface {
+	Plugin
+	Less(a, b *QueuedUnit) bool
+}

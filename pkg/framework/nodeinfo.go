@@ -1,0 +1,216 @@
+package framework
+
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/resource"
+)
+
+// NodeInfo is a node and what runs on it, as the scheduler accounts it.
+//
+// The cache mutates NodeInfos in place, with exact inverses (RemovePod undoes AddPod and
+// RestorePod undoes RemovePod, down to the order of the pod slices), so that a snapshot can
+// be checkpointed and rolled back without copying nodes. Plugins only read them.
+type NodeInfo struct {
+	node *v1.Node
+	Name string
+
+	Allocatable resource.Vector
+	Requested   resource.Vector
+	// NonZeroCPU and NonZeroMemory sum the pods' requests with scoring defaults filled in.
+	NonZeroCPU, NonZeroMemory int64
+
+	Pods                         []*PodInfo
+	PodsWithAffinity             []*PodInfo
+	PodsWithRequiredAntiAffinity []*PodInfo
+	UsedPorts                    HostPortSet
+
+	// Generation changes on every mutation, so derived data can tell it is stale.
+	Generation int64
+}
+
+// NewNodeInfo returns an empty NodeInfo for a node.
+func NewNodeInfo(node *v1.Node) *NodeInfo {
+	n := &NodeInfo{}
+	n.SetNode(node)
+	return n
+}
+
+// Node returns the node object; nil for a node deleted while pods still ran on it.
+func (n *NodeInfo) Node() *v1.Node { return n.node }
+
+// SetNode replaces the node object and its allocatable (capacity when allocatable is unset,
+// as the simulator's input allows). Resource kinds beyond resource.Max are ignored: no pod
+// can ask for them either.
+func (n *NodeInfo) SetNode(node *v1.Node) {
+	n.node = node
+	if node == nil {
+		return
+	}
+	n.Name = node.Name
+	list := node.Status.Allocatable
+	if len(list) == 0 {
+		list = node.Status.Capacity
+	}
+	var alloc resource.Vector
+	for name, q := range list {
+		i, err := resource.Index(name)
+		if err != nil {
+			continue
+		}
+		if i == resource.CPU {
+			alloc[i] = q.MilliValue()
+		} else {
+			alloc[i] = q.Value()
+		}
+	}
+	n.Allocatable = alloc
+	n.Generation++
+}
+
+// Free returns allocatable minus requested at position i.
+func (n *NodeInfo) Free(i int) int64 { return n.Allocatable[i] - n.Requested[i] }
+
+// AddPod accounts a pod on the node (appending it to the pod slices).
+func (n *NodeInfo) AddPod(p *PodInfo) {
+	p.nodePos = int32(len(n.Pods))
+	n.Pods = append(n.Pods, p)
+	if p.HasAffinityTerms() {
+		p.affinityPos = int32(len(n.PodsWithAffinity))
+		n.PodsWithAffinity = append(n.PodsWithAffinity, p)
+	}
+	if len(p.RequiredAntiAffinity) > 0 {
+		p.antiAffinityPos = int32(len(n.PodsWithRequiredAntiAffinity))
+		n.PodsWithRequiredAntiAffinity = append(n.PodsWithRequiredAntiAffinity, p)
+	}
+	n.account(p, 1)
+	p.NodeName = n.Name
+}
+
+// PodSlot records where a removed pod sat, so RestorePod can put it back exactly.
+type PodSlot struct{ pod, affinity, antiAffinity int32 }
+
+// RemovePod removes a pod from the node, moving the last pod into its place, and returns
+// where it sat. The caller must know the pod is on this node.
+func (n *NodeInfo) RemovePod(p *PodInfo) PodSlot {
+	slot := PodSlot{pod: p.nodePos, affinity: p.affinityPos, antiAffinity: p.antiAffinityPos}
+	n.Pods = swapRemove(n.Pods, p.nodePos, func(q *PodInfo, i int32) { q.nodePos = i })
+	if p.affinityPos >= 0 {
+		n.PodsWithAffinity = swapRemove(n.PodsWithAffinity, p.affinityPos, func(q *PodInfo, i int32) { q.affinityPos = i })
+	}
+	if p.antiAffinityPos >= 0 {
+		n.PodsWithRequiredAntiAffinity = swapRemove(n.PodsWithRequiredAntiAffinity, p.antiAffinityPos, func(q *PodInfo, i int32) { q.antiAffinityPos = i })
+	}
+	p.nodePos, p.affinityPos, p.antiAffinityPos = -1, -1, -1
+	n.account(p, -1)
+	p.NodeName = ""
+	return slot
+}
+
+// RestorePod undoes RemovePod: the pod goes back to exactly the positions it had.
+func (n *NodeInfo) RestorePod(p *PodInfo, s PodSlot) {
+	n.Pods = swapInsert(n.Pods, p, s.pod, func(q *PodInfo, i int32) { q.nodePos = i })
+	if s.affinity >= 0 {
+		n.PodsWithAffinity = swapInsert(n.PodsWithAffinity, p, s.affinity, func(q *PodInfo, i int32) { q.affinityPos = i })
+	}
+	if s.antiAffinity >= 0 {
+		n.PodsWithRequiredAntiAffinity = swapInsert(n.PodsWithRequiredAntiAffinity, p, s.antiAffinity, func(q *PodInfo, i int32) { q.antiAffinityPos = i })
+	}
+	n.account(p, 1)
+	p.NodeName = n.Name
+}
+
+// UndoAdd removes the pod that the last AddPod appended. Only valid when nothing else was
+// appended since, which a LIFO undo log guarantees.
+func (n *NodeInfo) UndoAdd(p *PodInfo) {
+	n.Pods[len(n.Pods)-1] = nil
+	n.Pods = n.Pods[:len(n.Pods)-1]
+	if p.affinityPos >= 0 {
+		n.PodsWithAffinity[len(n.PodsWithAffinity)-1] = nil
+		n.PodsWithAffinity = n.PodsWithAffinity[:len(n.PodsWithAffinity)-1]
+	}
+	if p.antiAffinityPos >= 0 {
+		n.PodsWithRequiredAntiAffinity[len(n.PodsWithRequiredAntiAffinity)-1] = nil
+		n.PodsWithRequiredAntiAffinity = n.PodsWithRequiredAntiAffinity[:len(n.PodsWithRequiredAntiAffinity)-1]
+	}
+	p.nodePos, p.affinityPos, p.antiAffinityPos = -1, -1, -1
+	n.account(p, -1)
+	p.NodeName = ""
+}
+
+func (n *NodeInfo) account(p *PodInfo, sign int64) {
+	for _, i := range p.RequestIdx {
+		n.Requested[i] += sign * p.Requests.Vector[i]
+	}
+	n.NonZeroCPU += sign * p.Requests.NonZeroCPU
+	n.NonZeroMemory += sign * p.Requests.NonZeroMemory
+	for _, hp := range p.HostPorts {
+		n.UsedPorts.add(hp, int32(sign))
+	}
+	n.Generation++
+}
+
+// swapRemove removes s[i] by moving the last element into its place.
+func swapRemove(s []*PodInfo, i int32, setPos func(*PodInfo, int32)) []*PodInfo {
+	last := int32(len(s) - 1)
+	if i != last {
+		s[i] = s[last]
+		setPos(s[i], i)
+	}
+	s[last] = nil
+	return s[:last]
+}
+
+// swapInsert is the inverse of swapRemove: the element now at i goes back to the end.
+func swapInsert(s []*PodInfo, p *PodInfo, i int32, setPos func(*PodInfo, int32)) []*PodInfo {
+	end := int32(len(s))
+	s = append(s, p)
+	if i != end {
+		s[end] = s[i]
+		setPos(s[end], end)
+		s[i] = p
+	}
+	setPos(p, i)
+	return s
+}
+
+// HostPortSet counts the host ports in use on a node. Nodes use few host ports, so a slice
+// beats a map.
+type HostPortSet struct {
+	entries []hostPortCount
+}
+
+type hostPortCount struct {
+	HostPort
+	count int32
+}
+
+func (s *HostPortSet) add(hp HostPort, delta int32) {
+	for i := range s.entries {
+		if s.entries[i].HostPort == hp {
+			s.entries[i].count += delta
+			if s.entries[i].count == 0 {
+				s.entries = append(s.entries[:i], s.entries[i+1:]...)
+			}
+			return
+		}
+	}
+	s.entries = append(s.entries, hostPortCount{HostPort: hp, count: delta})
+}
+
+// Conflicts reports whether a port conflicts with one in use: same protocol and port, and
+// the same IP or either on 0.0.0.0.
+func (s *HostPortSet) Conflicts(hp HostPort) bool {
+	for _, e := range s.entries {
+		if e.Port != hp.Port || e.Protocol != hp.Protocol {
+			continue
+		}
+		if e.IP == hp.IP || e.IP == "0.0.0.0" || hp.IP == "0.0.0.0" {
+			return true
+		}
+	}
+	return false
+}
+
+// Len is the number of distinct ports in use.
+func (s *HostPortSet) Len() int { return len(s.entries) }

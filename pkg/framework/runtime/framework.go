@@ -1,0 +1,430 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// Framework is one profile: its plugins, in order, at each extension point.
+type Framework struct {
+	schedulerName string
+	snapshot      framework.Snapshot
+	nominator     framework.Nominator
+	parallelizer  framework.Parallelizer
+
+	plugins       []framework.Plugin
+	queueSort     framework.QueueSortPlugin
+	preEnqueue    []framework.PreEnqueuePlugin
+	preFilter     []framework.PreFilterPlugin
+	filter        []framework.FilterPlugin
+	postFilter    []framework.PostFilterPlugin
+	preScore      []framework.PreScorePlugin
+	score         []weightedScore
+	reserve       []framework.ReservePlugin
+	permit        []framework.PermitPlugin
+	bind          []framework.BindPlugin
+	enqueueEvents map[string][]framework.ClusterEvent
+}
+
+type weightedScore struct {
+	framework.ScorePlugin
+	weight int64
+}
+
+// Options are the pieces of the scheduler a framework's plugins see.
+type Options struct {
+	Snapshot     framework.Snapshot
+	Nominator    framework.Nominator
+	Parallelizer framework.Parallelizer
+	// Binder makes binding calls for the default Bind plugin.
+	Binder framework.Binder
+}
+
+// New builds a profile's plugins: the defaults minus the disabled ones, then the enabled
+// ones, each with its arguments. Errors name the profile field at fault.
+func New(profile config.Profile, path *field.Path, registry Registry, opts Options) (*Framework, error) {
+	f := &Framework{
+		schedulerName: profile.SchedulerName,
+		snapshot:      opts.Snapshot,
+		nominator:     opts.Nominator,
+		parallelizer:  opts.Parallelizer,
+		enqueueEvents: map[string][]framework.ClusterEvent{},
+	}
+	args := map[string][]byte{}
+	for _, pc := range profile.PluginConfig {
+		args[pc.Name] = pc.Args
+	}
+	type entry struct {
+		name   string
+		weight int32
+	}
+	var order []entry
+	disabled := map[string]bool{}
+	for _, d := range profile.Plugins.Disabled {
+		disabled[d.Name] = true
+	}
+	for _, d := range config.DefaultPlugins {
+		if disabled["*"] || disabled[d.Name] {
+			continue
+		}
+		order = append(order, entry{d.Name, d.Weight})
+	}
+	for i, e := range profile.Plugins.Enabled {
+		if idx := slices.IndexFunc(order, func(o entry) bool { return o.name == e.Name }); idx >= 0 {
+			// Re-enabling a default plugin only changes its weight.
+			if e.Weight != 0 {
+				order[idx].weight = e.Weight
+			}
+			continue
+		}
+		if _, ok := registry[e.Name]; !ok {
+			return nil, field.NotSupported(path.Child("plugins", "enabled").Index(i).Child("name"), e.Name, registry.Names())
+		}
+		order = append(order, entry{e.Name, e.Weight})
+	}
+	handle := &handle{f: f, binder: opts.Binder}
+	for _, e := range order {
+		factory, ok := registry[e.name]
+		if !ok {
+			return nil, fmt.Errorf("%s: default plugin %q is not registered", path, e.name)
+		}
+		pl, err := factory(args[e.name], handle)
+		if err != nil {
+			return nil, fmt.Errorf("%s: plugin %s: %w", path.Child("pluginConfig"), e.name, err)
+		}
+		weight := int64(e.weight)
+		if weight == 0 {
+			weight = 1
+		}
+		f.add(pl, weight)
+	}
+	for name := range args {
+		if !slices.ContainsFunc(order, func(o entry) bool { return o.name == name }) {
+			return nil, field.Invalid(path.Child("pluginConfig"), name, "arguments for a plugin that is not enabled")
+		}
+	}
+	return f, nil
+}
+
+func (f *Framework) add(pl framework.Plugin, weight int64) {
+	f.plugins = append(f.plugins, pl)
+	if p, ok := pl.(framework.QueueSortPlugin); ok && f.queueSort == nil {
+		f.queueSort = p
+	}
+	if p, ok := pl.(framework.PreEnqueuePlugin); ok {
+		f.preEnqueue = append(f.preEnqueue, p)
+	}
+	if p, ok := pl.(framework.PreFilterPlugin); ok {
+		f.preFilter = append(f.preFilter, p)
+	}
+	if p, ok := pl.(framework.FilterPlugin); ok {
+		f.filter = append(f.filter, p)
+	}
+	if p, ok := pl.(framework.PostFilterPlugin); ok {
+		f.postFilter = append(f.postFilter, p)
+	}
+	if p, ok := pl.(framework.PreScorePlugin); ok {
+		f.preScore = append(f.preScore, p)
+	}
+	if p, ok := pl.(framework.ScorePlugin); ok {
+		f.score = append(f.score, weightedScore{p, weight})
+	}
+	if p, ok := pl.(framework.ReservePlugin); ok {
+		f.reserve = append(f.reserve, p)
+	}
+	if p, ok := pl.(framework.PermitPlugin); ok {
+		f.permit = append(f.permit, p)
+	}
+	if p, ok := pl.(framework.BindPlugin); ok {
+		f.bind = append(f.bind, p)
+	}
+	if p, ok := pl.(framework.EnqueueExtensions); ok {
+		f.enqueueEvents[pl.Name()] = p.EventsToRegister()
+	}
+}
+
+// QueueSort returns the profile's QueueSort plugin, or nil.
+func (f *Framework) QueueSort() framework.QueueSortPlugin { return f.queueSort }
+
+// SchedulerName is the profile's scheduler name.
+func (f *Framework) SchedulerName() string { return f.schedulerName }
+
+// Plugins returns the plugin instances in order.
+func (f *Framework) Plugins() []framework.Plugin { return f.plugins }
+
+// EventsToRegister returns, per plugin, the events that may undo its rejection. A plugin
+// without EnqueueExtensions is absent: any event may help it.
+func (f *Framework) EventsToRegister() map[string][]framework.ClusterEvent { return f.enqueueEvents }
+
+// HasPostFilter reports whether any PostFilter plugin is enabled.
+func (f *Framework) HasPostFilter() bool { return len(f.postFilter) > 0 }
+
+// RunPreEnqueuePlugins returns the first non-success status.
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, p *framework.PodInfo) *framework.Status {
+	for _, pl := range f.preEnqueue {
+		if s := pl.PreEnqueue(ctx, p); !s.IsSuccess() {
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunPreFilterPlugins runs PreFilter; the node sets of their results are intersected. A
+// plugin returning Skip has its Filter skipped for this cycle.
+func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+	var result *framework.PreFilterResult
+	for _, pl := range f.preFilter {
+		r, s := pl.PreFilter(ctx, state, p)
+		if s.IsSkip() {
+			if state.SkipFilterPlugins == nil {
+				state.SkipFilterPlugins = map[string]bool{}
+			}
+			state.SkipFilterPlugins[pl.Name()] = true
+			continue
+		}
+		if !s.IsSuccess() {
+			return nil, s.WithPlugin(pl.Name())
+		}
+		result = mergePreFilterResults(result, r)
+		if result != nil && len(result.NodeNames) == 0 {
+			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable,
+				"node(s) didn't satisfy plugin(s) ["+pl.Name()+"] simultaneously").WithPlugin(pl.Name())
+		}
+	}
+	return result, nil
+}
+
+func mergePreFilterResults(a, b *framework.PreFilterResult) *framework.PreFilterResult {
+	if b == nil || b.NodeNames == nil {
+		return a
+	}
+	if a == nil {
+		return b
+	}
+	out := &framework.PreFilterResult{NodeNames: map[string]struct{}{}}
+	for n := range a.NodeNames {
+		if _, ok := b.NodeNames[n]; ok {
+			out.NodeNames[n] = struct{}{}
+		}
+	}
+	return out
+}
+
+// RunFilterPlugins returns the first plugin's rejection, or nil when the pod fits.
+func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.filter {
+		if state.SkipFilterPlugins[pl.Name()] {
+			continue
+		}
+		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
+			if !s.IsRejected() {
+				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
+			}
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunPreFilterExtensionAddPod updates every plugin's state for a pod added to a node.
+func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *framework.CycleState, p, add *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.preFilter {
+		ext := pl.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins[pl.Name()] {
+			continue
+		}
+		if s := ext.AddPod(ctx, state, p, add, node); !s.IsSuccess() {
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunPreFilterExtensionRemovePod updates every plugin's state for a pod removed from a node.
+func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *framework.CycleState, p, remove *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.preFilter {
+		ext := pl.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins[pl.Name()] {
+			continue
+		}
+		if s := ext.RemovePod(ctx, state, p, remove, node); !s.IsSuccess() {
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunPostFilterPlugins runs PostFilter plugins until one succeeds. The statuses of those
+// that did not are joined into the returned status, so the user sees why.
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+	var reasons []string
+	var result *framework.PostFilterResult
+	for _, pl := range f.postFilter {
+		r, s := pl.PostFilter(ctx, state, p, filtered)
+		if s.IsSuccess() {
+			return r, nil
+		}
+		if s.Code() == framework.Error {
+			return nil, s.WithPlugin(pl.Name())
+		}
+		if r != nil {
+			result = r
+		}
+		reasons = append(reasons, s.Reasons()...)
+	}
+	return result, framework.NewStatus(framework.Unschedulable, reasons...)
+}
+
+// RunPreScorePlugins runs PreScore; Skip turns off the plugin's Score for this cycle.
+func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) *framework.Status {
+	for _, pl := range f.preScore {
+		s := pl.PreScore(ctx, state, p, nodes)
+		if s.IsSkip() {
+			if state.SkipScorePlugins == nil {
+				state.SkipScorePlugins = map[string]bool{}
+			}
+			state.SkipScorePlugins[pl.Name()] = true
+			continue
+		}
+		if !s.IsSuccess() {
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunScorePlugins scores every node with every plugin (in parallel over nodes), normalises,
+// weights and sums. The result is in the order of nodes.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) ([]framework.NodeScore, *framework.Status) {
+	totals := make([]framework.NodeScore, len(nodes))
+	for i, n := range nodes {
+		totals[i].Name = n.Name
+	}
+	active := make([]weightedScore, 0, len(f.score))
+	for _, pl := range f.score {
+		if !state.SkipScorePlugins[pl.Name()] {
+			active = append(active, pl)
+		}
+	}
+	if len(active) == 0 {
+		return totals, nil
+	}
+	scores := make([][]framework.NodeScore, len(active))
+	for i := range active {
+		scores[i] = make([]framework.NodeScore, len(nodes))
+	}
+	errs := make([]*framework.Status, len(nodes))
+	f.parallelizer.Until(ctx, len(nodes), func(i int) {
+		for j, pl := range active {
+			s, st := pl.Score(ctx, state, p, nodes[i])
+			if !st.IsSuccess() {
+				errs[i] = st.WithPlugin(pl.Name())
+				return
+			}
+			scores[j][i] = framework.NodeScore{Name: nodes[i].Name, Score: s}
+		}
+	})
+	for _, st := range errs {
+		if st != nil {
+			return nil, st
+		}
+	}
+	for j, pl := range active {
+		if ext := pl.ScoreExtensions(); ext != nil {
+			if st := ext.NormalizeScore(ctx, state, p, scores[j]); !st.IsSuccess() {
+				return nil, st.WithPlugin(pl.Name())
+			}
+		}
+		for i := range nodes {
+			s := scores[j][i].Score
+			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
+				return nil, framework.AsStatus(fmt.Errorf("plugin %q returned score %d for node %q, outside [%d, %d]",
+					pl.Name(), s, nodes[i].Name, framework.MinNodeScore, framework.MaxNodeScore))
+			}
+			totals[i].Score += s * pl.weight
+		}
+	}
+	return totals, nil
+}
+
+// RunReservePluginsReserve reserves in order; on failure the caller must Unreserve.
+func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+	for _, pl := range f.reserve {
+		if s := pl.Reserve(ctx, state, p, node); !s.IsSuccess() {
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunReservePluginsUnreserve undoes Reserve, in reverse order.
+func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) {
+	for i := len(f.reserve) - 1; i >= 0; i-- {
+		f.reserve[i].Unreserve(ctx, state, p, node)
+	}
+}
+
+// RunPermitPlugins returns the first rejection, or Wait with the shortest timeout when some
+// plugin waits, or nil.
+func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (*framework.Status, time.Duration) {
+	var wait time.Duration
+	waiting := false
+	for _, pl := range f.permit {
+		s, timeout := pl.Permit(ctx, state, p, node)
+		switch {
+		case s.IsSuccess():
+		case s.Code() == framework.Wait:
+			if !waiting || timeout < wait {
+				wait = timeout
+			}
+			waiting = true
+		default:
+			return s.WithPlugin(pl.Name()), 0
+		}
+	}
+	if waiting {
+		return framework.NewStatus(framework.Wait), wait
+	}
+	return nil, 0
+}
+
+// RunBindPlugins asks bind plugins in order until one does not Skip.
+func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+	for _, pl := range f.bind {
+		s := pl.Bind(ctx, state, p, node)
+		if s.IsSkip() {
+			continue
+		}
+		return s.WithPlugin(pl.Name())
+	}
+	return framework.AsStatus(fmt.Errorf("no bind plugin bound pod %s", p.Key))
+}
+
+type handle struct {
+	f      *Framework
+	binder framework.Binder
+}
+
+func (h *handle) Snapshot() framework.Snapshot         { return h.f.snapshot }
+func (h *handle) Nominator() framework.Nominator       { return h.f.nominator }
+func (h *handle) Parallelizer() framework.Parallelizer { return h.f.parallelizer }
+func (h *handle) Binder() framework.Binder             { return h.binder }
+func (h *handle) RunPreFilterPlugins(ctx context.Context, s *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+	return h.f.RunPreFilterPlugins(ctx, s, p)
+}
+func (h *handle) RunFilterPlugins(ctx context.Context, s *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	return h.f.RunFilterPlugins(ctx, s, p, n)
+}
+func (h *handle) RunPreFilterExtensionAddPod(ctx context.Context, s *framework.CycleState, p, a *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	return h.f.RunPreFilterExtensionAddPod(ctx, s, p, a, n)
+}
+func (h *handle) RunPreFilterExtensionRemovePod(ctx context.Context, s *framework.CycleState, p, r *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	return h.f.RunPreFilterExtensionRemovePod(ctx, s, p, r, n)
+}

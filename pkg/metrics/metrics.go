@@ -1,0 +1,70 @@
+// Package metrics defines phalanx's Prometheus metrics. Names follow kube-scheduler's where
+// the meaning is the same, so existing dashboards work. Each scheduler has its own
+// registry, so simulations and tests never share counters.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Results of a scheduling attempt, as kube-scheduler labels them.
+const (
+	ResultScheduled     = "scheduled"
+	ResultUnschedulable = "unschedulable"
+	ResultError         = "error"
+)
+
+// Metrics holds the collectors of one scheduler.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	ScheduleAttempts          *prometheus.CounterVec
+	SchedulingAttemptDuration *prometheus.HistogramVec
+	PendingPods               *prometheus.GaugeVec
+
+	PreemptionAttempts          prometheus.Counter
+	PreemptionVictims           prometheus.Histogram
+	PreemptionGoroutineDuration *prometheus.HistogramVec
+	PreemptionGoroutines        *prometheus.CounterVec
+}
+
+// New creates the collectors in a fresh registry.
+func New() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		ScheduleAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_schedule_attempts_total",
+			Help: "Number of attempts to schedule pods, by the result.",
+		}, []string{"result", "profile"}),
+		SchedulingAttemptDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_scheduling_attempt_duration_seconds",
+			Help:    "Scheduling attempt latency in seconds (scheduling algorithm + binding).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 20),
+		}, []string{"result", "profile"}),
+		PendingPods: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "scheduler_pending_pods",
+			Help: "Number of pending pods, by the queue type.",
+		}, []string{"queue"}),
+		PreemptionAttempts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "scheduler_preemption_attempts_total",
+			Help: "Total preemption attempts in the cluster till now.",
+		}),
+		PreemptionVictims: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "scheduler_preemption_victims",
+			Help:    "Number of selected preemption victims.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 7),
+		}),
+		PreemptionGoroutineDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_preemption_goroutines_duration_seconds",
+			Help:    "Duration in seconds for running goroutines for the preemption, measured when they end.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 20),
+		}, []string{"result"}),
+		PreemptionGoroutines: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_preemption_goroutines_execution_total",
+			Help: "Number of preemption goroutines executed, by their result.",
+		}, []string{"result"}),
+	}
+	m.Registry.MustRegister(m.ScheduleAttempts, m.SchedulingAttemptDuration, m.PendingPods,
+		m.PreemptionAttempts, m.PreemptionVictims, m.PreemptionGoroutineDuration, m.PreemptionGoroutines)
+	return m
+}

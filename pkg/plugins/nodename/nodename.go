@@ -1,0 +1,38 @@
+// Package nodename filters out nodes other than the one a pod names in spec.nodeName (a
+// pending pod with nodeName set and a scheduler name of ours is unusual but valid).
+package nodename
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// Name is the plugin's name.
+const Name = "NodeName"
+
+// ErrReason is kube-scheduler's message.
+const ErrReason = "node(s) didn't match the requested node name"
+
+// NodeName is a Filter plugin.
+type NodeName struct{}
+
+// New builds the plugin.
+func New(json.RawMessage, framework.Handle) (framework.Plugin, error) { return NodeName{}, nil }
+
+// Name implements framework.Plugin.
+func (NodeName) Name() string { return Name }
+
+// Filter rejects nodes other than the requested one.
+func (NodeName) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	if want := p.Pod.Spec.NodeName; want != "" && want != n.Name {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReason)
+	}
+	return nil
+}
+
+// EventsToRegister: a node with the requested name may appear.
+func (NodeName) EventsToRegister() []framework.ClusterEvent {
+	return []framework.ClusterEvent{{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeLabel}}
+}

@@ -1,0 +1,24 @@
+// Package plugins assembles the registry of phalanx's in-tree plugins.
+package plugins
+
+import (
+	"github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultbinder"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/nodename"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeunschedulable"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/prioritysort"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/schedulinggates"
+)
+
+// NewRegistry returns every in-tree plugin by name.
+func NewRegistry() runtime.Registry {
+	return runtime.Registry{
+		prioritysort.Name:      prioritysort.New,
+		schedulinggates.Name:   schedulinggates.New,
+		nodeunschedulable.Name: nodeunschedulable.New,
+		nodename.Name:          nodename.New,
+		noderesources.FitName:  noderesources.NewFit,
+		defaultbinder.Name:     defaultbinder.New,
+	}
+}

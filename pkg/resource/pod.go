@@ -1,0 +1,104 @@
+package resource
+
+import (
+	v1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// Defaults that kube-scheduler's scoring assumes for containers without requests, so that
+// spreading by score does not pile request-less pods onto one node.
+const (
+	DefaultMilliCPURequest int64 = 100               // 0.1 core
+	DefaultMemoryRequest   int64 = 200 * 1024 * 1024 // 200 MiB
+)
+
+var nonZeroDefaults = v1.ResourceList{
+	v1.ResourceCPU:    *apiresource.NewMilliQuantity(DefaultMilliCPURequest, apiresource.DecimalSI),
+	v1.ResourceMemory: *apiresource.NewQuantity(DefaultMemoryRequest, apiresource.BinarySI),
+}
+
+// PodRequests is what a pod occupies on a node, as kube-scheduler computes it: init and
+// sidecar containers, pod overhead, pod-level resources and in-place resized status all
+// follow k8s.io/component-helpers. The pod itself counts one against the node's pods.
+type PodRequests struct {
+	Vector
+	// NonZeroCPU and NonZeroMemory fill in the defaults above for containers that ask for
+	// nothing; scoring uses them, filters do not.
+	NonZeroCPU, NonZeroMemory int64
+}
+
+// ForPod computes a pod's requests.
+func ForPod(pod *v1.Pod) (PodRequests, error) {
+	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true}
+	vec, err := FromList(resourcehelper.PodRequests(pod, opts))
+	if err != nil {
+		return PodRequests{}, err
+	}
+	vec[Pods] = 1
+	opts.NonMissingContainerRequests = nonZeroDefaults
+	nz := resourcehelper.PodRequests(pod, opts)
+	return PodRequests{
+		Vector:        vec,
+		NonZeroCPU:    nz.Cpu().MilliValue(),
+		NonZeroMemory: nz.Memory().Value(),
+	}, nil
+}
+
+// QOSClass computes the pod's QoS class as the kubelet does (GetPodQOS), for pods whose status
+// does not carry it yet, such as manifests in the simulator. Pod-level resources take
+// precedence over container resources.
+func QOSClass(pod *v1.Pod) v1.PodQOSClass {
+	if pod.Status.QOSClass != "" {
+		return pod.Status.QOSClass
+	}
+	var lists [][2]v1.ResourceList
+	if resourcehelper.IsPodLevelResourcesSet(pod) {
+		lists = append(lists, [2]v1.ResourceList{pod.Spec.Resources.Requests, pod.Spec.Resources.Limits})
+	} else {
+		for _, cs := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+			for i := range cs {
+				lists = append(lists, [2]v1.ResourceList{cs[i].Resources.Requests, cs[i].Resources.Limits})
+			}
+		}
+	}
+	requests, limits := v1.ResourceList{}, v1.ResourceList{}
+	guaranteed := true
+	for _, rl := range lists {
+		for _, n := range qosResources {
+			if q, ok := rl[0][n]; ok && q.Sign() > 0 {
+				sum := requests[n]
+				sum.Add(q)
+				requests[n] = sum
+			}
+		}
+		found := 0
+		for _, n := range qosResources {
+			if q, ok := rl[1][n]; ok && q.Sign() > 0 {
+				found++
+				sum := limits[n]
+				sum.Add(q)
+				limits[n] = sum
+			}
+		}
+		if found < len(qosResources) {
+			guaranteed = false
+		}
+	}
+	if len(requests) == 0 && len(limits) == 0 {
+		return v1.PodQOSBestEffort
+	}
+	if guaranteed {
+		for n, req := range requests {
+			if lim, ok := limits[n]; !ok || lim.Cmp(req) != 0 {
+				guaranteed = false
+			}
+		}
+	}
+	if guaranteed && len(requests) == len(limits) {
+		return v1.PodQOSGuaranteed
+	}
+	return v1.PodQOSBurstable
+}
+
+var qosResources = []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory}

@@ -1,0 +1,66 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// FitError is the kube-scheduler style explanation of why a pod fits nowhere:
+// "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) didn't match Pod's node
+// affinity/selector."
+type FitError struct {
+	NumAllNodes int
+	Diagnosis   *Diagnosis
+	// PostFilterMsg is what preemption (or another PostFilter) found, appended as
+	// kube-scheduler does.
+	PostFilterMsg string
+}
+
+func (f *FitError) Error() string {
+	reasons := map[string]int{}
+	if f.Diagnosis.PreFilterMsg != "" {
+		reasons[f.Diagnosis.PreFilterMsg] += f.NumAllNodes
+	} else {
+		counted := countReasons(f.Diagnosis, reasons)
+		if absent := f.Diagnosis.NodeToStatus.Absent; absent != nil && f.NumAllNodes > counted {
+			for _, r := range absent.Reasons() {
+				reasons[r] += f.NumAllNodes - counted
+			}
+		}
+	}
+	msg := fmt.Sprintf("0/%d nodes are available", f.NumAllNodes)
+	if len(reasons) > 0 {
+		msg += ": " + histogram(reasons)
+	}
+	msg += "."
+	if f.PostFilterMsg != "" {
+		msg += " " + f.PostFilterMsg
+	}
+	return msg
+}
+
+// histogram renders "N reason" items sorted as kube-scheduler sorts them.
+func histogram(reasons map[string]int) string {
+	items := make([]string, 0, len(reasons))
+	for r, n := range reasons {
+		items = append(items, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(items)
+	return strings.Join(items, ", ")
+}
+
+// countReasons adds each recorded node's reasons to the histogram and returns how many
+// nodes were recorded.
+func countReasons(d *Diagnosis, reasons map[string]int) int {
+	n := 0
+	d.NodeToStatus.ForEach(func(_ string, st *framework.Status) {
+		n++
+		for _, r := range st.Reasons() {
+			reasons[r]++
+		}
+	})
+	return n
+}

@@ -1,0 +1,147 @@
+package scheduler
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+)
+
+// Diagnosis says why a pod fits nowhere.
+type Diagnosis struct {
+	NodeToStatus *framework.NodeToStatus
+	// UnschedulablePlugins rejected the pod somewhere; only events they registered retry it.
+	UnschedulablePlugins sets.Set[string]
+	// PreFilterMsg is set when PreFilter rejected the pod outright.
+	PreFilterMsg string
+	// NumNodes is the number of nodes considered.
+	NumNodes int
+}
+
+// Thresholds of kube-scheduler's adaptive percentageOfNodesToScore.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// numFeasibleNodesToFind is how many feasible nodes filtering looks for before it stops:
+// all of them on small clusters, then a share that shrinks with cluster size.
+func numFeasibleNodesToFind(percentage, numNodes int) int {
+	if numNodes < minFeasibleNodesToFind || percentage >= 100 {
+		return numNodes
+	}
+	adaptive := percentage
+	if adaptive <= 0 {
+		adaptive = max(50-numNodes/125, minFeasibleNodesPercentageToFind)
+	}
+	n := numNodes * adaptive / 100
+	return max(n, minFeasibleNodesToFind)
+}
+
+// findNodesThatFit runs PreFilter and Filter and returns the feasible nodes. The state it
+// leaves in the cache (nominated pods added) is the caller's to roll back.
+func (s *Scheduler) findNodesThatFit(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo) ([]*framework.NodeInfo, *Diagnosis, error) {
+	diag := &Diagnosis{NodeToStatus: framework.NewNodeToStatus(), UnschedulablePlugins: sets.New[string](), NumNodes: s.cache.NumNodes()}
+	preRes, st := fwk.RunPreFilterPlugins(ctx, state, p)
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			return nil, diag, st.AsError()
+		}
+		diag.NodeToStatus.Absent = st
+		diag.PreFilterMsg = st.Message()
+		diag.UnschedulablePlugins.Insert(st.Plugin())
+		return nil, diag, nil
+	}
+	nodes := s.cache.NodeInfos()
+	if preRes != nil && preRes.NodeNames != nil {
+		narrowed := make([]*framework.NodeInfo, 0, len(preRes.NodeNames))
+		for _, n := range nodes {
+			if _, ok := preRes.NodeNames[n.Name]; ok {
+				narrowed = append(narrowed, n)
+			}
+		}
+		nodes = narrowed
+		diag.NodeToStatus.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			"node(s) didn't satisfy plugin(s) [PreFilter] simultaneously")
+	}
+
+	// A pod nominated to a node tries that node first: the room was made for it.
+	if nominated := s.cache.Get(s.cache.NominatedNode(p.Key)); nominated != nil && (preRes == nil || preRes.NodeNames == nil || hasNode(preRes, nominated.Name)) {
+		if st := fwk.RunFilterPlugins(ctx, state, p, nominated); st.IsSuccess() {
+			return []*framework.NodeInfo{nominated}, diag, nil
+		} else if st.Code() == framework.Error {
+			return nil, diag, st.AsError()
+		}
+	}
+	feasible, err := s.filterNodes(ctx, fwk, state, p, nodes, diag)
+	return feasible, diag, err
+}
+
+func hasNode(r *framework.PreFilterResult, name string) bool {
+	_, ok := r.NodeNames[name]
+	return ok
+}
+
+// filterNodes runs Filter over nodes from the rotating start index until enough feasible
+// nodes are found. Nodes are filtered in parallel in batches, and the cut is made in node
+// order, so the result is the same as a sequential scan: the simulator stays deterministic
+// whatever the parallelism.
+func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, diag *Diagnosis) ([]*framework.NodeInfo, error) {
+	n := len(nodes)
+	if n == 0 {
+		return nil, nil
+	}
+	want := numFeasibleNodesToFind(s.cfg.PercentageOfNodesToScore, n)
+	start := s.nextStartNodeIndex % n
+	statuses := make([]*framework.Status, n)
+	feasible := make([]*framework.NodeInfo, 0, want)
+	batch := max(64, want/2)
+	processed := 0
+	for processed < n && len(feasible) < want {
+		size := min(batch, n-processed)
+		s.parallelizer.Until(ctx, size, func(i int) {
+			idx := (start + processed + i) % n
+			statuses[idx] = fwk.RunFilterPlugins(ctx, state, p, nodes[idx])
+		})
+		for i := range size {
+			idx := (start + processed + i) % n
+			st := statuses[idx]
+			if st.IsSuccess() {
+				if len(feasible) < want {
+					feasible = append(feasible, nodes[idx])
+				}
+				continue
+			}
+			if st.Code() == framework.Error {
+				return nil, st.AsError()
+			}
+			if len(feasible) < want {
+				diag.NodeToStatus.Set(nodes[idx].Name, st)
+				diag.UnschedulablePlugins.Insert(st.Plugin())
+			}
+		}
+		processed += size
+	}
+	s.nextStartNodeIndex = (start + processed) % n
+	return feasible, nil
+}
+
+// addNominatedPods places the pending pods nominated to nodes, with priority not lower than
+// p's, onto those nodes, so the cycle treats their room as taken (the preemption design's
+// Example 1). It returns whether it added any; the caller rolls them back.
+func (s *Scheduler) addNominatedPods(p *framework.PodInfo) bool {
+	added := false
+	s.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
+		if np.Key == p.Key || np.Priority < p.Priority {
+			return
+		}
+		if s.cache.Get(node) == nil || s.cache.Pod(np.Key) != nil {
+			return
+		}
+		s.cache.AddPod(np, node)
+		added = true
+	})
+	return added
+}

@@ -1,0 +1,183 @@
+package scheduler
+
+import (
+	"context"
+	"maps"
+
+	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/queue"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
+)
+
+// The handlers below apply cluster events. Drivers call them on the loop goroutine (the
+// kube driver through Post), never during a cycle.
+
+// AddPod handles a pod that appeared.
+func (s *Scheduler) AddPod(pod *v1.Pod) {
+	switch {
+	case isTerminal(pod):
+		return
+	case pod.Spec.NodeName != "":
+		s.addBoundPod(pod)
+	default:
+		s.addPendingPod(pod)
+	}
+}
+
+// UpdatePod handles a changed pod.
+func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
+	key := pod.Namespace + "/" + pod.Name
+	switch {
+	case isTerminal(pod):
+		s.DeletePod(pod)
+	case pod.Spec.NodeName != "":
+		if old != nil && old.Spec.NodeName == pod.Spec.NodeName && !boundPodChanged(old, pod) {
+			if pi := s.cache.Pod(key); pi != nil {
+				pi.Pod = pod
+				return
+			}
+		}
+		s.addBoundPod(pod)
+	default:
+		e := s.queue.Get(key)
+		if e == nil {
+			s.addPendingPod(pod)
+			return
+		}
+		e.Pod = framework.NewPodInfo(pod)
+		e.Priority = e.Pod.Priority
+		if pod.Status.NominatedNodeName != "" && s.cache.NominatedNode(key) == "" {
+			s.cache.Nominate(e.Pod, pod.Status.NominatedNodeName)
+		}
+		mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.Spec, pod.Spec) || !maps.Equal(old.Labels, pod.Labels)
+		s.queue.Update(e, mayHelp)
+	}
+}
+
+// DeletePod handles a pod that is gone (deleted, or finished).
+func (s *Scheduler) DeletePod(pod *v1.Pod) {
+	key := pod.Namespace + "/" + pod.Name
+	if w := s.waiting[key]; w != nil {
+		delete(s.waiting, key)
+		w.fwk.RunReservePluginsUnreserve(context.Background(), w.state, w.entry.Pod, w.host)
+	}
+	delete(s.failures, key)
+	s.queue.Delete(key)
+	s.cache.ClearNomination(key)
+	if pi := s.cache.RemoveBoundPod(key); pi != nil {
+		s.onClusterEvent(framework.EventAssignedPodDelete)
+	}
+}
+
+func (s *Scheduler) addBoundPod(pod *v1.Pod) {
+	key := pod.Namespace + "/" + pod.Name
+	s.queue.Delete(key)
+	s.cache.ClearNomination(key)
+	delete(s.failures, key)
+	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName {
+		// The binding we made is confirmed: keep the PodInfo, it is the same pod.
+		pi.Assumed = false
+		pi.Pod = pod
+		pi.Terminating = pod.DeletionTimestamp != nil
+		s.onClusterEvent(framework.EventAssignedPodAdd)
+		return
+	}
+	pi := framework.NewPodInfo(pod)
+	if err := s.cache.AddBoundPod(pi); err != nil {
+		s.logger.Error(err, "Adding bound pod to the cache", "pod", key)
+		return
+	}
+	s.onClusterEvent(framework.EventAssignedPodAdd)
+}
+
+func (s *Scheduler) addPendingPod(pod *v1.Pod) {
+	fwk, profile, err := s.profileFor(pod.Spec.SchedulerName)
+	if err != nil {
+		return // another scheduler's pod
+	}
+	_ = fwk
+	pi := framework.NewPodInfo(pod)
+	if pod.Status.NominatedNodeName != "" {
+		s.cache.Nominate(pi, pod.Status.NominatedNodeName)
+	}
+	s.queue.Add(&queue.Entry{QueuedUnit: framework.QueuedUnit{Key: pi.Key, Priority: pi.Priority}, Pod: pi, Profile: profile})
+}
+
+// AddNode handles a node that appeared.
+func (s *Scheduler) AddNode(node *v1.Node) {
+	s.cache.AddNode(node)
+	s.onClusterEvent(framework.EventNodeAdd)
+}
+
+// UpdateNode handles a changed node; only changes that could make pods fit trigger retries.
+func (s *Scheduler) UpdateNode(old, node *v1.Node) {
+	s.cache.AddNode(node)
+	if old == nil {
+		s.onClusterEvent(framework.EventNodeAdd)
+		return
+	}
+	var action framework.ActionType
+	if !apiequality.Semantic.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) {
+		action |= framework.UpdateNodeAllocatable
+	}
+	if !maps.Equal(old.Labels, node.Labels) {
+		action |= framework.UpdateNodeLabel
+	}
+	if !apiequality.Semantic.DeepEqual(old.Spec.Taints, node.Spec.Taints) {
+		action |= framework.UpdateNodeTaint
+	}
+	if old.Spec.Unschedulable != node.Spec.Unschedulable {
+		action |= framework.UpdateNodeSchedulable
+	}
+	if action != 0 {
+		s.onClusterEvent(framework.ClusterEvent{Resource: framework.Node, Action: action, Label: "NodeUpdate"})
+	}
+}
+
+// DeleteNode handles a node that is gone.
+func (s *Scheduler) DeleteNode(node *v1.Node) {
+	s.cache.RemoveNode(node.Name)
+	s.onClusterEvent(framework.ClusterEvent{Resource: framework.Node, Action: framework.Delete, Label: "NodeDelete"})
+}
+
+// SetNamespace records a namespace's labels.
+func (s *Scheduler) SetNamespace(ns *v1.Namespace) {
+	s.cache.SetNamespace(ns)
+	s.onClusterEvent(framework.ClusterEvent{Resource: framework.Namespace, Action: framework.Add, Label: "NamespaceAdd"})
+}
+
+// DeleteNamespace forgets a namespace.
+func (s *Scheduler) DeleteNamespace(ns *v1.Namespace) { s.cache.RemoveNamespace(ns.Name) }
+
+func (s *Scheduler) onClusterEvent(ev framework.ClusterEvent) {
+	s.queue.OnEvent(ev, nil)
+}
+
+// preEnqueue runs the entry's profile PreEnqueue plugins.
+func (s *Scheduler) preEnqueue(e *queue.Entry) *framework.Status {
+	fwk := s.profiles[e.Profile]
+	if fwk == nil || e.Pod == nil {
+		return nil
+	}
+	return fwk.RunPreEnqueuePlugins(context.Background(), e.Pod)
+}
+
+func isTerminal(pod *v1.Pod) bool {
+	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
+}
+
+// boundPodChanged reports whether an update to a bound pod changes what the cache keeps:
+// labels, termination, requests (in-place resize), affinity or ports. Status churn such as
+// readiness does not.
+func boundPodChanged(old, pod *v1.Pod) bool {
+	if !maps.Equal(old.Labels, pod.Labels) || (old.DeletionTimestamp == nil) != (pod.DeletionTimestamp == nil) ||
+		!apiequality.Semantic.DeepEqual(old.Spec.Affinity, pod.Spec.Affinity) {
+		return true
+	}
+	a, errA := resource.ForPod(old)
+	b, errB := resource.ForPod(pod)
+	return errA != nil || errB != nil || a != b
+}

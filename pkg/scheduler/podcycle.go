@@ -1,0 +1,147 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
+	"github.com/phalanx-dev/phalanx/pkg/queue"
+)
+
+// schedulePodEntry is the scheduling cycle of one pod: filter and score over the cache (with
+// nominated pods of equal or higher priority counted where they are nominated), PostFilter
+// when nothing fits, then assume, Reserve and Permit, and the binding cycle off the loop.
+func (s *Scheduler) schedulePodEntry(ctx context.Context, fwk *fwkruntime.Framework, e *queue.Entry) {
+	start := time.Now()
+	p := e.Pod
+	if p.ParseErr != nil {
+		s.handleFailure(fwk, e, sets.New(podSpecPlugin), false, p.ParseErr.Error(), nil, start)
+		return
+	}
+	state := framework.NewCycleState()
+	cp := s.cache.Checkpoint()
+	s.addNominatedPods(p)
+	feasible, diag, err := s.findNodesThatFit(ctx, fwk, state, p)
+	if err != nil {
+		s.cache.Rollback(cp)
+		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)
+		return
+	}
+	if len(feasible) == 0 {
+		fitErr := &FitError{NumAllNodes: diag.NumNodes, Diagnosis: diag}
+		var nomination *framework.PostFilterResult
+		if fwk.HasPostFilter() {
+			res, st := fwk.RunPostFilterPlugins(ctx, state, p, diag.NodeToStatus)
+			if st.Code() == framework.Error {
+				s.cache.Rollback(cp)
+				s.handleFailure(fwk, e, nil, true, st.Message(), nil, start)
+				return
+			}
+			if !st.IsSuccess() {
+				fitErr.PostFilterMsg = st.Message()
+			}
+			nomination = res
+		}
+		s.cache.Rollback(cp)
+		s.handleFailure(fwk, e, diag.UnschedulablePlugins, false, fitErr.Error(), nomination, start)
+		return
+	}
+	host, err := s.prioritizeNodes(ctx, fwk, state, p, feasible)
+	s.cache.Rollback(cp)
+	if err != nil {
+		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)
+		return
+	}
+	s.assume(ctx, fwk, state, e, host, start)
+}
+
+// assume records the decision in the cache, runs Reserve and Permit, and starts binding.
+func (s *Scheduler) assume(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, start time.Time) {
+	p := e.Pod
+	s.cache.ClearNomination(p.Key)
+	if err := s.cache.AssumePod(p, host); err != nil {
+		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)
+		return
+	}
+	if s.observer != nil {
+		s.observer.Assumed(p, host, s.cache)
+	}
+	if st := fwk.RunReservePluginsReserve(ctx, state, p, host); !st.IsSuccess() {
+		s.undoAssume(ctx, fwk, state, p, host)
+		s.handleFailure(fwk, e, sets.New(st.Plugin()), !st.IsRejected(), st.Message(), nil, start)
+		return
+	}
+	st, timeout := fwk.RunPermitPlugins(ctx, state, p, host)
+	switch {
+	case st.Code() == framework.Wait:
+		s.waitForPermit(fwk, state, e, host, timeout, start)
+		return
+	case !st.IsSuccess():
+		s.undoAssume(ctx, fwk, state, p, host)
+		s.handleFailure(fwk, e, sets.New(st.Plugin()), !st.IsRejected(), st.Message(), nil, start)
+		return
+	}
+	s.bind(fwk, state, e, host, start)
+}
+
+func (s *Scheduler) undoAssume(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, host string) {
+	fwk.RunReservePluginsUnreserve(ctx, state, p, host)
+	s.cache.ForgetPod(p.Key)
+	s.onClusterEvent(framework.EventAssignedPodDelete)
+}
+
+// bind runs the binding cycle off the loop; its result comes back through Post.
+func (s *Scheduler) bind(fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, start time.Time) {
+	s.bindingsInFlight++
+	p := e.Pod
+	s.actuator.Exec.Go(func() {
+		st := fwk.RunBindPlugins(context.Background(), state, p, host)
+		s.Post(func() { s.finishBinding(fwk, state, e, host, st, start) })
+	})
+}
+
+func (s *Scheduler) finishBinding(fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, st *framework.Status, start time.Time) {
+	s.bindingsInFlight--
+	p := e.Pod
+	if st.IsSuccess() {
+		s.queue.Done(e.Key)
+		s.observeAttempt(fwk, metrics.ResultScheduled, start)
+		s.actuator.Event(p.Pod, nil, v1.EventTypeNormal, "Scheduled", "Binding",
+			"Successfully assigned "+p.Key+" to "+host)
+		return
+	}
+	if pi := s.cache.Pod(p.Key); pi == p && pi.Assumed {
+		s.undoAssume(context.Background(), fwk, state, p, host)
+	}
+	s.handleFailure(fwk, e, nil, true, "Binding rejected: "+st.Message(), nil, start)
+}
+
+// handleFailure requeues an entry that could not be scheduled, applies the nomination
+// PostFilter decided (a nil result leaves the nomination as it is), and tells the user why.
+func (s *Scheduler) handleFailure(fwk *fwkruntime.Framework, e *queue.Entry, rejectors sets.Set[string], isError bool, msg string, nomination *framework.PostFilterResult, start time.Time) {
+	p := e.Pod
+	if nomination != nil {
+		if nomination.NominatedNodeName != "" {
+			s.cache.Nominate(p, nomination.NominatedNodeName)
+		} else if s.cache.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
+			s.clearNominatedNodeName(p)
+		}
+	}
+	s.queue.Requeue(e, rejectors, isError)
+	result, reason := metrics.ResultUnschedulable, v1.PodReasonUnschedulable
+	if isError {
+		result, reason = metrics.ResultError, v1.PodReasonSchedulerError
+	}
+	s.observeAttempt(fwk, result, start)
+	s.reportFailure(p, reason, msg)
+}
+
+func (s *Scheduler) observeAttempt(fwk *fwkruntime.Framework, result string, start time.Time) {
+	s.metrics.ScheduleAttempts.WithLabelValues(result, fwk.SchedulerName()).Inc()
+	s.metrics.SchedulingAttemptDuration.WithLabelValues(result, fwk.SchedulerName()).Observe(time.Since(start).Seconds())
+}

@@ -1,0 +1,267 @@
+// Package scheduler is phalanx's scheduling loop: it applies cluster events to the cache and
+// queue, pops entries, runs the pod cycle (and the group cycle for pod groups) over the
+// cache, and hands decisions to the actuator. It is pure: drivers feed it events and supply
+// the actuator's client.
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/actuator"
+	"github.com/phalanx-dev/phalanx/pkg/cache"
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
+	"github.com/phalanx-dev/phalanx/pkg/queue"
+)
+
+// Clock tells the time; the simulator's is virtual.
+type Clock interface {
+	Now() time.Time
+}
+
+// Options assemble a Scheduler.
+type Options struct {
+	Config   *config.Configuration
+	Registry fwkruntime.Registry
+	Clock    Clock
+	Client   actuator.Client
+	Exec     actuator.Executor
+	Logger   klog.Logger
+	// AnySchedulerName makes the first profile schedule pending pods whatever their
+	// spec.schedulerName (the simulator's default).
+	AnySchedulerName bool
+	// Observer, when set, is told about every decision (the simulator's invariant checks
+	// and reports use it).
+	Observer Observer
+}
+
+// Observer sees the scheduler's decisions as they are made.
+type Observer interface {
+	// Assumed is called when a pod is assumed on a node, with the cache as it is then.
+	Assumed(p *framework.PodInfo, node string, c *cache.Cache)
+}
+
+// Scheduler is the scheduling loop's state. Its methods must be called from one goroutine
+// (the loop); other goroutines hand it work through Post.
+type Scheduler struct {
+	cfg      *config.Configuration
+	cache    *cache.Cache
+	queue    *queue.Queue
+	profiles map[string]*fwkruntime.Framework
+	first    *fwkruntime.Framework
+	actuator *actuator.Actuator
+	clock    Clock
+	logger   klog.Logger
+	rand     *rand.Rand
+	anyName  bool
+	observer Observer
+	metrics  *metrics.Metrics
+
+	parallelizer       framework.Parallelizer
+	nextStartNodeIndex int
+
+	// bindingsInFlight counts binding cycles not yet reported back.
+	bindingsInFlight int
+	// waiting holds pods a Permit plugin asked to wait.
+	waiting map[string]*waitingPod
+	// failures keeps the last failure message of pending pods, for reports.
+	failures map[string]string
+
+	inboxMu sync.Mutex
+	inbox   []func()
+	notify  chan struct{}
+}
+
+// New builds a scheduler with its cache, queue and profiles.
+func New(opts Options) (*Scheduler, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	s := &Scheduler{
+		cfg:          cfg,
+		cache:        cache.New(),
+		profiles:     map[string]*fwkruntime.Framework{},
+		clock:        opts.Clock,
+		logger:       opts.Logger,
+		rand:         rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
+		anyName:      opts.AnySchedulerName,
+		observer:     opts.Observer,
+		metrics:      metrics.New(),
+		parallelizer: framework.NewParallelizer(cfg.Parallelism),
+		notify:       make(chan struct{}, 1),
+		waiting:      map[string]*waitingPod{},
+		failures:     map[string]string{},
+	}
+	s.actuator = &actuator.Actuator{Client: opts.Client, Exec: opts.Exec, Post: s.Post, Name: "phalanx"}
+	events := map[string][]framework.ClusterEvent{
+		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
+	}
+	for i, prof := range cfg.Profiles {
+		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
+			Snapshot:     s.cache,
+			Nominator:    s.cache,
+			Parallelizer: s.parallelizer,
+			Binder:       opts.Client,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.profiles[prof.SchedulerName] = fwk
+		if s.first == nil {
+			s.first = fwk
+		}
+		for name, evs := range fwk.EventsToRegister() {
+			events[name] = append(events[name], evs...)
+		}
+	}
+	var less func(a, b *framework.QueuedUnit) bool
+	if qs := s.first.QueueSort(); qs != nil {
+		for i, prof := range cfg.Profiles {
+			other := s.profiles[prof.SchedulerName].QueueSort()
+			if other == nil || other.Name() != qs.Name() {
+				return nil, field.Invalid(field.NewPath("profiles").Index(i).Child("plugins"), prof.SchedulerName,
+					"every profile must use the same QueueSort plugin ("+qs.Name()+"): there is one queue")
+			}
+		}
+		less = qs.Less
+	}
+	s.queue = queue.New(queue.Options{
+		Less:             less,
+		Clock:            opts.Clock,
+		InitialBackoff:   cfg.PodInitialBackoff.Duration,
+		MaxBackoff:       cfg.PodMaxBackoff.Duration,
+		MaxUnschedulable: cfg.PodMaxInUnschedulablePodsDuration.Duration,
+		PreEnqueue:       s.preEnqueue,
+		Events:           events,
+	})
+	return s, nil
+}
+
+// podSpecPlugin is the pseudo-plugin blamed for pods whose spec the scheduler cannot use;
+// only an update of the pod can help them.
+const podSpecPlugin = "PodSpec"
+
+// Cache exposes the cache, for drivers' reports and tests.
+func (s *Scheduler) Cache() *cache.Cache { return s.cache }
+
+// Queue exposes the queue, for drivers' reports and tests.
+func (s *Scheduler) Queue() *queue.Queue { return s.queue }
+
+// Metrics exposes the scheduler's metrics.
+func (s *Scheduler) Metrics() *metrics.Metrics { return s.metrics }
+
+// Post hands work to the loop; safe from any goroutine.
+func (s *Scheduler) Post(fn func()) {
+	s.inboxMu.Lock()
+	s.inbox = append(s.inbox, fn)
+	s.inboxMu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Notify is signalled when work is posted, so an idle loop can wake.
+func (s *Scheduler) Notify() <-chan struct{} { return s.notify }
+
+// DrainInbox runs posted work, in order, on the calling (loop) goroutine. It reports
+// whether there was any.
+func (s *Scheduler) DrainInbox() bool {
+	ran := false
+	for {
+		s.inboxMu.Lock()
+		work := s.inbox
+		s.inbox = nil
+		s.inboxMu.Unlock()
+		if len(work) == 0 {
+			return ran
+		}
+		for _, fn := range work {
+			fn()
+		}
+		ran = true
+	}
+}
+
+// ScheduleOne pops the next entry and runs its cycle. It returns false when nothing was
+// ready.
+func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
+	if len(s.waiting) > 0 {
+		s.expireWaitingPods()
+	}
+	e := s.queue.Pop()
+	if e == nil {
+		return false
+	}
+	fwk := s.profiles[e.Profile]
+	if fwk == nil {
+		s.logger.Error(nil, "No profile for queued entry", "entry", e.Key, "profile", e.Profile)
+		s.queue.Done(e.Key)
+		return true
+	}
+	if e.Pod != nil {
+		s.schedulePodEntry(ctx, fwk, e)
+	}
+	return true
+}
+
+// NextWakeup is when the queue next has work without any event: the earliest backoff
+// expiry or unschedulable flush.
+func (s *Scheduler) NextWakeup() (time.Time, bool) {
+	var next time.Time
+	for _, f := range []func() (time.Time, bool){s.queue.NextBackoffExpiry, s.queue.NextUnschedulableFlush, s.nextPermitDeadline} {
+		if t, ok := f(); ok && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// Busy reports whether entries are ready or backing off (the simulator runs until it is
+// not, and no timed event is left).
+func (s *Scheduler) Busy() bool {
+	active, backoff, _, _ := s.queue.Counts()
+	return active > 0 || backoff > 0 || s.bindingsInFlight > 0 || len(s.waiting) > 0
+}
+
+// Run is the loop for a real cluster: drain posted work, schedule, and sleep until work is
+// posted or a backoff expires.
+func (s *Scheduler) Run(ctx context.Context) {
+	for ctx.Err() == nil {
+		s.DrainInbox()
+		if s.ScheduleOne(ctx) {
+			continue
+		}
+		wait := time.Second
+		if t, ok := s.NextWakeup(); ok {
+			wait = max(time.Millisecond, min(wait, t.Sub(s.clock.Now())))
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-s.notify:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+func (s *Scheduler) profileFor(schedulerName string) (*fwkruntime.Framework, string, error) {
+	if fwk, ok := s.profiles[schedulerName]; ok {
+		return fwk, schedulerName, nil
+	}
+	if s.anyName {
+		return s.first, s.first.SchedulerName(), nil
+	}
+	return nil, "", fmt.Errorf("no profile for scheduler name %q", schedulerName)
+}

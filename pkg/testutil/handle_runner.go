@@ -1,0 +1,29 @@
+package testutil
+
+import (
+	"context"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// RunPreFilterPlugins implements framework.PluginRunner (no plugins).
+func (h *Handle) RunPreFilterPlugins(context.Context, *framework.CycleState, *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+	return nil, nil
+}
+
+// RunFilterPlugins implements framework.PluginRunner (no plugins).
+func (h *Handle) RunFilterPlugins(context.Context, *framework.CycleState, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+	return nil
+}
+
+// RunPreFilterExtensionAddPod implements framework.PluginRunner (no plugins).
+func (h *Handle) RunPreFilterExtensionAddPod(context.Context, *framework.CycleState, *framework.PodInfo, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+	return nil
+}
+
+// RunPreFilterExtensionRemovePod implements framework.PluginRunner (no plugins).
+func (h *Handle) RunPreFilterExtensionRemovePod(context.Context, *framework.CycleState, *framework.PodInfo, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+	return nil
+}
+
+var _ framework.Handle = (*Handle)(nil)

@@ -1,0 +1,56 @@
+//go:build e2e
+
+package e2eutil
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Components of the control plane, as hack/lib/e2e-ctl.sh names them.
+const (
+	Etcd                  = "etcd"
+	KubeAPIServer         = "kube-apiserver"
+	KubeControllerManager = "kube-controller-manager"
+	Kwok                  = "kwok"
+)
+
+// StopComponent stops a component (SIGTERM to its process group, SIGKILL
+// after 15 s). The whole test binary shares one control plane: a test that
+// stops something must not run in parallel with others, and should restart it
+// with t.Cleanup.
+func (c *Cluster) StopComponent(t testing.TB, name string) {
+	t.Helper()
+	c.ctl(t, "stop", name)
+}
+
+// StartComponent starts a stopped component with its original command line;
+// for kube-apiserver it returns once /readyz answers ok.
+func (c *Cluster) StartComponent(t testing.TB, name string) {
+	t.Helper()
+	c.ctl(t, "start", name)
+}
+
+// RestartAPIServer stops kube-apiserver, keeps it down for down, starts it
+// again with the same flags and waits for /readyz. Clients see connection
+// refused in between; watches must re-establish.
+func (c *Cluster) RestartAPIServer(t testing.TB, down time.Duration) {
+	t.Helper()
+	c.ctl(t, "restart", KubeAPIServer, strconv.FormatFloat(down.Seconds(), 'f', 3, 64))
+}
+
+func (c *Cluster) ctl(t testing.TB, args ...string) {
+	t.Helper()
+	script := os.Getenv(EnvCtl)
+	if script == "" {
+		t.Fatalf("%s is not set: run the e2e tests with hack/e2e.sh", EnvCtl)
+	}
+	out, err := exec.Command(script, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", script, args, err, out)
+	}
+	t.Logf("%s", out)
+}
