@@ -29,6 +29,7 @@ type Cache struct {
 
 	namespaces map[string]labels.Set
 	nominator  nominator
+	pdbs       map[string]*PDB
 
 	undo []undoOp
 	open int
@@ -46,6 +47,7 @@ func New() *Cache {
 		affinityNodes: newNodeSet(),
 		namespaces:    map[string]labels.Set{},
 		nominator:     newNominator(),
+		pdbs:          map[string]*PDB{},
 	}
 }
 

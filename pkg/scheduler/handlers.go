@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -180,4 +181,15 @@ func boundPodChanged(old, pod *v1.Pod) bool {
 	a, errA := resource.ForPod(old)
 	b, errB := resource.ForPod(pod)
 	return errA != nil || errB != nil || a != b
+}
+
+// UpdatePDB records a PodDisruptionBudget (nil old for a new one).
+func (s *Scheduler) UpdatePDB(old, pdb *policyv1.PodDisruptionBudget) {
+	s.cache.SetPDB(pdb)
+	s.onClusterEvent(framework.ClusterEvent{Resource: framework.PodDisruptionBudget, Action: framework.Update, Label: "PDBUpdate"})
+}
+
+// DeletePDB forgets a PodDisruptionBudget.
+func (s *Scheduler) DeletePDB(pdb *policyv1.PodDisruptionBudget) {
+	s.cache.RemovePDB(pdb.Namespace + "/" + pdb.Name)
 }

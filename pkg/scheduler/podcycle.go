@@ -63,13 +63,13 @@ func (s *Scheduler) schedulePodEntry(ctx context.Context, fwk *fwkruntime.Framew
 // assume records the decision in the cache, runs Reserve and Permit, and starts binding.
 func (s *Scheduler) assume(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, start time.Time) {
 	p := e.Pod
+	if s.observer != nil {
+		s.observer.BeforeAssume(p, host, s.cache)
+	}
 	s.cache.ClearNomination(p.Key)
 	if err := s.cache.AssumePod(p, host); err != nil {
 		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)
 		return
-	}
-	if s.observer != nil {
-		s.observer.Assumed(p, host, s.cache)
 	}
 	if st := fwk.RunReservePluginsReserve(ctx, state, p, host); !st.IsSuccess() {
 		s.undoAssume(ctx, fwk, state, p, host)
@@ -144,4 +144,30 @@ func (s *Scheduler) handleFailure(fwk *fwkruntime.Framework, e *queue.Entry, rej
 func (s *Scheduler) observeAttempt(fwk *fwkruntime.Framework, result string, start time.Time) {
 	s.metrics.ScheduleAttempts.WithLabelValues(result, fwk.SchedulerName()).Inc()
 	s.metrics.SchedulingAttemptDuration.WithLabelValues(result, fwk.SchedulerName()).Observe(time.Since(start).Seconds())
+}
+
+// CheckFits runs PreFilter and Filter for a pod on one node with a fresh state, against the
+// cluster without nominated pods. The simulator's invariant checks use it to confirm each
+// placement honours the pod's hard constraints.
+func (s *Scheduler) CheckFits(p *framework.PodInfo, node string) *framework.Status {
+	fwk, _, err := s.profileFor(p.Pod.Spec.SchedulerName)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	n := s.cache.Get(node)
+	if n == nil {
+		return framework.NewStatus(framework.Error, "node "+node+" not found")
+	}
+	state := framework.NewCycleState()
+	ctx := context.Background()
+	res, st := fwk.RunPreFilterPlugins(ctx, state, p)
+	if !st.IsSuccess() {
+		return st
+	}
+	if res != nil && res.NodeNames != nil {
+		if _, ok := res.NodeNames[node]; !ok {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, "node excluded by PreFilter")
+		}
+	}
+	return fwk.RunFilterPlugins(ctx, state, p, n)
 }

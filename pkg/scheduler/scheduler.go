@@ -46,8 +46,9 @@ type Options struct {
 
 // Observer sees the scheduler's decisions as they are made.
 type Observer interface {
-	// Assumed is called when a pod is assumed on a node, with the cache as it is then.
-	Assumed(p *framework.PodInfo, node string, c *cache.Cache)
+	// BeforeAssume is called when a pod is about to be assumed on a node, with the cache
+	// as it is then.
+	BeforeAssume(p *framework.PodInfo, node string, c *cache.Cache)
 }
 
 // Scheduler is the scheduling loop's state. Its methods must be called from one goroutine

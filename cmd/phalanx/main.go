@@ -1,0 +1,68 @@
+// Command phalanx is a workload-aware Kubernetes scheduler. `phalanx run` schedules pods
+// in a real cluster; `phalanx simulate` runs the same scheduler on an in-memory cluster
+// built from manifests, in virtual time.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // the command ran into a problem (or found broken invariants)
+	exitBadInput = 2 // bad flags, manifests or configuration
+)
+
+// usageError marks errors that are the caller's input.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func main() {
+	root := newRootCommand()
+	err := root.Execute()
+	if err == nil {
+		os.Exit(exitOK)
+	}
+	fmt.Fprintln(os.Stderr, "phalanx:", err)
+	var ue usageError
+	var ee exitError
+	switch {
+	case errors.As(err, &ee):
+		os.Exit(ee.code)
+	case errors.As(err, &ue):
+		os.Exit(exitBadInput)
+	}
+	os.Exit(exitFailure)
+}
+
+// exitError carries a specific exit status.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "phalanx",
+		Short: "A workload-aware Kubernetes scheduler for AI training, inference and batch",
+		Long: `phalanx schedules pods, gangs and topology-constrained pod groups with priority
+preemption that disrupts as little as it can.
+
+  phalanx run        schedule pods in a real cluster (as a secondary scheduler)
+  phalanx simulate   run the same scheduler on manifests, in virtual time`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newSimulateCommand(), newRunCommand(), newVersionCommand())
+	return root
+}

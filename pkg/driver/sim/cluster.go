@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+)
+
+// Pod phases in the report.
+const (
+	PhasePending   = "Pending"
+	PhaseRunning   = "Running"
+	PhaseSucceeded = "Succeeded"
+	PhasePreempted = "Preempted"
+	PhaseDeleted   = "Deleted"
+)
+
+// podRecord is the simulator's record of one input pod through its life.
+type podRecord struct {
+	pod     *v1.Pod // current object; replaced, never mutated, since the scheduler holds it
+	timing  timing
+	created bool
+	gone    bool
+	// terminating is set from deletion until the pod is gone.
+	terminating bool
+	phase       string
+	node        string
+	boundAt     *float64
+	endAt       *float64
+	preemptedBy *ObjectRef
+	// victimOfScheduler marks a deletion made by preemption (phase Preempted).
+	victimOfScheduler bool
+}
+
+// ObjectRef names an object in the report.
+type ObjectRef struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// The simulator is the actuator's Client: the calls below change the in-memory cluster and
+// tell the scheduler, as informers would.
+
+// BindPod binds a pending pod.
+func (s *Simulator) BindPod(_ context.Context, pod *v1.Pod, node string) error {
+	rec := s.pods[key(pod)]
+	switch {
+	case rec == nil || rec.gone || !rec.created:
+		return fmt.Errorf("pods %q not found", pod.Name)
+	case rec.pod.Spec.NodeName != "":
+		s.violate("pod %s bound twice: to %s, then to %s", key(pod), rec.pod.Spec.NodeName, node)
+		return fmt.Errorf("pod %s is already assigned to node %q", key(pod), rec.pod.Spec.NodeName)
+	case rec.terminating:
+		return fmt.Errorf("pod %s is being deleted", key(pod))
+	}
+	if s.nodes[node] == nil {
+		return fmt.Errorf("nodes %q not found", node)
+	}
+	old := rec.pod
+	np := old.DeepCopy()
+	np.Spec.NodeName = node
+	np.Status.Phase = v1.PodRunning
+	start := metav1.NewTime(s.now)
+	np.Status.StartTime = &start
+	setCondition(&np.Status, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: start})
+	rec.pod = np
+	rec.phase = PhaseRunning
+	rec.node = node
+	t := s.seconds(s.now)
+	rec.boundAt = &t
+	s.nodeUsage.add(node, np, s)
+	s.sched.UpdatePod(old, np)
+	if rec.timing.hasRunFor {
+		k := key(np)
+		s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(k) })
+	}
+	s.pdbsDirty = true
+	return nil
+}
+
+// DeletePod deletes a pod gracefully: a pending pod goes at once, a bound one terminates
+// after its grace period (or its terminate-after annotation).
+func (s *Simulator) DeletePod(_ context.Context, pod *v1.Pod, grace *int64) error {
+	rec := s.pods[key(pod)]
+	if rec == nil || rec.gone || !rec.created {
+		return fmt.Errorf("pods %q not found", pod.Name)
+	}
+	rec.victimOfScheduler = true
+	s.deletePod(rec, grace)
+	return nil
+}
+
+func (s *Simulator) deletePod(rec *podRecord, grace *int64) {
+	if rec.terminating {
+		return
+	}
+	if rec.pod.Spec.NodeName == "" {
+		s.gone(rec)
+		return
+	}
+	g := *rec.pod.Spec.TerminationGracePeriodSeconds
+	if grace != nil {
+		g = *grace
+	}
+	wait := time.Duration(g) * time.Second
+	if rec.timing.hasTerminateAfter {
+		wait = rec.timing.terminateAfter
+	}
+	old := rec.pod
+	np := old.DeepCopy()
+	ts := metav1.NewTime(s.now)
+	np.DeletionTimestamp = &ts
+	np.DeletionGracePeriodSeconds = &g
+	rec.pod = np
+	rec.terminating = true
+	s.sched.UpdatePod(old, np)
+	k := key(np)
+	s.at(s.now.Add(wait), func() { s.gone(s.pods[k]) })
+	s.pdbsDirty = true
+}
+
+// gone removes a pod from the cluster.
+func (s *Simulator) gone(rec *podRecord) {
+	if rec.gone {
+		return
+	}
+	rec.gone = true
+	rec.terminating = false
+	end := s.seconds(s.now)
+	rec.endAt = &end
+	switch {
+	case rec.victimOfScheduler:
+		rec.phase = PhasePreempted
+	case rec.phase != PhaseSucceeded:
+		rec.phase = PhaseDeleted
+	}
+	if rec.node != "" && rec.phase != PhaseSucceeded {
+		s.nodeUsage.remove(rec.node, rec.pod)
+	}
+	s.sched.DeletePod(rec.pod)
+	s.pdbsDirty = true
+}
+
+// succeed ends a pod whose run-for elapsed.
+func (s *Simulator) succeed(k string) {
+	rec := s.pods[k]
+	if rec == nil || rec.gone || rec.terminating {
+		return
+	}
+	old := rec.pod
+	np := old.DeepCopy()
+	np.Status.Phase = v1.PodSucceeded
+	rec.pod = np
+	rec.phase = PhaseSucceeded
+	rec.gone = true
+	end := s.seconds(s.now)
+	rec.endAt = &end
+	s.nodeUsage.remove(rec.node, np)
+	s.sched.UpdatePod(old, np)
+	s.pdbsDirty = true
+}
+
+// PatchPodStatus sets a condition and/or the nominated node name.
+func (s *Simulator) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodCondition, nominated *string) error {
+	rec := s.pods[key(pod)]
+	if rec == nil || rec.gone || !rec.created {
+		return fmt.Errorf("pods %q not found", pod.Name)
+	}
+	old := rec.pod
+	np := *old
+	np.Status = *old.Status.DeepCopy()
+	if cond != nil {
+		setCondition(&np.Status, *cond)
+	}
+	if nominated != nil {
+		np.Status.NominatedNodeName = *nominated
+	}
+	rec.pod = &np
+	s.sched.UpdatePod(old, &np)
+	return nil
+}
+
+// UpdateStatus stores the status of a PodGroup.
+func (s *Simulator) UpdateStatus(_ context.Context, obj runtime.Object) error {
+	pg, ok := obj.(*v1alpha1.PodGroup)
+	if !ok {
+		return fmt.Errorf("status updates of %T are not supported", obj)
+	}
+	cur := s.groups[pg.Namespace+"/"+pg.Name]
+	if cur == nil {
+		return fmt.Errorf("podgroups %q not found", pg.Name)
+	}
+	cur.Status = *pg.Status.DeepCopy()
+	return nil
+}
+
+// Event records an event; a Preempted event names the victim's preemptor.
+func (s *Simulator) Event(regarding, related runtime.Object, eventType, reason, _ string, note string) {
+	ref := refOf(regarding)
+	s.events = append(s.events, Event{Time: s.seconds(s.now), Object: ref.Kind + "/" + ref.Namespace + "/" + ref.Name,
+		Type: eventType, Reason: reason, Message: note})
+	if reason == "Preempted" && ref.Kind == "Pod" && related != nil {
+		if rec := s.pods[ref.Namespace+"/"+ref.Name]; rec != nil {
+			r := refOf(related)
+			rec.preemptedBy = &r
+		}
+	}
+}
+
+func refOf(obj runtime.Object) ObjectRef {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return ObjectRef{Kind: "Pod", Namespace: o.Namespace, Name: o.Name}
+	case *v1alpha1.PodGroup:
+		return ObjectRef{Kind: "PodGroup", Namespace: o.Namespace, Name: o.Name}
+	case *v1.Node:
+		return ObjectRef{Kind: "Node", Name: o.Name}
+	case *policyv1.PodDisruptionBudget:
+		return ObjectRef{Kind: "PodDisruptionBudget", Namespace: o.Namespace, Name: o.Name}
+	}
+	return ObjectRef{Kind: fmt.Sprintf("%T", obj)}
+}
+
+func setCondition(st *v1.PodStatus, c v1.PodCondition) {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == c.Type {
+			if st.Conditions[i].Status == c.Status {
+				c.LastTransitionTime = st.Conditions[i].LastTransitionTime
+			}
+			st.Conditions[i] = c
+			return
+		}
+	}
+	st.Conditions = append(st.Conditions, c)
+}
+
+func key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }

@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/cache"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
+)
+
+// nodeUsage is the simulator's own account of what runs on each node, kept apart from the
+// scheduler's cache so that an accounting bug in the cache cannot hide an over-commit.
+type nodeUsage map[string]*resource.Vector
+
+func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
+	req, err := resource.ForPod(p)
+	if err != nil {
+		return
+	}
+	v := u[node]
+	if v == nil {
+		v = &resource.Vector{}
+		u[node] = v
+	}
+	v.Add(&req.Vector)
+	n := s.nodes[node]
+	if n == nil {
+		return
+	}
+	alloc := framework.NewNodeInfo(n).Allocatable
+	var over []string
+	for i := range resource.Count() {
+		if v[i] > alloc[i] {
+			over = append(over, string(resource.Name(i)))
+		}
+	}
+	if len(over) > 0 {
+		s.violate("node %s over-committed (%s) after binding %s", node, strings.Join(over, ", "), key(p))
+	}
+}
+
+func (u nodeUsage) remove(node string, p *v1.Pod) {
+	req, err := resource.ForPod(p)
+	if err != nil || u[node] == nil {
+		return
+	}
+	u[node].Sub(&req.Vector)
+}
+
+// invariantObserver checks each decision as the scheduler makes it.
+type invariantObserver struct{ s *Simulator }
+
+// BeforeAssume checks that the pod satisfies its hard constraints on the node, on the
+// cluster as it is (nominated pods aside), and that the cache is consistent.
+func (o *invariantObserver) BeforeAssume(p *framework.PodInfo, node string, c *cache.Cache) {
+	if st := o.s.sched.CheckFits(p, node); !st.IsSuccess() {
+		o.s.violate("pod %s placed on %s against its constraints: %s", p.Key, node, st.Message())
+	}
+	if err := c.Verify(); err != nil {
+		o.s.violate("cache inconsistent before assuming %s: %v", p.Key, err)
+	}
+}

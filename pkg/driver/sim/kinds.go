@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+)
+
+// kinds are the objects the simulator understands, by apiVersion/kind.
+var kinds = map[string]func() any{
+	"v1/Node":                            func() any { return &v1.Node{} },
+	"v1/Pod":                             func() any { return &v1.Pod{} },
+	"v1/Namespace":                       func() any { return &v1.Namespace{} },
+	"scheduling.k8s.io/v1/PriorityClass": func() any { return &schedulingv1.PriorityClass{} },
+	"policy/v1/PodDisruptionBudget":      func() any { return &policyv1.PodDisruptionBudget{} },
+	v1alpha1.SchemeGroupVersion.String() + "/PodGroup": func() any { return &v1alpha1.PodGroup{} },
+}
+
+// findBadQuantity walks a decoded document for resource quantities that do not parse and
+// returns the first one's path and the parser's complaint.
+func findBadQuantity(js []byte) (field, msg string) {
+	var doc map[string]any
+	if json.Unmarshal(js, &doc) != nil {
+		return "", ""
+	}
+	var walk func(v any, path string) bool
+	walk = func(v any, path string) bool {
+		switch t := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				child := path + "." + k
+				if path == "" {
+					child = k
+				}
+				if isQuantityList(k) {
+					if m, ok := t[k].(map[string]any); ok {
+						names := make([]string, 0, len(m))
+						for n := range m {
+							names = append(names, n)
+						}
+						sort.Strings(names)
+						for _, n := range names {
+							if _, err := apiresource.ParseQuantity(fmt.Sprint(m[n])); err != nil {
+								field, msg = child+"["+n+"]", fmt.Sprintf("Invalid value: %q: %v", fmt.Sprint(m[n]), err)
+								return true
+							}
+						}
+					}
+					continue
+				}
+				if walk(t[k], child) {
+					return true
+				}
+			}
+		case []any:
+			for i, e := range t {
+				if walk(e, fmt.Sprintf("%s[%d]", path, i)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(doc, "")
+	return field, msg
+}
+
+func isQuantityList(key string) bool {
+	switch key {
+	case "requests", "limits", "capacity", "allocatable", "overhead":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,206 @@
+package sim
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
+)
+
+// Report is the outcome of a simulation, as `phalanx simulate -o json` writes it (see
+// CONTRACTS.md §4 and simulate-output.schema.json).
+type Report struct {
+	Pods      []PodReport   `json:"pods"`
+	PodGroups []GroupReport `json:"podGroups"`
+	Events    []Event       `json:"events"`
+	Summary   Summary       `json:"summary"`
+	// Violations lists broken invariants (only with invariant checks on).
+	Violations []string `json:"violations,omitempty"`
+
+	// Nodes and the pods' lifetimes feed the HTML report's occupancy charts.
+	Nodes     []NodeReport `json:"-"`
+	Lifetimes []Lifetime   `json:"-"`
+}
+
+// PodReport is one input pod's outcome.
+type PodReport struct {
+	Namespace     string     `json:"namespace"`
+	Name          string     `json:"name"`
+	Phase         string     `json:"phase"`
+	Node          string     `json:"node"`
+	NominatedNode string     `json:"nominatedNode"`
+	BoundAt       *float64   `json:"boundAt"`
+	Priority      int32      `json:"priority"`
+	PodGroup      string     `json:"podGroup"`
+	PreemptedBy   *ObjectRef `json:"preemptedBy"`
+	Message       string     `json:"message"`
+}
+
+// GroupReport is one PodGroup's outcome.
+type GroupReport struct {
+	Namespace  string      `json:"namespace"`
+	Name       string      `json:"name"`
+	Phase      string      `json:"phase"`
+	Conditions []Condition `json:"conditions"`
+}
+
+// Condition is a PodGroup condition in the report.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Event is an event the scheduler recorded, at a virtual time in seconds.
+type Event struct {
+	Time    float64 `json:"time"`
+	Object  string  `json:"object"`
+	Type    string  `json:"type"`
+	Reason  string  `json:"reason"`
+	Message string  `json:"message"`
+}
+
+// Summary counts outcomes.
+type Summary struct {
+	Pods           int     `json:"pods"`
+	Running        int     `json:"running"`
+	Pending        int     `json:"pending"`
+	Succeeded      int     `json:"succeeded"`
+	Preempted      int     `json:"preempted"`
+	Deleted        int     `json:"deleted"`
+	VirtualSeconds float64 `json:"virtualSeconds"`
+	WallSeconds    float64 `json:"wallSeconds"`
+}
+
+// NodeReport is a node's capacity, for the occupancy chart.
+type NodeReport struct {
+	Name        string
+	Allocatable map[string]int64
+}
+
+// Lifetime is when a pod occupied which node, and with what requests.
+type Lifetime struct {
+	Pod        string
+	Node       string
+	Start, End float64 // End is the end of the run for pods still there
+	Requests   map[string]int64
+	Phase      string
+}
+
+func (s *Simulator) report(wall time.Duration) *Report {
+	r := &Report{Pods: []PodReport{}, PodGroups: []GroupReport{}, Events: s.events, Violations: s.violations}
+	if r.Events == nil {
+		r.Events = []Event{}
+	}
+	for _, rec := range s.podOrder {
+		p := rec.pod
+		pr := PodReport{
+			Namespace: p.Namespace, Name: p.Name, Phase: rec.phase, Node: rec.node,
+			NominatedNode: p.Status.NominatedNodeName, BoundAt: rec.boundAt, PreemptedBy: rec.preemptedBy,
+			PodGroup: v1alpha1.PodGroupNameOf(p),
+		}
+		if p.Spec.Priority != nil {
+			pr.Priority = *p.Spec.Priority
+		}
+		if rec.phase == PhasePending {
+			pr.Message = s.pendingMessage(key(p))
+		} else {
+			pr.NominatedNode = ""
+		}
+		r.Pods = append(r.Pods, pr)
+		switch rec.phase {
+		case PhasePending:
+			r.Summary.Pending++
+		case PhaseRunning:
+			r.Summary.Running++
+		case PhaseSucceeded:
+			r.Summary.Succeeded++
+		case PhasePreempted:
+			r.Summary.Preempted++
+		case PhaseDeleted:
+			r.Summary.Deleted++
+		}
+	}
+	r.Summary.Pods = len(s.podOrder)
+	for _, pg := range s.sc.PodGroups {
+		cur := s.groups[pg.Namespace+"/"+pg.Name]
+		if cur == nil {
+			cur = pg
+		}
+		gr := GroupReport{Namespace: pg.Namespace, Name: pg.Name, Phase: string(cur.Status.Phase), Conditions: []Condition{}}
+		if gr.Phase == "" {
+			gr.Phase = string(v1alpha1.PodGroupPhasePending)
+		}
+		for _, c := range cur.Status.Conditions {
+			gr.Conditions = append(gr.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+		}
+		r.PodGroups = append(r.PodGroups, gr)
+	}
+	r.Summary.VirtualSeconds = s.seconds(s.now)
+	if s.opts.ReportWallTime {
+		r.Summary.WallSeconds = float64(wall.Milliseconds()) / 1000
+	}
+	s.lifetimes(r)
+	return r
+}
+
+// pendingMessage is why a pending pod is pending: its last scheduling failure, or the gate
+// that holds it.
+func (s *Simulator) pendingMessage(k string) string {
+	if msg := s.sched.LastFailure(k); msg != "" {
+		return msg
+	}
+	if e := s.sched.Queue().Get(k); e != nil && e.Gated() {
+		return e.GatedMessage
+	}
+	return ""
+}
+
+func (s *Simulator) lifetimes(r *Report) {
+	for _, n := range s.sc.Nodes {
+		alloc := n.Status.Allocatable
+		if len(alloc) == 0 {
+			alloc = n.Status.Capacity
+		}
+		nr := NodeReport{Name: n.Name, Allocatable: map[string]int64{}}
+		for k, q := range alloc {
+			nr.Allocatable[string(k)] = quantityValue(string(k), q)
+		}
+		r.Nodes = append(r.Nodes, nr)
+	}
+	end := s.seconds(s.now)
+	for _, rec := range s.podOrder {
+		if rec.boundAt == nil {
+			continue
+		}
+		lt := Lifetime{Pod: key(rec.pod), Node: rec.node, Start: *rec.boundAt, End: end, Phase: rec.phase, Requests: podRequests(rec.pod)}
+		if rec.endAt != nil {
+			lt.End = *rec.endAt
+		}
+		r.Lifetimes = append(r.Lifetimes, lt)
+	}
+}
+
+// podRequests is a pod's effective requests by resource name (cpu in millicores).
+func podRequests(p *v1.Pod) map[string]int64 {
+	req, err := resource.ForPod(p)
+	out := map[string]int64{}
+	if err != nil {
+		return out
+	}
+	for _, i := range req.NonZero() {
+		out[string(resource.Name(int(i)))] = req.Vector[i]
+	}
+	return out
+}
+
+func quantityValue(name string, q apiresource.Quantity) int64 {
+	if name == string(v1.ResourceCPU) {
+		return q.MilliValue()
+	}
+	return q.Value()
+}

@@ -1,0 +1,66 @@
+// Package sim is phalanx's simulator: the same scheduler, on an in-memory cluster built
+// from manifests, in virtual time. It models what a control plane would do around the
+// scheduler (admission defaults, the kubelet's graceful termination and run times, the
+// disruption controller's PDB status) and reports what happened.
+package sim
+
+import (
+	"strconv"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+)
+
+// Scenario is the input of a simulation: the objects of the manifests, in input order.
+type Scenario struct {
+	Nodes           []*v1.Node
+	Pods            []*v1.Pod
+	Namespaces      []*v1.Namespace
+	PriorityClasses []*schedulingv1.PriorityClass
+	PDBs            []*policyv1.PodDisruptionBudget
+	PodGroups       []*v1alpha1.PodGroup
+	// Warnings are things a user should know that did not stop the load (skipped kinds).
+	Warnings []string
+
+	// origin says where each object came from, for error messages.
+	origin map[any]origin
+}
+
+// origin locates an object in the input.
+type origin struct {
+	file string
+	doc  int // 1-based, counting non-empty documents
+	item int // index in a List's items, or -1
+}
+
+func (o origin) String() string {
+	s := o.file + ": document " + strconv.Itoa(o.doc)
+	if o.item >= 0 {
+		s += ", items[" + strconv.Itoa(o.item) + "]"
+	}
+	return s
+}
+
+// InputError is a problem with the input, located by file, document and field. The CLI
+// prints it and exits with status 2.
+type InputError struct {
+	Where  string // "file.yaml: document 3" (and ", items[2]" for Lists)
+	Object string // "Pod default/web", when known
+	Field  string // "spec.containers[0].resources.requests[cpu]", when known
+	Msg    string
+}
+
+func (e *InputError) Error() string {
+	s := e.Where
+	if e.Object != "" {
+		s += " (" + e.Object + ")"
+	}
+	s += ": "
+	if e.Field != "" {
+		s += e.Field + ": "
+	}
+	return s + e.Msg
+}
