@@ -1,0 +1,40 @@
+# phalanx: build, test, generate, verify, bench. `make help` lists the targets.
+GO        ?= go
+BIN       ?= bin
+PKGS      := ./...
+TOOLS_MOD := hack/tools/go.mod
+
+.PHONY: help build test test-race verify generate fuzz bench bench-sim e2e clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+
+build: ## build bin/phalanx
+	$(GO) build -o $(BIN)/phalanx ./cmd/phalanx
+
+test: ## unit, scenario and CLI tests
+	$(GO) test -count=1 $(PKGS)
+
+test-race: ## the tests with the race detector
+	$(GO) test -race -count=1 $(PKGS)
+
+verify: ## gofmt, go vet, staticcheck, generated files, the pure core
+	hack/verify.sh
+
+generate: ## regenerate deepcopy and the CRD
+	hack/update-codegen.sh
+
+fuzz: ## run each fuzz target briefly (FUZZTIME=10s by default)
+	hack/fuzz.sh
+
+bench: ## Go benchmarks of the scheduling cycles (pods/s)
+	hack/bench.sh
+
+bench-sim: ## time the whole `phalanx simulate` process on the benchmark cluster
+	hack/bench-simulate.sh
+
+e2e: ## end-to-end tests on a real kube-apiserver, etcd and kwok (built from Go modules)
+	hack/e2e.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Checks a change before it lands: formatting, vet, staticcheck, generated files up to date,
+# and that the scheduling core stays pure (no client-go).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'; git ls-files --others --exclude-standard '*.go') 2>/dev/null || true)
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== staticcheck"
+go tool -modfile=hack/tools/go.mod staticcheck ./...
+
+echo "== generated files"
+hack/verify-codegen.sh
+
+echo "== CRD against the API server's own validation"
+go -C hack/tools/crdcheck test -count=1 ./...
+
+echo "== pure scheduling core"
+pure="./pkg/cache/... ./pkg/queue/... ./pkg/framework/... ./pkg/plugins/... ./pkg/preemption/... ./pkg/scheduler/..."
+bad=0
+for pkg in $(go list $pure 2>/dev/null); do
+	if go list -deps "$pkg" | grep -q '^k8s.io/client-go'; then
+		echo "$pkg imports k8s.io/client-go: the scheduling core must stay pure"; bad=1
+	fi
+done
+[ "$bad" = 0 ]
+echo "verify: ok"
