@@ -2,11 +2,11 @@ package framework
 
 import (
 	"context"
-
-	v1 "k8s.io/api/core/v1"
-
+	"runtime"
 	"sync"
 	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // Handle is what a plugin gets at construction: the state it reads and the framework
@@ -45,12 +45,11 @@ type Parallelizer struct {
 	workers int
 }
 
-// NewParallelizer returns a Parallelizer with the given number of workers (at least 1).
+// NewParallelizer returns a Parallelizer with the given number of workers, at least 1 and
+// at most GOMAXPROCS: filtering and scoring are CPU-bound, so more goroutines than cores
+// only add scheduling overhead.
 func NewParallelizer(workers int) Parallelizer {
-	if workers < 1 {
-		workers = 1
-	}
-	return Parallelizer{workers: workers}
+	return Parallelizer{workers: max(1, min(workers, runtime.GOMAXPROCS(0)))}
 }
 
 // Until calls fn(i) for i in [0, pieces) on the workers, in chunks, and returns when all are
@@ -70,7 +69,7 @@ func (p Parallelizer) Until(ctx context.Context, pieces int, fn func(i int)) {
 		}
 		return
 	}
-	chunk := max(1, pieces/(workers*4))
+	chunk := max(16, pieces/(workers*4))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	wg.Add(workers)

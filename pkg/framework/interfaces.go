@@ -50,37 +50,54 @@ type FilterPlugin interface {
 }
 
 // NodeToStatus holds the filter failure of every node that did not pass, and the status of
-// nodes never filtered (because PreFilter ruled them out).
+// nodes never filtered (because PreFilter ruled them out). Failures are appended to a slice
+// during filtering, which is cheap; the lookup map is built only if someone asks.
 type NodeToStatus struct {
-	statuses map[string]*Status
-	// Absent is the status of nodes not in the map (e.g. those excluded by a PreFilter
+	nodes    []string
+	statuses []*Status
+	index    map[string]int
+	// Absent is the status of nodes not recorded (e.g. those excluded by a PreFilter
 	// result): UnschedulableAndUnresolvable when PreFilter narrowed the nodes.
 	Absent *Status
 }
 
 // NewNodeToStatus returns an empty map.
-func NewNodeToStatus() *NodeToStatus {
-	return &NodeToStatus{statuses: map[string]*Status{}}
-}
+func NewNodeToStatus() *NodeToStatus { return &NodeToStatus{} }
 
 // Set records a node's status.
-func (m *NodeToStatus) Set(node string, s *Status) { m.statuses[node] = s }
+func (m *NodeToStatus) Set(node string, s *Status) {
+	if m.index != nil {
+		if i, ok := m.index[node]; ok {
+			m.statuses[i] = s
+			return
+		}
+		m.index[node] = len(m.nodes)
+	}
+	m.nodes = append(m.nodes, node)
+	m.statuses = append(m.statuses, s)
+}
 
 // Get returns a node's status (Absent for nodes not recorded).
 func (m *NodeToStatus) Get(node string) *Status {
-	if s, ok := m.statuses[node]; ok {
-		return s
+	if m.index == nil {
+		m.index = make(map[string]int, len(m.nodes))
+		for i, n := range m.nodes {
+			m.index[n] = i
+		}
+	}
+	if i, ok := m.index[node]; ok {
+		return m.statuses[i]
 	}
 	return m.Absent
 }
 
 // Len is the number of recorded nodes.
-func (m *NodeToStatus) Len() int { return len(m.statuses) }
+func (m *NodeToStatus) Len() int { return len(m.nodes) }
 
-// ForEach visits the recorded statuses.
+// ForEach visits the recorded statuses in the order they were recorded.
 func (m *NodeToStatus) ForEach(fn func(node string, s *Status)) {
-	for n, s := range m.statuses {
-		fn(n, s)
+	for i, n := range m.nodes {
+		fn(n, m.statuses[i])
 	}
 }
 

@@ -14,6 +14,10 @@ import (
 type NodeInfo struct {
 	node *v1.Node
 	Name string
+	// Unschedulable and Taints copy the node's spec so filters read them from this small,
+	// hot struct rather than from the large Node object.
+	Unschedulable bool
+	Taints        []v1.Taint
 
 	Allocatable resource.Vector
 	Requested   resource.Vector
@@ -48,6 +52,8 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 		return
 	}
 	n.Name = node.Name
+	n.Unschedulable = node.Spec.Unschedulable
+	n.Taints = node.Spec.Taints
 	list := node.Status.Allocatable
 	if len(list) == 0 {
 		list = node.Status.Capacity

@@ -118,9 +118,11 @@ func (s *Status) Plugin() string {
 	return s.plugin
 }
 
-// WithPlugin records the plugin that produced the status and returns it.
+// WithPlugin records the plugin that produced the status and returns it. A status that
+// already names its plugin is left alone, so plugins may return shared, pre-built statuses
+// from concurrent Filter calls without a data race.
 func (s *Status) WithPlugin(name string) *Status {
-	if s != nil {
+	if s != nil && s.plugin == "" {
 		s.plugin = name
 	}
 	return s

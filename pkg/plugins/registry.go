@@ -4,21 +4,28 @@ package plugins
 import (
 	"github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultbinder"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodename"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeports"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeunschedulable"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/prioritysort"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/schedulinggates"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/tainttoleration"
 )
 
 // NewRegistry returns every in-tree plugin by name.
 func NewRegistry() runtime.Registry {
 	return runtime.Registry{
-		prioritysort.Name:      prioritysort.New,
-		schedulinggates.Name:   schedulinggates.New,
-		nodeunschedulable.Name: nodeunschedulable.New,
-		nodename.Name:          nodename.New,
-		noderesources.FitName:  noderesources.NewFit,
-		defaultbinder.Name:     defaultbinder.New,
+		prioritysort.Name:                    prioritysort.New,
+		schedulinggates.Name:                 schedulinggates.New,
+		nodeunschedulable.Name:               nodeunschedulable.New,
+		nodename.Name:                        nodename.New,
+		noderesources.FitName:                noderesources.NewFit,
+		noderesources.BalancedAllocationName: noderesources.NewBalancedAllocation,
+		tainttoleration.Name:                 tainttoleration.New,
+		nodeaffinity.Name:                    nodeaffinity.New,
+		nodeports.Name:                       nodeports.New,
+		defaultbinder.Name:                   defaultbinder.New,
 	}
 }

@@ -27,10 +27,13 @@ func (NodeName) Name() string { return Name }
 // Filter rejects nodes other than the requested one.
 func (NodeName) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	if want := p.Pod.Spec.NodeName; want != "" && want != n.Name {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReason)
+		return errStatus
 	}
 	return nil
 }
+
+// errStatus is shared by every rejection: it never changes.
+var errStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReason).WithPlugin(Name)
 
 // EventsToRegister: a node with the requested name may appear.
 func (NodeName) EventsToRegister() []framework.ClusterEvent {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // ScoringStrategyType names how NodeResourcesFit scores.
@@ -97,6 +98,9 @@ func parseFitArgs(raw json.RawMessage) (*FitArgs, error) {
 	}
 	switch s.Type {
 	case LeastAllocated, MostAllocated:
+		if s.RequestedToCapacityRatio != nil {
+			return nil, fmt.Errorf("scoringStrategy.requestedToCapacityRatio: must be unset when type is %s", s.Type)
+		}
 	case RequestedToCapacityRatio:
 		if s.RequestedToCapacityRatio == nil || len(s.RequestedToCapacityRatio.Shape) == 0 {
 			return nil, fmt.Errorf("scoringStrategy.requestedToCapacityRatio.shape: required for %s", s.Type)
@@ -113,9 +117,17 @@ func parseFitArgs(raw json.RawMessage) (*FitArgs, error) {
 	default:
 		return nil, fmt.Errorf("scoringStrategy.type: unsupported value %q (LeastAllocated, MostAllocated, RequestedToCapacityRatio)", s.Type)
 	}
+	for i, r := range args.IgnoredResources {
+		if errs := validation.IsQualifiedName(r); len(errs) > 0 {
+			return nil, fmt.Errorf("ignoredResources[%d]: %q: %s", i, r, strings.Join(errs, "; "))
+		}
+	}
 	for i, g := range args.IgnoredResourceGroups {
 		if strings.Contains(g, "/") {
 			return nil, fmt.Errorf("ignoredResourceGroups[%d]: %q must not contain \"/\"", i, g)
+		}
+		if errs := validation.IsQualifiedName(g); len(errs) > 0 {
+			return nil, fmt.Errorf("ignoredResourceGroups[%d]: %q: %s", i, g, strings.Join(errs, "; "))
 		}
 	}
 	return args, nil

@@ -29,6 +29,9 @@ func NewFit(raw json.RawMessage, _ framework.Handle) (framework.Plugin, error) {
 	}
 	f := &Fit{ignored: make([]bool, resource.Max)}
 	for _, name := range args.IgnoredResources {
+		if !isExtendedResourceName(name) {
+			continue
+		}
 		if i, err := resource.Index(v1.ResourceName(name)); err == nil {
 			f.ignored[i] = true
 		}
@@ -45,24 +48,25 @@ func NewFit(raw json.RawMessage, _ framework.Handle) (framework.Plugin, error) {
 func (*Fit) Name() string { return FitName }
 
 // Filter rejects a node without room for the pod. A request larger than the node's whole
-// allocatable is UnschedulableAndUnresolvable: preempting cannot make room there.
+// allocatable is UnschedulableAndUnresolvable: preempting cannot make room there. The pod
+// count is checked first and never counts as unresolvable, as in kube-scheduler (whose
+// reasons come in that order: pods, cpu, memory, ephemeral-storage, then the others).
 func (f *Fit) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	var reasons []string
 	unresolvable := false
+	if n.Requested[resource.Pods]+1 > n.Allocatable[resource.Pods] {
+		reasons = append(reasons, "Too many pods")
+	}
 	for _, i := range p.RequestIdx {
 		idx := int(i)
-		if f.isIgnored(idx) {
+		if idx == resource.Pods || f.isIgnored(idx) {
 			continue
 		}
 		req := p.Requests.Vector[idx]
 		if req <= n.Free(idx) {
 			continue
 		}
-		if idx == resource.Pods {
-			reasons = append(reasons, "Too many pods")
-		} else {
-			reasons = append(reasons, "Insufficient "+string(resource.Name(idx)))
-		}
+		reasons = append(reasons, "Insufficient "+string(resource.Name(idx)))
 		if req > n.Allocatable[idx] {
 			unresolvable = true
 		}
@@ -76,6 +80,9 @@ func (f *Fit) Filter(_ context.Context, _ *framework.CycleState, p *framework.Po
 	return framework.NewStatus(framework.Unschedulable, reasons...)
 }
 
+// isIgnored reports whether the args exclude resource i from the check. Only extended
+// resources (example.com/foo) can be ignored, as in kube-scheduler: naming hugepages-2Mi
+// or cpu in ignoredResources has no effect.
 func (f *Fit) isIgnored(i int) bool {
 	if !resource.IsScalar(i) {
 		return false
@@ -85,15 +92,27 @@ func (f *Fit) isIgnored(i int) bool {
 	}
 	if len(f.ignoredGroups) > 0 {
 		name := string(resource.Name(i))
-		if slash := strings.IndexByte(name, '/'); slash > 0 {
-			for _, g := range f.ignoredGroups {
-				if name[:slash] == g {
-					return true
-				}
+		if !isExtendedResourceName(name) {
+			return false
+		}
+		// An extended resource name has a "/".
+		prefix := name[:strings.IndexByte(name, '/')]
+		for _, g := range f.ignoredGroups {
+			if prefix == g {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// isExtendedResourceName is kube-scheduler's v1helper.IsExtendedResourceName for the names
+// the API server admits: a name with a "/" outside the kubernetes.io/ namespace, not one
+// of the quota "requests." names. (The qualified-name syntax check is left to API
+// validation: phalanx only sees names of admitted objects.)
+func isExtendedResourceName(name string) bool {
+	return strings.Contains(name, "/") && !strings.Contains(name, v1.ResourceDefaultNamespacePrefix) &&
+		!strings.HasPrefix(name, v1.DefaultResourceRequestsPrefix)
 }
 
 // Score rates the node by the configured strategy.

@@ -1,6 +1,8 @@
 package noderesources
 
 import (
+	"math"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
@@ -33,13 +35,16 @@ func newAllocationScorer(s *ScoringStrategy) (*allocationScorer, error) {
 // requestedAndAllocatable returns what the node would have requested with the pod, and its
 // allocatable, for resource i. CPU and memory count request-less containers at the scoring
 // defaults. An extended resource the pod does not ask for is skipped (ok false), so that
-// GPU nodes do not look empty to CPU-only pods.
+// GPU nodes do not look empty to CPU-only pods. The pod count is skipped too: kube-scheduler
+// has no allocatable for "pods" among the resources it scores, so it never counts.
 func requestedAndAllocatable(p *framework.PodInfo, n *framework.NodeInfo, i int) (requested, allocatable int64, ok bool) {
 	switch i {
 	case resource.CPU:
 		return n.NonZeroCPU + p.Requests.NonZeroCPU, n.Allocatable[i], true
 	case resource.Memory:
 		return n.NonZeroMemory + p.Requests.NonZeroMemory, n.Allocatable[i], true
+	case resource.Pods:
+		return 0, 0, false
 	}
 	if resource.IsScalar(i) && p.Requests.Vector[i] == 0 {
 		return 0, 0, false
@@ -62,12 +67,20 @@ func (a *allocationScorer) score(p *framework.PodInfo, n *framework.NodeInfo) in
 			s = mostAllocated(req, alloc)
 		case RequestedToCapacityRatio:
 			s = a.ratioScore(req, alloc)
+			if s <= 0 {
+				// kube-scheduler averages only the resources that score above zero.
+				continue
+			}
 		}
 		total += s * a.weights[k]
 		weightSum += a.weights[k]
 	}
 	if weightSum == 0 {
 		return 0
+	}
+	if a.strategy == RequestedToCapacityRatio {
+		// kube-scheduler rounds this average; the other strategies truncate.
+		return int64(math.Round(float64(total) / float64(weightSum)))
 	}
 	return total / weightSum
 }

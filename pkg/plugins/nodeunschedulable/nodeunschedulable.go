@@ -34,14 +34,17 @@ var unschedulableTaint = v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.Tai
 
 // Filter rejects cordoned nodes the pod does not tolerate.
 func (NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
-	if !n.Node().Spec.Unschedulable {
+	if !n.Unschedulable {
 		return nil
 	}
 	if corev1helpers.TolerationsTolerateTaint(klog.Background(), p.Pod.Spec.Tolerations, &unschedulableTaint, false) {
 		return nil
 	}
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReason)
+	return errStatus
 }
+
+// errStatus is shared by every rejection: it never changes.
+var errStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReason).WithPlugin(Name)
 
 // EventsToRegister: a node may be uncordoned or added.
 func (NodeUnschedulable) EventsToRegister() []framework.ClusterEvent {
