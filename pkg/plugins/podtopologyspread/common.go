@@ -1,0 +1,72 @@
+package podtopologyspread
+
+import (
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// nodeIndexes find a node's position in the topology index: by NodeInfo for the nodes a
+// cycle filters and scores (a pointer hashes faster than a name), by name for the node a
+// pod runs on.
+type nodeIndexes struct {
+	byInfo map[*framework.NodeInfo]int32
+	byName map[string]int32
+}
+
+// of returns a node's position, -1 for a node the index does not know (which a cycle's own
+// snapshot never yields; tests may).
+func (x *nodeIndexes) of(n *framework.NodeInfo) int32 {
+	if i, ok := x.byInfo[n]; ok {
+		return i
+	}
+	return -1
+}
+
+// forEachCounted walks, once per distinct selector among the constraints that count pods,
+// the pods of namespace ns that match it, are not terminating and run on an indexed node,
+// through the snapshot's label index. fn gets the constraints sharing the selector and the
+// pod's node index. Constraints of one pod usually share their selector, so they share the
+// walk.
+func forEachCounted(snap framework.Snapshot, ns string, cons []spreadConstraint, idx *nodeIndexes, fn func(members []int, n int32)) {
+	type group struct {
+		sel     string
+		members []int
+	}
+	var groups []group
+next:
+	for i := range cons {
+		if !cons[i].counts() {
+			continue
+		}
+		s := cons[i].Selector.String()
+		for g := range groups {
+			if groups[g].sel == s {
+				groups[g].members = append(groups[g].members, i)
+				continue next
+			}
+		}
+		groups = append(groups, group{sel: s, members: []int{i}})
+	}
+	inNamespace := func(s string) bool { return s == ns }
+	for _, g := range groups {
+		members := g.members
+		snap.ForEachPodMatching(inNamespace, cons[members[0]].Selector, func(q *framework.PodInfo) bool {
+			if q.Terminating {
+				return true
+			}
+			if n, ok := idx.byName[q.NodeName]; ok {
+				fn(members, n)
+			}
+			return true
+		})
+	}
+}
+
+// appendKey adds k to keys unless it is there.
+func appendKey(keys []*keyIndex, k *keyIndex) []*keyIndex {
+	for _, o := range keys {
+		if o == k {
+			return keys
+		}
+	}
+	return append(keys, k)
+}

@@ -1,0 +1,232 @@
+package podtopologyspread
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+const preScoreStateKey framework.StateKey = "PreScore" + Name
+
+// softConstraint is a ScheduleAnyway constraint with what Score needs precomputed.
+type softConstraint struct {
+	spreadConstraint
+	keys *keyIndex
+	// hostname constraints count per node rather than per domain, as upstream (which
+	// special-cases the key kubernetes.io/hostname, whatever its values).
+	hostname bool
+	aff, tnt *nodeMask
+	// weight is log(domains + 2): a pod in a topology with many small domains weighs more
+	// than one in a topology with few large ones.
+	weight float64
+}
+
+func (c *softConstraint) eligible(n int32) bool {
+	return (c.aff == nil || c.aff.ok[n]) && (c.tnt == nil || c.tnt.ok[n])
+}
+
+// preScoreState is never modified after PreScore, so Clone shares it.
+type preScoreState struct {
+	cons []softConstraint
+	idx  *nodeIndexes
+	// ignored are nodes that are not scored (0 after normalisation): nodes lacking a
+	// topology key when all keys are required, and nodes the index does not know.
+	ignored map[string]struct{}
+	// off[i] is where constraint i's region starts in counts and registered: by node index
+	// for hostname constraints, by domain id for the others.
+	off        []int
+	counts     []int64
+	registered []bool
+}
+
+// Clone implements framework.StateData.
+func (s *preScoreState) Clone() framework.StateData { return s }
+
+// PreScore counts, per soft constraint, the matching pods in each domain that a filtered
+// node is in (and per node for hostname constraints). A pod without soft constraints skips
+// Score.
+func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleState, p *framework.PodInfo, filtered []*framework.NodeInfo) *framework.Status {
+	snap := pl.handle.Snapshot()
+	all := snap.NodeInfos()
+	if len(all) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	cons, err := pl.constraints(p.Pod, v1.ScheduleAnyway)
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("soft constraints: %w", err))
+	}
+	if len(cons) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	// Nodes must carry every key unless the system defaults apply, so that nodes without
+	// a zone label are still spread by hostname.
+	requireAll := len(p.Pod.Spec.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
+
+	s := &preScoreState{cons: make([]softConstraint, len(cons)), off: make([]int, len(cons))}
+	var required []*keyIndex
+	t := &pl.topo
+	t.mu.Lock()
+	t.sync(all)
+	s.idx = t.idx
+	numNodes := len(t.nodes)
+	if requireAll {
+		for i := range cons {
+			required = appendKey(required, t.key(cons[i].TopologyKey))
+		}
+	}
+	size := 0
+	for i := range cons {
+		c := &s.cons[i]
+		c.spreadConstraint = cons[i]
+		c.keys = t.key(cons[i].TopologyKey)
+		c.hostname = cons[i].TopologyKey == v1.LabelHostname
+		if cons[i].NodeAffinityPolicy == v1.NodeInclusionPolicyHonor {
+			c.aff = t.affinityMask(p)
+		}
+		if cons[i].NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
+			c.tnt = t.taintMask(p.Pod)
+		}
+		s.off[i] = size
+		if c.hostname {
+			size += numNodes
+		} else {
+			size += len(c.keys.values)
+		}
+	}
+	t.mu.Unlock()
+
+	s.counts = make([]int64, size)
+	s.registered = make([]bool, size)
+	domainOf := func(c *softConstraint, n int32) int32 {
+		if d := c.keys.domain[n]; d >= 0 {
+			return d
+		}
+		return c.keys.emptyID() // only reached when keys are not required
+	}
+	// The domains to count are those of the filtered nodes.
+	topoSize := make([]int, len(cons))
+	for _, ni := range filtered {
+		n := s.idx.of(ni)
+		if n < 0 || !carriesAll(required, n) {
+			if s.ignored == nil {
+				s.ignored = map[string]struct{}{}
+			}
+			s.ignored[ni.Name] = struct{}{}
+			continue
+		}
+		for i := range s.cons {
+			if c := &s.cons[i]; !c.hostname {
+				if r := &s.registered[s.off[i]+int(domainOf(c, n))]; !*r {
+					*r = true
+					topoSize[i]++
+				}
+			}
+		}
+	}
+	for i := range s.cons {
+		size := topoSize[i]
+		if s.cons[i].hostname {
+			size = len(filtered) - len(s.ignored)
+		}
+		s.cons[i].weight = math.Log(float64(size + 2))
+	}
+
+	forEachCounted(snap, p.Pod.Namespace, cons, s.idx, func(members []int, n int32) {
+		carries := carriesAll(required, n)
+		for _, i := range members {
+			c := &s.cons[i]
+			if c.hostname {
+				// Upstream counts a node's own pods in Score, without inclusion policies.
+				s.counts[s.off[i]+int(n)]++
+				continue
+			}
+			if !carries || !c.eligible(n) {
+				continue
+			}
+			if j := s.off[i] + int(domainOf(c, n)); s.registered[j] {
+				s.counts[j]++
+			}
+		}
+	})
+	state.Write(preScoreStateKey, s)
+	return nil
+}
+
+func getPreScoreState(state *framework.CycleState) (*preScoreState, error) {
+	s, ok := state.Read(preScoreStateKey).(*preScoreState)
+	if !ok || s == nil {
+		return nil, fmt.Errorf("%s: no PreScore state (PreScore did not run)", Name)
+	}
+	return s, nil
+}
+
+// Score is the node's weighted count of matching pods over the soft constraints whose key
+// it carries, plus maxSkew-1 per such constraint (which blunts small differences); fewer
+// is better, NormalizeScore inverts it.
+func (pl *PodTopologySpread) Score(_ context.Context, state *framework.CycleState, _ *framework.PodInfo, node *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := getPreScoreState(state)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	if _, ok := s.ignored[node.Name]; ok {
+		return 0, nil
+	}
+	n := s.idx.of(node)
+	if n < 0 {
+		return 0, nil
+	}
+	var score float64
+	for i := range s.cons {
+		c := &s.cons[i]
+		d := c.keys.domain[n]
+		if d < 0 {
+			continue
+		}
+		var cnt int64
+		if c.hostname {
+			cnt = s.counts[s.off[i]+int(n)]
+		} else {
+			cnt = s.counts[s.off[i]+int(d)]
+		}
+		score += float64(cnt)*c.weight + float64(c.MaxSkew-1)
+	}
+	return int64(math.Round(score)), nil
+}
+
+// ScoreExtensions implements framework.ScorePlugin.
+func (pl *PodTopologySpread) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NormalizeScore maps scores to MaxNodeScore*(max+min-score)/max, as upstream: the least
+// loaded node gets close to 100, ignored nodes 0, and every scored node 100 when all
+// scores are 0.
+func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
+	s, err := getPreScoreState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	const invalid = -1
+	minScore, maxScore := int64(math.MaxInt64), int64(0)
+	for i := range scores {
+		if _, ok := s.ignored[scores[i].Name]; ok {
+			scores[i].Score = invalid
+			continue
+		}
+		minScore = min(minScore, scores[i].Score)
+		maxScore = max(maxScore, scores[i].Score)
+	}
+	for i := range scores {
+		switch {
+		case scores[i].Score == invalid:
+			scores[i].Score = 0
+		case maxScore == 0:
+			scores[i].Score = framework.MaxNodeScore
+		default:
+			scores[i].Score = framework.MaxNodeScore * (maxScore + minScore - scores[i].Score) / maxScore
+		}
+	}
+	return nil
+}

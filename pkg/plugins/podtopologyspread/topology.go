@@ -1,0 +1,271 @@
+package podtopologyspread
+
+import (
+	"maps"
+	"strings"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// topology remembers, across cycles, which domain every node is in for each topology key
+// in use, so that a cycle does not read every node's labels. It also memoises the
+// per-node results of the pod-dependent inclusion policies for the last pod spec seen,
+// since consecutive pods usually come from one controller.
+//
+// Everything handed to a cycle (idx, keyIndex, masks, presences) is immutable: a change
+// builds new ones, so a state kept by a cloned CycleState never sees a later cycle's data.
+type topology struct {
+	mu sync.Mutex
+	// infos and nodes are the NodeInfos and node objects the index was built from.
+	infos    []*framework.NodeInfo
+	nodes    []*v1.Node
+	idx      *nodeIndexes
+	keys     map[string]*keyIndex
+	anyTaint bool // some node has a NoSchedule or NoExecute taint
+	// gen changes whenever a node object does; the memos below are valid for one gen.
+	gen      uint64
+	affinity affinityMemo
+	taints   taintMemo
+	presence map[presenceKey]*presence
+}
+
+// keyIndex maps nodes to the domains of one topology key.
+type keyIndex struct {
+	key    string
+	values []string         // by domain id
+	ids    map[string]int32 // value to domain id; "" always has one, see emptyID
+	domain []int32          // by node index; -1 when the node lacks the key
+}
+
+// emptyID is the domain of the value "": the system defaults score nodes lacking the key
+// as if their value were "", as upstream does.
+func (k *keyIndex) emptyID() int32 { return k.ids[""] }
+
+// lookup finds a node's domain from its labels, for a node not in the index: -1 when it
+// lacks the key, -2 when its value is no known domain.
+func (k *keyIndex) lookup(lbls map[string]string) int32 {
+	v, ok := lbls[k.key]
+	if !ok {
+		return -1
+	}
+	if id, ok := k.ids[v]; ok {
+		return id
+	}
+	return -2
+}
+
+// nodeMask is a per-node answer of an inclusion policy for one pod spec.
+type nodeMask struct{ ok []bool }
+
+type affinityMemo struct {
+	gen          uint64
+	nodeSelector map[string]string
+	required     *v1.NodeSelector
+	mask         *nodeMask
+}
+
+type taintMemo struct {
+	gen         uint64
+	tolerations []v1.Toleration
+	mask        *nodeMask
+}
+
+// presence says which domains of a key have an eligible node.
+type presence struct {
+	present []bool // by domain id
+	num     int
+}
+
+type presenceKey struct {
+	required      string // the keys an eligible node must carry
+	key           string
+	affinity, tnt *nodeMask
+}
+
+// sync brings the index up to date with the snapshot's nodes. A changed node object with
+// the same name and the same values for the indexed keys only invalidates the memos;
+// anything else rebuilds the index.
+func (t *topology) sync(infos []*framework.NodeInfo) {
+	if t.idx == nil || len(infos) != len(t.infos) {
+		t.rebuild(infos)
+		return
+	}
+	changed := false
+	for i, ni := range infos {
+		n := ni.Node()
+		old := t.nodes[i]
+		if n == old && ni == t.infos[i] {
+			continue
+		}
+		if ni != t.infos[i] || n.Name != old.Name {
+			t.rebuild(infos)
+			return
+		}
+		for _, k := range t.keys {
+			if k.lookup(n.Labels) != k.domain[i] {
+				t.rebuild(infos)
+				return
+			}
+		}
+		t.nodes[i] = n
+		changed = true
+	}
+	if changed {
+		t.invalidate()
+	}
+}
+
+func (t *topology) rebuild(infos []*framework.NodeInfo) {
+	t.infos = append([]*framework.NodeInfo(nil), infos...)
+	t.nodes = make([]*v1.Node, len(infos))
+	t.idx = &nodeIndexes{byInfo: make(map[*framework.NodeInfo]int32, len(infos)), byName: make(map[string]int32, len(infos))}
+	for i, ni := range infos {
+		t.nodes[i] = ni.Node()
+		t.idx.byInfo[ni] = int32(i)
+		t.idx.byName[ni.Name] = int32(i)
+	}
+	t.keys = map[string]*keyIndex{}
+	t.invalidate()
+}
+
+// invalidate drops what depends on node objects beyond the indexed keys.
+func (t *topology) invalidate() {
+	t.gen++
+	t.affinity = affinityMemo{}
+	t.taints = taintMemo{}
+	t.presence = map[presenceKey]*presence{}
+	t.anyTaint = false
+	for _, n := range t.nodes {
+		for i := range n.Spec.Taints {
+			if e := n.Spec.Taints[i].Effect; e == v1.TaintEffectNoSchedule || e == v1.TaintEffectNoExecute {
+				t.anyTaint = true
+				break
+			}
+		}
+	}
+}
+
+// key returns the index of a topology key, building it on first use.
+func (t *topology) key(name string) *keyIndex {
+	if k := t.keys[name]; k != nil {
+		return k
+	}
+	k := &keyIndex{key: name, ids: map[string]int32{}, domain: make([]int32, len(t.nodes))}
+	for i, n := range t.nodes {
+		v, ok := n.Labels[name]
+		if !ok {
+			k.domain[i] = -1
+			continue
+		}
+		id, seen := k.ids[v]
+		if !seen {
+			id = int32(len(k.values))
+			k.ids[v] = id
+			k.values = append(k.values, v)
+		}
+		k.domain[i] = id
+	}
+	if _, ok := k.ids[""]; !ok {
+		k.ids[""] = int32(len(k.values))
+		k.values = append(k.values, "")
+	}
+	t.keys[name] = k
+	return k
+}
+
+// affinityMask answers nodeAffinityPolicy Honor for the pod: nil when its nodeSelector and
+// required node affinity accept every node.
+func (t *topology) affinityMask(p *framework.PodInfo) *nodeMask {
+	spec := &p.Pod.Spec
+	required := requiredNodeSelector(p.Pod)
+	if len(spec.NodeSelector) == 0 && required == nil {
+		return nil
+	}
+	m := &t.affinity
+	if m.mask != nil && m.gen == t.gen && maps.Equal(m.nodeSelector, spec.NodeSelector) && equality.Semantic.DeepEqual(m.required, required) {
+		return m.mask
+	}
+	mask := &nodeMask{ok: make([]bool, len(t.nodes))}
+	for i, n := range t.nodes {
+		// Parsing errors count as a mismatch, as upstream.
+		mask.ok[i], _ = p.RequiredNodeAffinity.Match(n)
+	}
+	*m = affinityMemo{gen: t.gen, nodeSelector: spec.NodeSelector, required: required, mask: mask}
+	return mask
+}
+
+func requiredNodeSelector(pod *v1.Pod) *v1.NodeSelector {
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return nil
+}
+
+// taintMask answers nodeTaintsPolicy Honor for the pod: nil when no node has a taint that
+// could exclude it.
+func (t *topology) taintMask(pod *v1.Pod) *nodeMask {
+	if !t.anyTaint {
+		return nil
+	}
+	m := &t.taints
+	if m.mask != nil && m.gen == t.gen && equality.Semantic.DeepEqual(m.tolerations, pod.Spec.Tolerations) {
+		return m.mask
+	}
+	mask := &nodeMask{ok: make([]bool, len(t.nodes))}
+	logger := klog.Background()
+	for i, n := range t.nodes {
+		_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logger, n.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, false)
+		mask.ok[i] = !untolerated
+	}
+	*m = taintMemo{gen: t.gen, tolerations: pod.Spec.Tolerations, mask: mask}
+	return mask
+}
+
+func doNotScheduleTaint(t *v1.Taint) bool {
+	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+}
+
+// presenceOf says which domains of k have a node that carries every required key and
+// passes the masks (nil masks pass every node).
+func (t *topology) presenceOf(required []*keyIndex, k *keyIndex, aff, tnt *nodeMask) *presence {
+	names := make([]string, len(required))
+	for i, r := range required {
+		names[i] = r.key
+	}
+	pk := presenceKey{required: strings.Join(names, "\x00"), key: k.key, affinity: aff, tnt: tnt}
+	if p := t.presence[pk]; p != nil {
+		return p
+	}
+	p := &presence{present: make([]bool, len(k.values))}
+	for i := range t.nodes {
+		n := int32(i)
+		if !carriesAll(required, n) || (aff != nil && !aff.ok[n]) || (tnt != nil && !tnt.ok[n]) {
+			continue
+		}
+		if d := k.domain[n]; d >= 0 && !p.present[d] {
+			p.present[d] = true
+			p.num++
+		}
+	}
+	if len(t.presence) >= 64 {
+		// Many distinct pod specs in one generation: start over rather than grow.
+		t.presence = map[presenceKey]*presence{}
+	}
+	t.presence[pk] = p
+	return p
+}
+
+func carriesAll(required []*keyIndex, n int32) bool {
+	for _, k := range required {
+		if k.domain[n] < 0 {
+			return false
+		}
+	}
+	return true
+}
