@@ -4,6 +4,7 @@ package plugins
 import (
 	"github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultbinder"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodename"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeports"
@@ -26,6 +27,7 @@ func NewRegistry() runtime.Registry {
 		tainttoleration.Name:                 tainttoleration.New,
 		nodeaffinity.Name:                    nodeaffinity.New,
 		nodeports.Name:                       nodeports.New,
+		interpodaffinity.Name:                interpodaffinity.New,
 		defaultbinder.Name:                   defaultbinder.New,
 	}
 }

@@ -94,6 +94,15 @@ func readPreFilterState(state *framework.CycleState) (*preFilterState, error) {
 	return s, nil
 }
 
+// Filter's rejections, built once: a pod with affinity to a few pods is rejected by
+// nearly every node, and these statuses already name their plugin, so the framework does
+// not write to them.
+var (
+	statusAffinity             = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch).WithPlugin(Name)
+	statusAntiAffinity         = framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch).WithPlugin(Name)
+	statusExistingAntiAffinity = framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch).WithPlugin(Name)
+)
+
 // Filter checks the node against the counts in the order upstream does, so a node that
 // fails several rules reports the same reason. Affinity failures cannot be fixed by
 // removing pods (UnschedulableAndUnresolvable); anti-affinity ones can (Unschedulable).
@@ -104,13 +113,13 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 	}
 	nodeLabels := n.Node().Labels
 	if !s.satisfiesAffinity(nodeLabels) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
+		return statusAffinity
 	}
 	if !s.satisfiesAntiAffinity(nodeLabels) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
+		return statusAntiAffinity
 	}
 	if !s.satisfiesExistingAntiAffinity(nodeLabels) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
+		return statusExistingAntiAffinity
 	}
 	return nil
 }
