@@ -75,7 +75,7 @@ func (sc *Scenario) admit() error {
 		return err
 	}
 	for _, n := range sc.Nodes {
-		desc := "Node " + n.Name
+		desc := describe("Node", "", n.Name)
 		if err := sc.checkMeta(n, desc, &n.ObjectMeta, false); err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func (sc *Scenario) admit() error {
 		}
 	}
 	for _, ns := range sc.Namespaces {
-		desc := "Namespace " + ns.Name
+		desc := describe("Namespace", "", ns.Name)
 		if err := sc.checkMeta(ns, desc, &ns.ObjectMeta, false); err != nil {
 			return err
 		}
@@ -99,11 +99,11 @@ func (sc *Scenario) admit() error {
 	}
 	for _, pdb := range sc.PDBs {
 		defaultNamespace(&pdb.ObjectMeta)
-		desc := "PodDisruptionBudget " + pdb.Namespace + "/" + pdb.Name
+		desc := describe("PodDisruptionBudget", pdb.Namespace, pdb.Name)
 		if err := sc.checkMeta(pdb, desc, &pdb.ObjectMeta, true); err != nil {
 			return err
 		}
-		if err := unique(pdb, "PodDisruptionBudget "+pdb.Namespace+"/"+pdb.Name); err != nil {
+		if err := unique(pdb, desc); err != nil {
 			return err
 		}
 		if pdb.Spec.MinAvailable != nil && pdb.Spec.MaxUnavailable != nil {
@@ -115,11 +115,11 @@ func (sc *Scenario) admit() error {
 	}
 	for _, pg := range sc.PodGroups {
 		defaultNamespace(&pg.ObjectMeta)
-		desc := "PodGroup " + pg.Namespace + "/" + pg.Name
+		desc := describe("PodGroup", pg.Namespace, pg.Name)
 		if err := sc.checkMeta(pg, desc, &pg.ObjectMeta, true); err != nil {
 			return err
 		}
-		if err := unique(pg, "PodGroup "+pg.Namespace+"/"+pg.Name); err != nil {
+		if err := unique(pg, desc); err != nil {
 			return err
 		}
 		admitPodGroup(pg, classes)
@@ -209,7 +209,7 @@ func (sc *Scenario) admitPriorityClasses(unique func(any, string) error) (*prior
 		"system-node-critical":    {ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: systemNodeCritical},
 	}}
 	for _, pc := range sc.PriorityClasses {
-		desc := "PriorityClass " + pc.Name
+		desc := describe("PriorityClass", "", pc.Name)
 		if err := sc.checkMeta(pc, desc, &pc.ObjectMeta, false); err != nil {
 			return nil, err
 		}
@@ -239,7 +239,7 @@ func (sc *Scenario) admitPriorityClasses(unique func(any, string) error) (*prior
 // admitPod applies the API server's defaults and the priority admission plugin.
 func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(any, string) error) error {
 	defaultNamespace(&p.ObjectMeta)
-	desc := "Pod " + p.Namespace + "/" + p.Name
+	desc := describe("Pod", p.Namespace, p.Name)
 	if err := sc.checkMeta(p, desc, &p.ObjectMeta, true); err != nil {
 		return err
 	}
@@ -363,4 +363,16 @@ func admitPodGroup(pg *v1alpha1.PodGroup, classes *priorityClasses) {
 		pp := *pc.PreemptionPolicy
 		pg.Spec.PreemptionPolicy = &pp
 	}
+}
+
+// describe names an object for messages: "Pod default/web", or just the kind when the
+// object has no name.
+func describe(kind, namespace, name string) string {
+	switch {
+	case name == "":
+		return kind
+	case namespace == "":
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
 }

@@ -37,6 +37,8 @@ type podRecord struct {
 	preemptedBy *ObjectRef
 	// victimOfScheduler marks a deletion made by preemption (phase Preempted).
 	victimOfScheduler bool
+	// createdAt and deletedAt are when the pod appeared and when its deletion started.
+	createdAt, deletedAt *float64
 }
 
 // ObjectRef names an object in the report.
@@ -102,6 +104,7 @@ func (s *Simulator) deletePod(rec *podRecord, grace *int64) {
 	if rec.terminating {
 		return
 	}
+	rec.markDeleted(s.seconds(s.now))
 	if rec.pod.Spec.NodeName == "" {
 		s.gone(rec)
 		return
@@ -136,6 +139,7 @@ func (s *Simulator) gone(rec *podRecord) {
 	rec.terminating = false
 	end := s.seconds(s.now)
 	rec.endAt = &end
+	rec.markDeleted(end) // gone without a deletion first: its node was deleted
 	switch {
 	case rec.victimOfScheduler:
 		rec.phase = PhasePreempted
@@ -147,6 +151,13 @@ func (s *Simulator) gone(rec *podRecord) {
 	}
 	s.sched.DeletePod(rec.pod)
 	s.pdbsDirty = true
+}
+
+// markDeleted records the first moment the pod's deletion started.
+func (rec *podRecord) markDeleted(t float64) {
+	if rec.deletedAt == nil {
+		rec.deletedAt = &t
+	}
 }
 
 // succeed ends a pod whose run-for elapsed.

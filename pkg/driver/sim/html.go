@@ -1,11 +1,183 @@
 package sim
 
 import (
-	"errors"
+	"bufio"
+	_ "embed"
+	"html/template"
 	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The HTML report is one file a person opens without a network: CSS, SVG and a little JS are
+// inline, and everything drawn is computed here so that the page renders at once. Runs of any
+// size give a page of bounded size: charts are decimated to the pixel, the node heatmap
+// aggregates rows, and lists stop at a limit with a note (-o json has everything).
+//
+// The page is built in parts, one file each: html_timeline.go (the time axis and when nodes
+// existed), html_occupancy.go (the cluster-wide charts), html_heatmap.go and
+// html_topology.go (the per-node heatmap and its topology grouping), html_pods.go (pod
+// timelines) and html_tables.go (preemptions, groups, events).
+
+//go:embed html.tmpl
+var htmlTemplateText string
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"phase":      phaseClass,
+	"pct":        func(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + "%" },
+	"n":          f1,
+	"add":        func(a, b int) int { return a + b },
+	"sub":        func(a, b int) int { return a - b },
+	"labelWidth": func() int { return labelWidth },
+	"plotWidth":  func() int { return plotWidth },
+	"plotEnd":    func() int { return labelWidth + plotWidth },
+	"chartWidth": func() int { return chartWidth },
+	"axisAt":     func(t []tick, y int) axisView { return axisView{Y: y, Ticks: t} },
+	"legendPhases": func() []string {
+		return []string{PhaseRunning, PhaseSucceeded, PhasePreempted, PhaseDeleted, PhasePending}
+	},
+}).Parse(htmlTemplateText))
+
+type axisView struct {
+	Y     int
+	Ticks []tick
+}
+
+// Geometry of every time chart (SVG user units, ~pixels) and the limits that bound the page.
+const (
+	labelWidth    = 230
+	plotWidth     = 900
+	chartWidth    = labelWidth + plotWidth + 20
+	heatBuckets   = 100 // time columns of the node heatmap; plotWidth/heatBuckets is whole
+	heatMaxRows   = 100 // more nodes than this are shown as bands of consecutive nodes
+	heatMaxGroups = 32  // topology groups of the heatmap, each with a header row
+	ganttMaxPods  = 500
+	listMaxRows   = 1000 // victims, preemptors, preemption events
+	groupMaxRows  = 500
+	eventMaxRows  = 2000
+	groupMembers  = 24 // members listed by name in a group's row
+	labelMaxLen   = 34
 )
 
 // WriteHTML writes a self-contained HTML report.
 func WriteHTML(w io.Writer, r *Report) error {
-	return errors.New("html output is being built")
+	bw := bufio.NewWriter(w)
+	if err := htmlTemplate.Execute(bw, buildPage(r)); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+type page struct {
+	Summary    Summary
+	Duration   string
+	NodeCount  int
+	GroupCount int
+	EventCount int
+	Violations []string
+	NoTime     bool
+	Axis       []tick
+	Resources  []resourceView
+	Gantt      ganttSection
+	Preempt    preemptSection
+	Groups     groupSection
+	Events     eventSection
+	Data       pageData // for the tooltips
+}
+
+// pageData is what the page's script reads; the picture itself never needs it.
+type pageData struct {
+	End    float64     `json:"end"`
+	Charts []chartData `json:"charts"`
+	Heats  []heatData  `json:"heats"`
+}
+
+func buildPage(r *Report) *page {
+	tl := newTimeline(r)
+	p := &page{
+		Summary:    r.Summary,
+		Duration:   fmtSeconds(r.Summary.VirtualSeconds),
+		NodeCount:  len(tl.nodes),
+		GroupCount: len(r.PodGroups),
+		EventCount: len(r.Events),
+		Violations: r.Violations,
+		NoTime:     tl.noTime,
+		Axis:       tl.ticks(),
+		Data:       pageData{End: tl.end},
+	}
+	topo := newTopology(tl.nodes)
+	for i, res := range occupancyResources(tl) {
+		rv := resourceView{Name: res, Index: i}
+		rv.Chart, rv.chartData = tl.clusterChart(res)
+		rv.Heat, rv.heatData = tl.heatmap(res, topo)
+		p.Data.Charts = append(p.Data.Charts, rv.chartData)
+		p.Data.Heats = append(p.Data.Heats, rv.heatData)
+		p.Resources = append(p.Resources, rv)
+	}
+	idx := newPodIndex(r)
+	p.Gantt = tl.gantt(r, idx)
+	p.Preempt = preemptions(r, idx)
+	p.Groups = groups(r, idx)
+	p.Events = events(r)
+	return p
+}
+
+// phaseClass is the CSS class suffix of a pod or group phase.
+func phaseClass(phase string) string {
+	switch phase {
+	case PhasePending, PhaseRunning, PhaseSucceeded, PhasePreempted, PhaseDeleted, "Scheduled":
+		return strings.ToLower(phase)
+	}
+	return "other"
+}
+
+// fmtSeconds writes virtual seconds as 1h2m3.5s, to the millisecond.
+func fmtSeconds(s float64) string {
+	if s < 0 {
+		return "-" + fmtSeconds(-s)
+	}
+	ms := int64(math.Round(s * 1000))
+	if ms < 60000 {
+		return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + "s"
+	}
+	var b strings.Builder
+	if h := ms / 3600000; h > 0 {
+		b.WriteString(strconv.FormatInt(h, 10) + "h")
+	}
+	if m := ms / 60000 % 60; m > 0 {
+		b.WriteString(strconv.FormatInt(m, 10) + "m")
+	}
+	if rest := ms % 60000; rest > 0 {
+		b.WriteString(strconv.FormatFloat(float64(rest)/1000, 'f', -1, 64) + "s")
+	}
+	return b.String()
+}
+
+// fmtQuantity writes a total of a resource the way a person reads it: cores, GiB, a count.
+func fmtQuantity(res string, q int64) string {
+	switch res {
+	case "cpu":
+		if q == 1000 {
+			return "1 core"
+		}
+		return strconv.FormatFloat(float64(q)/1000, 'f', -1, 64) + " cores"
+	case "memory", "ephemeral-storage":
+		return strconv.FormatFloat(math.Round(float64(q)/(1<<30)*10)/10, 'f', -1, 64) + " GiB"
+	}
+	if strings.HasPrefix(res, "hugepages-") {
+		return strconv.FormatFloat(math.Round(float64(q)/(1<<20)*10)/10, 'f', -1, 64) + " MiB"
+	}
+	return strconv.FormatInt(q, 10)
+}
+
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// shorten keeps labels inside the label column; the full text is in the tooltip.
+func shorten(s string) string {
+	r := []rune(s)
+	if len(r) <= labelMaxLen {
+		return s
+	}
+	return string(r[:labelMaxLen-1]) + "…"
 }

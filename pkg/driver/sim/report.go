@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -37,6 +38,13 @@ type PodReport struct {
 	PodGroup      string     `json:"podGroup"`
 	PreemptedBy   *ObjectRef `json:"preemptedBy"`
 	Message       string     `json:"message"`
+
+	// The HTML report's timelines also need when the pod appeared (nil if the run never
+	// created it), when its deletion started (by the timeline, preemption or its node's
+	// deletion; nil if never) and its effective requests, bound or not.
+	CreatedAt *float64         `json:"-"`
+	DeletedAt *float64         `json:"-"`
+	Requests  map[string]int64 `json:"-"`
 }
 
 // GroupReport is one PodGroup's outcome.
@@ -45,6 +53,11 @@ type GroupReport struct {
 	Name       string      `json:"name"`
 	Phase      string      `json:"phase"`
 	Conditions []Condition `json:"conditions"`
+
+	// MinCount and Priority are the group's spec as the scheduler reads it, for the HTML
+	// report; Priority is nil when the group names none and no class supplied one.
+	MinCount int32  `json:"-"`
+	Priority *int32 `json:"-"`
 }
 
 // Condition is a PodGroup condition in the report.
@@ -76,10 +89,16 @@ type Summary struct {
 	WallSeconds    float64 `json:"wallSeconds"`
 }
 
-// NodeReport is a node's capacity, for the occupancy chart.
+// NodeReport is a node's capacity, for the occupancy chart. Report.Nodes is not part of
+// -o json, so neither is any field here.
 type NodeReport struct {
 	Name        string
 	Allocatable map[string]int64
+	// CreatedAt and DeletedAt bound the node's life; DeletedAt is nil for a node still there
+	// at the end. Labels let the heatmap group nodes by topology.
+	CreatedAt float64
+	DeletedAt *float64
+	Labels    map[string]string
 }
 
 // Lifetime is when a pod occupied which node, and with what requests.
@@ -106,6 +125,7 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		if p.Spec.Priority != nil {
 			pr.Priority = *p.Spec.Priority
 		}
+		pr.CreatedAt, pr.DeletedAt, pr.Requests = rec.createdAt, rec.deletedAt, podRequests(p)
 		if rec.phase == PhasePending {
 			pr.Message = s.pendingMessage(key(p))
 		} else {
@@ -132,6 +152,11 @@ func (s *Simulator) report(wall time.Duration) *Report {
 			cur = pg
 		}
 		gr := GroupReport{Namespace: pg.Namespace, Name: pg.Name, Phase: string(cur.Status.Phase), Conditions: []Condition{}}
+		gr.MinCount = cur.MinCount()
+		if prio := cur.Spec.Priority; prio != nil {
+			v := *prio
+			gr.Priority = &v
+		}
 		if gr.Phase == "" {
 			gr.Phase = string(v1alpha1.PodGroupPhasePending)
 		}
@@ -162,11 +187,18 @@ func (s *Simulator) pendingMessage(k string) string {
 
 func (s *Simulator) lifetimes(r *Report) {
 	for _, n := range s.sc.Nodes {
+		created, ok := s.nodeAdded[n.Name]
+		if !ok {
+			continue // never appeared during the run: it offered nothing
+		}
 		alloc := n.Status.Allocatable
 		if len(alloc) == 0 {
 			alloc = n.Status.Capacity
 		}
-		nr := NodeReport{Name: n.Name, Allocatable: map[string]int64{}}
+		nr := NodeReport{Name: n.Name, Allocatable: map[string]int64{}, CreatedAt: created, Labels: maps.Clone(n.Labels)}
+		if t, deleted := s.nodeDeleted[n.Name]; deleted {
+			nr.DeletedAt = &t
+		}
 		for k, q := range alloc {
 			nr.Allocatable[string(k)] = quantityValue(string(k), q)
 		}

@@ -58,6 +58,8 @@ type Simulator struct {
 	pdbs      []*policyv1.PodDisruptionBudget
 	pdbsDirty bool
 	nodeUsage nodeUsage
+	// nodeAdded and nodeDeleted are when each node came and went (names are unique).
+	nodeAdded, nodeDeleted map[string]float64
 
 	violations []string
 }
@@ -90,6 +92,9 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 		nodes:     map[string]*v1.Node{},
 		groups:    map[string]*v1alpha1.PodGroup{},
 		nodeUsage: nodeUsage{},
+
+		nodeAdded:   map[string]float64{},
+		nodeDeleted: map[string]float64{},
 	}
 	var observer scheduler.Observer
 	if opts.CheckInvariants {
@@ -167,6 +172,7 @@ func (s *Simulator) plan() {
 }
 
 func (s *Simulator) addNode(n *v1.Node) {
+	s.nodeAdded[n.Name] = s.seconds(s.now)
 	s.nodes[n.Name] = n
 	s.sched.AddNode(n)
 }
@@ -174,6 +180,7 @@ func (s *Simulator) addNode(n *v1.Node) {
 // deleteNode removes a node; its pods are deleted with it (the pod garbage collector would
 // do so in a real cluster).
 func (s *Simulator) deleteNode(n *v1.Node) {
+	s.nodeDeleted[n.Name] = s.seconds(s.now)
 	delete(s.nodes, n.Name)
 	for _, rec := range s.podOrder {
 		if rec.node == n.Name && !rec.gone {
@@ -188,6 +195,8 @@ func (s *Simulator) createPod(rec *podRecord) {
 	p.CreationTimestamp.Time = s.now
 	rec.pod = p
 	rec.created = true
+	created := s.seconds(s.now)
+	rec.createdAt = &created
 	if n := p.Spec.NodeName; n != "" {
 		p.Status.Phase = v1.PodRunning
 		rec.phase, rec.node = PhaseRunning, n

@@ -1,0 +1,262 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+type preemptSection struct {
+	Victims        []victimRow
+	VictimTotal    int
+	Preemptors     []preemptorRow
+	PreemptorTotal int
+	Events         []eventRow
+	EventTotal     int
+}
+
+type victimRow struct {
+	Time      string
+	Victim    string
+	Priority  int32
+	Node      string
+	Group     string
+	Phase     string
+	ByKind    string
+	By        string
+	ByAnchor  string
+	ByPrio    string
+	ByOutcome string
+	time      float64
+	order     int
+}
+
+type preemptorRow struct {
+	Kind, Name, Anchor string
+	Victims            int
+	Nodes              string
+	First              string
+	first              float64
+}
+
+func preemptions(r *Report, idx *podIndex) preemptSection {
+	var sec preemptSection
+	var victims []victimRow
+	type agg struct {
+		row   preemptorRow
+		nodes map[string]bool
+	}
+	byPreemptor := map[string]*agg{}
+	for i, p := range r.Pods {
+		if p.PreemptedBy == nil && p.Phase != PhasePreempted {
+			continue
+		}
+		k := p.Namespace + "/" + p.Name
+		at, ok := idx.preempted[k]
+		if !ok {
+			if li, bound := idx.life[k]; bound {
+				at = r.Lifetimes[li].End
+			}
+		}
+		v := victimRow{Time: fmtSeconds(at), Victim: k, Priority: p.Priority, Node: p.Node, Group: p.PodGroup,
+			Phase: p.Phase, By: "unknown", time: at, order: i}
+		if b := p.PreemptedBy; b != nil {
+			v.ByKind, v.By = b.Kind, b.Namespace+"/"+b.Name
+			v.ByPrio, v.ByOutcome, v.ByAnchor = preemptorFacts(r, idx, b)
+			a := byPreemptor[b.Kind+"/"+v.By]
+			if a == nil {
+				a = &agg{row: preemptorRow{Kind: b.Kind, Name: v.By, Anchor: v.ByAnchor, first: at}, nodes: map[string]bool{}}
+				byPreemptor[b.Kind+"/"+v.By] = a
+			}
+			a.row.Victims++
+			a.row.first = math.Min(a.row.first, at)
+			if p.Node != "" {
+				a.nodes[p.Node] = true
+			}
+		}
+		victims = append(victims, v)
+	}
+	sort.SliceStable(victims, func(i, j int) bool {
+		if victims[i].time != victims[j].time {
+			return victims[i].time < victims[j].time
+		}
+		return victims[i].order < victims[j].order
+	})
+	sec.VictimTotal = len(victims)
+	sec.Victims = victims[:min(len(victims), listMaxRows)]
+
+	for _, a := range byPreemptor {
+		nodes := make([]string, 0, len(a.nodes))
+		for n := range a.nodes {
+			nodes = append(nodes, n)
+		}
+		sort.Strings(nodes)
+		if len(nodes) > 5 {
+			nodes = append(nodes[:5], fmt.Sprintf("… %d more", len(a.nodes)-5))
+		}
+		a.row.Nodes = strings.Join(nodes, ", ")
+		a.row.First = fmtSeconds(a.row.first)
+		sec.Preemptors = append(sec.Preemptors, a.row)
+	}
+	sort.Slice(sec.Preemptors, func(i, j int) bool {
+		a, b := sec.Preemptors[i], sec.Preemptors[j]
+		if a.first != b.first {
+			return a.first < b.first
+		}
+		return a.Kind+"/"+a.Name < b.Kind+"/"+b.Name
+	})
+	sec.PreemptorTotal = len(sec.Preemptors)
+	sec.Preemptors = sec.Preemptors[:min(len(sec.Preemptors), listMaxRows)]
+
+	for _, e := range r.Events {
+		if e.Reason == "Preempted" || e.Reason == "FailedScheduling" {
+			if sec.EventTotal < listMaxRows {
+				sec.Events = append(sec.Events, newEventRow(e))
+			}
+			sec.EventTotal++
+		}
+	}
+	return sec
+}
+
+// preemptorFacts are the preemptor's priority, what became of it and the anchor of its
+// group's row.
+func preemptorFacts(r *Report, idx *podIndex, b *ObjectRef) (prio, outcome, anchor string) {
+	k := b.Namespace + "/" + b.Name
+	if b.Kind == "Pod" {
+		if i, ok := idx.pod[k]; ok {
+			p := r.Pods[i]
+			outcome = p.Phase
+			if p.Node != "" {
+				outcome += " on " + p.Node
+			}
+			if p.PodGroup != "" {
+				if g, ok := idx.group[p.Namespace+"/"+p.PodGroup]; ok {
+					anchor = "pg-" + strconv.Itoa(g)
+				}
+			}
+			return strconv.Itoa(int(p.Priority)), outcome, anchor
+		}
+		return "", "", ""
+	}
+	if b.Kind == "PodGroup" {
+		var g *GroupReport
+		if gi, ok := idx.group[k]; ok {
+			g = &r.PodGroups[gi]
+			outcome, anchor = g.Phase, "pg-"+strconv.Itoa(gi)
+		}
+		prio = groupPriority(r, idx, g, k)
+	}
+	return prio, outcome, anchor
+}
+
+// groupPriority is the group's own priority; for a group without one (a report that lacks
+// it, or a group no class gave one) its members', which validation makes equal.
+func groupPriority(r *Report, idx *podIndex, g *GroupReport, k string) string {
+	if g != nil && g.Priority != nil {
+		return strconv.Itoa(int(*g.Priority))
+	}
+	if m := idx.members[k]; len(m) > 0 {
+		return strconv.Itoa(int(r.Pods[m[0]].Priority))
+	}
+	return ""
+}
+
+type groupSection struct {
+	Rows  []groupRow
+	Total int
+}
+
+type groupRow struct {
+	Anchor     string
+	Namespace  string
+	Name       string
+	Phase      string
+	Priority   string
+	MinCount   int32 // 0 when the report does not say
+	Conditions []Condition
+	Members    int
+	Counts     []phaseCount
+	Listed     []memberRow
+	More       int
+}
+
+type phaseCount struct {
+	Phase string
+	N     int
+}
+
+type memberRow struct {
+	Name, Phase, Node string
+}
+
+var phaseOrder = []string{PhaseRunning, PhaseSucceeded, PhasePending, PhasePreempted, PhaseDeleted}
+
+func groups(r *Report, idx *podIndex) groupSection {
+	sec := groupSection{Total: len(r.PodGroups)}
+	for gi, g := range r.PodGroups[:min(len(r.PodGroups), groupMaxRows)] {
+		k := g.Namespace + "/" + g.Name
+		row := groupRow{Anchor: "pg-" + strconv.Itoa(gi), Namespace: g.Namespace, Name: g.Name, Phase: g.Phase,
+			Priority: groupPriority(r, idx, &g, k), MinCount: g.MinCount, Conditions: g.Conditions}
+		m := idx.members[k]
+		row.Members = len(m)
+		counts := map[string]int{}
+		for j, i := range m {
+			p := r.Pods[i]
+			counts[p.Phase]++
+			if j < groupMembers {
+				row.Listed = append(row.Listed, memberRow{Name: p.Name, Phase: p.Phase, Node: p.Node})
+			}
+		}
+		row.More = len(m) - len(row.Listed)
+		for _, ph := range phaseOrder {
+			if counts[ph] > 0 {
+				row.Counts = append(row.Counts, phaseCount{ph, counts[ph]})
+				delete(counts, ph)
+			}
+		}
+		var other []string
+		for ph := range counts {
+			other = append(other, ph)
+		}
+		sort.Strings(other)
+		for _, ph := range other {
+			row.Counts = append(row.Counts, phaseCount{ph, counts[ph]})
+		}
+		sec.Rows = append(sec.Rows, row)
+	}
+	return sec
+}
+
+type eventSection struct {
+	Rows    []eventRow
+	Total   int
+	Reasons []phaseCount
+}
+
+type eventRow struct {
+	Time                          string
+	Object, Type, Reason, Message string
+}
+
+func newEventRow(e Event) eventRow {
+	return eventRow{Time: fmtSeconds(e.Time), Object: e.Object, Type: e.Type, Reason: e.Reason, Message: e.Message}
+}
+
+func events(r *Report) eventSection {
+	sec := eventSection{Total: len(r.Events)}
+	counts := map[string]int{}
+	for i, e := range r.Events {
+		counts[e.Reason]++
+		if i < eventMaxRows {
+			sec.Rows = append(sec.Rows, newEventRow(e))
+		}
+	}
+	for reason, n := range counts {
+		sec.Reasons = append(sec.Reasons, phaseCount{reason, n})
+	}
+	sort.Slice(sec.Reasons, func(i, j int) bool { return sec.Reasons[i].Phase < sec.Reasons[j].Phase })
+	return sec
+}

@@ -1,0 +1,100 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// Each file under testdata/badinput starts with "# want: <substring of the error>".
+func TestBadInput(t *testing.T) {
+	files, err := filepath.Glob("../../../testdata/badinput/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bad input files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := strings.Cut(string(data), "\n")
+			want, ok := strings.CutPrefix(first, "# want: ")
+			if !ok {
+				t.Fatal("first line must be '# want: ...'")
+			}
+			_, err = Load([]string{f}, nil)
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("want an InputError, got %v", err)
+			}
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q\ndoes not contain %q", err.Error(), want)
+			}
+			if !strings.Contains(err.Error(), filepath.Base(f)) {
+				t.Errorf("error %q does not name the file", err.Error())
+			}
+		})
+	}
+}
+
+func TestLoadSourcesAndDefaults(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("b.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: second}\nspec: {containers: [{name: c, resources: {limits: {cpu: '1'}}}]}\n")
+	write("a.yml", "apiVersion: v1\nkind: NodeList\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n---\n# only a comment\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: skipped}\n")
+	write("ignored.txt", "not yaml")
+	write("c.yaml", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: normal}\nvalue: 100\nglobalDefault: true\npreemptionPolicy: Never\n")
+	stdin := bytes.NewBufferString("apiVersion: v1\nkind: Pod\nmetadata: {name: first, namespace: ns}\nspec: {containers: [{name: c}]}\n")
+	sc, err := Load([]string{"-", dir}, stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Nodes) != 1 || sc.Nodes[0].Name != "n1" {
+		t.Errorf("nodes from the List: %v", sc.Nodes)
+	}
+	if len(sc.Pods) != 2 || sc.Pods[0].Name != "first" || sc.Pods[1].Name != "second" {
+		t.Fatalf("pods not in input order: %v", sc.Pods)
+	}
+	if len(sc.Warnings) != 1 || !strings.Contains(sc.Warnings[0], "Deployment") {
+		t.Errorf("warnings %v, want one about the Deployment", sc.Warnings)
+	}
+	p := sc.Pods[1]
+	if p.Namespace != "default" || *p.Spec.Priority != 100 || p.Spec.PriorityClassName != "normal" ||
+		*p.Spec.PreemptionPolicy != v1.PreemptNever || *p.Spec.TerminationGracePeriodSeconds != 30 {
+		t.Errorf("admission defaults not applied: ns %q priority %d class %q policy %s grace %d", p.Namespace,
+			*p.Spec.Priority, p.Spec.PriorityClassName, *p.Spec.PreemptionPolicy, *p.Spec.TerminationGracePeriodSeconds)
+	}
+	if got := p.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "1" {
+		t.Errorf("requests not defaulted from limits: %s", got)
+	}
+}
+
+// FuzzLoad feeds arbitrary bytes to the loader: it must return a scenario or an
+// InputError, never panic or fail otherwise.
+func FuzzLoad(f *testing.F) {
+	seeds, _ := filepath.Glob("../../../testdata/badinput/*.yaml")
+	more, _ := filepath.Glob("../../../testdata/scenarios/*/*.yaml")
+	for _, s := range append(seeds, more...) {
+		if data, err := os.ReadFile(s); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: List, items: []}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := Load([]string{"-"}, bytes.NewReader(data))
+		var ie *InputError
+		if err != nil && !errors.As(err, &ie) {
+			t.Fatalf("non-input error: %v", err)
+		}
+	})
+}

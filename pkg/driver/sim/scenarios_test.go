@@ -1,0 +1,292 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/phalanx-dev/phalanx/pkg/config"
+)
+
+// A scenario file is a set of manifests plus one document of kind Expectation that says
+// what the simulation must produce. Scenario files live under testdata/scenarios at the
+// repository root, one behaviour per file.
+type expectation struct {
+	APIVersion  string `json:"apiVersion"`
+	Kind        string `json:"kind"`
+	Description string `json:"description"`
+	Seed        int64  `json:"seed,omitempty"`
+	Until       string `json:"until,omitempty"`
+	// Config is a SchedulerConfiguration to run with.
+	Config *config.Configuration `json:"config,omitempty"`
+	// Pods are checked by "namespace/name" (or "name" in default).
+	Pods map[string]podExpectation `json:"pods,omitempty"`
+	// Groups are checked by "namespace/name" (or "name").
+	Groups map[string]groupExpectation `json:"groups,omitempty"`
+	// Events must all occur, in this order (other events may come between).
+	Events []eventExpectation `json:"events,omitempty"`
+	// NoEvents must not occur.
+	NoEvents []eventExpectation `json:"noEvents,omitempty"`
+	Summary  map[string]float64 `json:"summary,omitempty"`
+}
+
+type podExpectation struct {
+	Phase         string   `json:"phase,omitempty"`
+	Node          *string  `json:"node,omitempty"`
+	NodeIn        []string `json:"nodeIn,omitempty"`
+	NodeNotIn     []string `json:"nodeNotIn,omitempty"`
+	NominatedNode *string  `json:"nominatedNode,omitempty"`
+	BoundAt       *float64 `json:"boundAt,omitempty"`
+	// PreemptedBy is "Pod/ns/name", "PodGroup/ns/name" or "" for none.
+	PreemptedBy *string `json:"preemptedBy,omitempty"`
+	// Message must be contained in the pod's message.
+	Message string `json:"message,omitempty"`
+}
+
+type groupExpectation struct {
+	Phase string `json:"phase,omitempty"`
+	// Condition is "Type=Status" and Reason/Message (substring) check it.
+	Condition string `json:"condition,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+type eventExpectation struct {
+	Time    *float64 `json:"time,omitempty"`
+	Object  string   `json:"object,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	Message string   `json:"message,omitempty"`
+}
+
+func (e eventExpectation) matches(ev Event) bool {
+	return (e.Time == nil || *e.Time == ev.Time) && (e.Object == "" || e.Object == ev.Object) &&
+		(e.Reason == "" || e.Reason == ev.Reason) && strings.Contains(ev.Message, e.Message)
+}
+
+const scenarioDir = "../../../testdata/scenarios"
+
+func TestScenarios(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(scenarioDir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no scenario files found")
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(f, scenarioDir+"/"), ".yaml")
+		t.Run(name, func(t *testing.T) { runScenarioFile(t, f) })
+	}
+}
+
+// splitScenario separates the Expectation document from the manifests.
+func splitScenario(t *testing.T, data []byte) (*expectation, []byte) {
+	t.Helper()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var exp *expectation
+	var rest bytes.Buffer
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(doc, []byte("kind: Expectation")) {
+			exp = &expectation{}
+			if err := yaml.UnmarshalStrict(doc, exp); err != nil {
+				t.Fatalf("expectation: %v", err)
+			}
+			continue
+		}
+		rest.WriteString("---\n")
+		rest.Write(doc)
+	}
+	if exp == nil {
+		t.Fatal("no Expectation document")
+	}
+	return exp, rest.Bytes()
+}
+
+func runScenarioFile(t *testing.T, file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, manifests := splitScenario(t, data)
+	sc, err := Load([]string{"-"}, bytes.NewReader(manifests))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	opts := Options{Seed: exp.Seed, CheckInvariants: true}
+	if exp.Config != nil {
+		config.SetDefaults(exp.Config)
+		if errs := config.Validate(exp.Config); len(errs) > 0 {
+			t.Fatalf("config: %v", errs.ToAggregate())
+		}
+		opts.Config = exp.Config
+	}
+	if exp.Until != "" {
+		if opts.Until, err = time.ParseDuration(exp.Until); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range r.Violations {
+		t.Errorf("invariant violated: %s", v)
+	}
+	checkReport(t, exp, r)
+	if t.Failed() {
+		var buf bytes.Buffer
+		_ = WriteText(&buf, r)
+		t.Logf("%s\n%s", exp.Description, buf.String())
+	}
+}
+
+func checkReport(t *testing.T, exp *expectation, r *Report) {
+	t.Helper()
+	pods := map[string]PodReport{}
+	for _, p := range r.Pods {
+		pods[p.Namespace+"/"+p.Name] = p
+	}
+	for k, want := range exp.Pods {
+		if !strings.Contains(k, "/") {
+			k = "default/" + k
+		}
+		got, ok := pods[k]
+		if !ok {
+			t.Errorf("pod %s: not in the report", k)
+			continue
+		}
+		if want.Phase != "" && got.Phase != want.Phase {
+			t.Errorf("pod %s: phase %s, want %s", k, got.Phase, want.Phase)
+		}
+		if want.Node != nil && got.Node != *want.Node {
+			t.Errorf("pod %s: node %q, want %q", k, got.Node, *want.Node)
+		}
+		if len(want.NodeIn) > 0 && !contains(want.NodeIn, got.Node) {
+			t.Errorf("pod %s: node %q, want one of %v", k, got.Node, want.NodeIn)
+		}
+		if contains(want.NodeNotIn, got.Node) {
+			t.Errorf("pod %s: node %q, want none of %v", k, got.Node, want.NodeNotIn)
+		}
+		if want.NominatedNode != nil && got.NominatedNode != *want.NominatedNode {
+			t.Errorf("pod %s: nominated node %q, want %q", k, got.NominatedNode, *want.NominatedNode)
+		}
+		if want.BoundAt != nil && (got.BoundAt == nil || *got.BoundAt != *want.BoundAt) {
+			t.Errorf("pod %s: bound at %v, want %v", k, fmtPtr(got.BoundAt), *want.BoundAt)
+		}
+		if want.PreemptedBy != nil {
+			by := ""
+			if got.PreemptedBy != nil {
+				by = got.PreemptedBy.Kind + "/" + got.PreemptedBy.Namespace + "/" + got.PreemptedBy.Name
+			}
+			if by != *want.PreemptedBy {
+				t.Errorf("pod %s: preempted by %q, want %q", k, by, *want.PreemptedBy)
+			}
+		}
+		if !strings.Contains(got.Message, want.Message) {
+			t.Errorf("pod %s: message %q does not contain %q", k, got.Message, want.Message)
+		}
+	}
+	groups := map[string]GroupReport{}
+	for _, g := range r.PodGroups {
+		groups[g.Namespace+"/"+g.Name] = g
+	}
+	for k, want := range exp.Groups {
+		if !strings.Contains(k, "/") {
+			k = "default/" + k
+		}
+		got, ok := groups[k]
+		if !ok {
+			t.Errorf("group %s: not in the report", k)
+			continue
+		}
+		if want.Phase != "" && got.Phase != want.Phase {
+			t.Errorf("group %s: phase %s, want %s", k, got.Phase, want.Phase)
+		}
+		if want.Condition != "" {
+			typ, status, _ := strings.Cut(want.Condition, "=")
+			found := false
+			for _, c := range got.Conditions {
+				if c.Type == typ {
+					found = true
+					if c.Status != status || !strings.Contains(c.Reason, want.Reason) || !strings.Contains(c.Message, want.Message) {
+						t.Errorf("group %s: condition %s=%s (%s: %s), want %s (%s: %s)", k, c.Type, c.Status, c.Reason, c.Message, want.Condition, want.Reason, want.Message)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("group %s: no %s condition", k, typ)
+			}
+		}
+	}
+	i := 0
+	for _, ev := range r.Events {
+		if i < len(exp.Events) && exp.Events[i].matches(ev) {
+			i++
+		}
+	}
+	if i < len(exp.Events) {
+		t.Errorf("event %+v (expectation %d) did not occur in order", exp.Events[i], i)
+	}
+	for _, ne := range exp.NoEvents {
+		for _, ev := range r.Events {
+			if ne.matches(ev) {
+				t.Errorf("unexpected event at %gs: %s %s %s", ev.Time, ev.Object, ev.Reason, ev.Message)
+			}
+		}
+	}
+	sum := map[string]float64{"pods": float64(r.Summary.Pods), "running": float64(r.Summary.Running),
+		"pending": float64(r.Summary.Pending), "succeeded": float64(r.Summary.Succeeded),
+		"preempted": float64(r.Summary.Preempted), "deleted": float64(r.Summary.Deleted),
+		"virtualSeconds": r.Summary.VirtualSeconds}
+	for k, want := range exp.Summary {
+		got, ok := sum[k]
+		if !ok {
+			t.Errorf("summary.%s: unknown field", k)
+		} else if got != want {
+			t.Errorf("summary.%s = %g, want %g", k, got, want)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func fmtPtr(f *float64) any {
+	if f == nil {
+		return "never"
+	}
+	return *f
+}
