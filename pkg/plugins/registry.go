@@ -10,6 +10,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeports"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeunschedulable"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/podtopologyspread"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/prioritysort"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/schedulinggates"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/tainttoleration"
@@ -28,6 +29,7 @@ func NewRegistry() runtime.Registry {
 		nodeaffinity.Name:                    nodeaffinity.New,
 		nodeports.Name:                       nodeports.New,
 		interpodaffinity.Name:                interpodaffinity.New,
+		podtopologyspread.Name:               podtopologyspread.New,
 		defaultbinder.Name:                   defaultbinder.New,
 	}
 }

@@ -51,6 +51,8 @@ type Entry struct {
 	GatedBy      string
 	GatedMessage string
 
+	// seq orders entries that are otherwise equal by when they entered the queue.
+	seq           uint64
 	lastFailure   time.Time
 	backoffExpiry time.Time
 	where         location

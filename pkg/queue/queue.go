@@ -46,6 +46,7 @@ type Queue struct {
 	gated    map[string]*Entry
 
 	counts [6]atomic.Int64
+	seq    uint64
 }
 
 // New returns an empty queue.
@@ -68,7 +69,7 @@ func New(opts Options) *Queue {
 		if less(&b.QueuedUnit, &a.QueuedUnit) {
 			return false
 		}
-		return a.Key < b.Key // a total order keeps the simulator deterministic
+		return a.seq < b.seq // arrival order: a total order keeps the simulator deterministic
 	}
 	q.backoff.less = func(a, b *Entry) bool {
 		if !a.backoffExpiry.Equal(b.backoffExpiry) {
@@ -315,6 +316,8 @@ func (q *Queue) moveToActiveOrBackoff(e *Entry) {
 }
 
 func (q *Queue) pushActive(e *Entry) {
+	q.seq++
+	e.seq = q.seq
 	q.setWhere(e, inActive)
 	q.active.push(e)
 }

@@ -21,7 +21,10 @@
 // Which node is in which domain, per topology key, is kept across cycles in a small index
 // that is rebuilt only when the node list or a node's topology labels change; node objects
 // are treated as immutable (a changed node is a new object), as informers deliver them.
-// Filter then costs a map lookup and a few array reads per node and allocates nothing on
+// The node-dependent answers of the inclusion policies are memoised for the last pod spec,
+// and so is which domains exist. A cycle thus costs O(matching pods) for the walk, O(nodes)
+// pointer comparisons to check the index is current, and O(domains) for the minimum;
+// Filter costs a map lookup and a few array reads per node and allocates nothing on
 // success.
 //
 // # Default constraints
@@ -62,5 +65,7 @@
 //     skips neither terminating pods nor empty selectors.
 //   - The global minimum is kept exact under AddPod and RemovePod (upstream tracks two
 //     "critical paths", which can overstate the minimum once several pods were added).
-//   - No queueing hints: EventsToRegister lists the event kinds upstream registers.
+//   - Default constraints select from the pod's own labels, see above.
+//   - No queueing hints: EventsToRegister lists the event kinds upstream registers for
+//     bound pods and nodes; for pending pods only those that can matter without a hint.
 package podtopologyspread

@@ -70,7 +70,11 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	var required []*keyIndex
 	t := &pl.topo
 	t.mu.Lock()
-	t.sync(all)
+	if _, synced := state.Read(preFilterStateKey).(*preFilterState); !synced {
+		// PreFilter of this cycle did not bring the index up to date (nodes do not change
+		// during a cycle, so once is enough).
+		t.sync(all)
+	}
 	s.idx = t.idx
 	numNodes := len(t.nodes)
 	if requireAll {

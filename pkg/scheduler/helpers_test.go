@@ -1,0 +1,85 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/plugins"
+)
+
+// fakeCluster is an in-memory actuator.Client for scheduler tests: binds are recorded and,
+// unless failing, confirmed back to the scheduler as an informer would.
+type fakeCluster struct {
+	mu      sync.Mutex
+	s       *Scheduler
+	binds   map[string]string
+	bindErr error
+	events  []string
+}
+
+func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.bindErr != nil {
+		return f.bindErr
+	}
+	f.binds[pod.Namespace+"/"+pod.Name] = node
+	bound := pod.DeepCopy()
+	bound.Spec.NodeName = node
+	f.s.Post(func() { f.s.UpdatePod(pod, bound) })
+	return nil
+}
+func (f *fakeCluster) DeletePod(context.Context, *v1.Pod, *int64) error { return nil }
+func (f *fakeCluster) PatchPodStatus(context.Context, *v1.Pod, *v1.PodCondition, *string) error {
+	return nil
+}
+func (f *fakeCluster) UpdateStatus(context.Context, runtime.Object) error { return nil }
+func (f *fakeCluster) Event(_, _ runtime.Object, _, reason, _, note string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.events = append(f.events, reason+": "+note)
+}
+
+// inline runs actuator work at once, on the caller's goroutine.
+type inline struct{}
+
+func (inline) Go(task func()) { task() }
+
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) Now() time.Time { return c.t }
+
+func newTestScheduler(t testing.TB, cfg *config.Configuration) (*Scheduler, *fakeCluster, *fixedClock) {
+	t.Helper()
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	clock := &fixedClock{t: time.Unix(1000, 0)}
+	fc := &fakeCluster{binds: map[string]string{}}
+	s, err := New(Options{Config: cfg, Registry: plugins.NewRegistry(), Clock: clock, Client: fc, Exec: inline{}, Logger: klog.Background(), AnySchedulerName: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.s = s
+	return s, fc, clock
+}
+
+// drain runs cycles until the queue has nothing ready.
+func drain(s *Scheduler) {
+	for {
+		s.DrainInbox()
+		if !s.ScheduleOne(context.Background()) {
+			s.DrainInbox()
+			return
+		}
+	}
+}
+
+func gate(name string) v1.PodSchedulingGate { return v1.PodSchedulingGate{Name: name} }

@@ -1,0 +1,178 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
+)
+
+func TestNumFeasibleNodesToFind(t *testing.T) {
+	tests := []struct {
+		percentage, nodes, want int
+	}{
+		{0, 10, 10},
+		{0, 99, 99},
+		{0, 100, 100},     // 50-0 = 50% of 100 = 50, but never fewer than 100
+		{0, 1000, 420},    // 50-8 = 42%
+		{0, 5000, 500},    // 50-40 = 10%
+		{0, 6000, 300},    // 50-48 = 2% -> 5%
+		{0, 15000, 750},   // 5%
+		{30, 1000, 300},   // configured
+		{100, 5000, 5000}, // all
+		{1, 5000, 100},    // floor of 100
+	}
+	for _, tc := range tests {
+		if got := numFeasibleNodesToFind(tc.percentage, tc.nodes); got != tc.want {
+			t.Errorf("numFeasibleNodesToFind(%d%%, %d) = %d, want %d", tc.percentage, tc.nodes, got, tc.want)
+		}
+	}
+}
+
+func TestFitErrorMessage(t *testing.T) {
+	diag := &Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
+	diag.NodeToStatus.Set("a", framework.NewStatus(framework.Unschedulable, "Insufficient cpu"))
+	diag.NodeToStatus.Set("b", framework.NewStatus(framework.Unschedulable, "Insufficient cpu", "Insufficient memory"))
+	diag.NodeToStatus.Set("c", framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector"))
+	diag.NodeToStatus.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [X]")
+	err := &FitError{NumAllNodes: 5, Diagnosis: diag, PostFilterMsg: "preemption: not eligible"}
+	want := "0/5 nodes are available: 1 Insufficient memory, 1 node(s) didn't match Pod's node affinity/selector, " +
+		"2 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [X]. preemption: not eligible"
+	if err.Error() != want {
+		t.Errorf("got  %q\nwant %q", err.Error(), want)
+	}
+	pre := &FitError{NumAllNodes: 3, Diagnosis: &Diagnosis{NodeToStatus: framework.NewNodeToStatus(), PreFilterMsg: "pod affinity terms conflict"}}
+	if got := pre.Error(); got != "0/3 nodes are available: 3 pod affinity terms conflict." {
+		t.Errorf("prefilter rejection: %q", got)
+	}
+}
+
+func TestScheduleBindsAndConfirms(t *testing.T) {
+	s, fc, _ := newTestScheduler(t, nil)
+	s.AddNode(testutil.Node("small").Capacity("cpu", "1", "memory", "1Gi").Obj())
+	s.AddNode(testutil.Node("big").Capacity("cpu", "8", "memory", "8Gi").Obj())
+	s.AddPod(testutil.Pod("p").Req("cpu", "2").Obj())
+	drain(s)
+	if fc.binds["default/p"] != "big" {
+		t.Fatalf("binds %v, want p on big", fc.binds)
+	}
+	pi := s.Cache().Pod("default/p")
+	if pi == nil || pi.Assumed || pi.NodeName != "big" {
+		t.Fatalf("cache: %+v", pi)
+	}
+	if s.Queue().Get("default/p") != nil {
+		t.Error("scheduled pod still queued")
+	}
+	if !strings.HasPrefix(fc.events[len(fc.events)-1], "Scheduled: Successfully assigned default/p to big") {
+		t.Errorf("events %v", fc.events)
+	}
+}
+
+func TestBindFailureForgetsAndRequeues(t *testing.T) {
+	s, fc, clock := newTestScheduler(t, nil)
+	fc.bindErr = errors.New("etcd is on holiday")
+	s.AddNode(testutil.Node("n").Capacity("cpu", "1", "memory", "1Gi").Obj())
+	s.AddPod(testutil.Pod("p").Req("cpu", "1").Obj())
+	drain(s)
+	if s.Cache().Pod("default/p") != nil {
+		t.Fatal("pod still assumed after its binding failed")
+	}
+	e := s.Queue().Get("default/p")
+	if e == nil || e.Location() != "backoff" {
+		t.Fatalf("pod not in backoff after a bind error: %v", e)
+	}
+	if msg := s.LastFailure("default/p"); !strings.Contains(msg, "Binding rejected") || !strings.Contains(msg, "holiday") {
+		t.Errorf("failure message %q", msg)
+	}
+	fc.bindErr = nil
+	clock.t = clock.t.Add(time.Second)
+	drain(s)
+	if fc.binds["default/p"] != "n" {
+		t.Errorf("pod not bound after the retry: %v", fc.binds)
+	}
+}
+
+// The room a preemptor was nominated to is not taken by lower-priority pods (the design's
+// Example 1), but a higher-priority pod may take it.
+func TestNominatedPodsHoldTheirRoom(t *testing.T) {
+	s, fc, _ := newTestScheduler(t, nil)
+	s.AddNode(testutil.Node("n1").Capacity("cpu", "10", "memory", "10Gi").Obj())
+	c := testutil.Pod("c").Priority(1000).Req("cpu", "10").Obj()
+	c.Status.NominatedNodeName = "n1"
+	c.Spec.SchedulingGates = nil
+	// c waits behind a gate so only its nomination matters.
+	c.Spec.SchedulingGates = append(c.Spec.SchedulingGates, gate("hold"))
+	s.AddPod(c)
+	s.AddPod(testutil.Pod("d").Priority(50).Req("cpu", "2").Obj())
+	drain(s)
+	if _, ok := fc.binds["default/d"]; ok {
+		t.Fatal("a lower-priority pod took the room of a nominated pod")
+	}
+	if msg := s.LastFailure("default/d"); !strings.Contains(msg, "Insufficient cpu") {
+		t.Errorf("d's failure: %q", msg)
+	}
+	s.AddPod(testutil.Pod("f").Priority(2000).Req("cpu", "2").Obj())
+	drain(s)
+	if fc.binds["default/f"] != "n1" {
+		t.Errorf("a higher-priority pod could not use the nominated room: %v", fc.binds)
+	}
+}
+
+func TestUnschedulableRetriedOnlyByHelpfulEvents(t *testing.T) {
+	s, fc, _ := newTestScheduler(t, nil)
+	s.AddNode(testutil.Node("n1").Capacity("cpu", "1", "memory", "1Gi").Obj())
+	s.AddPod(testutil.Pod("big").Req("cpu", "4").Obj())
+	drain(s)
+	e := s.Queue().Get("default/big")
+	if e == nil || e.Location() != "unschedulable" {
+		t.Fatalf("big: %v", e)
+	}
+	attempts := e.Attempts
+	// A node label change cannot help a pod rejected for cpu.
+	old := testutil.Node("n1").Capacity("cpu", "1", "memory", "1Gi").Obj()
+	relabelled := old.DeepCopy()
+	relabelled.Labels["x"] = "y"
+	s.UpdateNode(old, relabelled)
+	if e.Location() != "unschedulable" {
+		t.Fatalf("moved by an unrelated event to %s", e.Location())
+	}
+	s.AddNode(testutil.Node("n2").Capacity("cpu", "8", "memory", "8Gi").Obj())
+	if e.Location() == "unschedulable" {
+		t.Fatal("not moved by a node addition")
+	}
+	_ = attempts
+	_ = fc
+}
+
+// Filtering in parallel batches must cut at the same nodes as a sequential scan, so that
+// placements do not depend on the number of workers.
+func TestPlacementsIndependentOfParallelism(t *testing.T) {
+	run := func(parallelism int) map[string]string {
+		cfg := config.Default()
+		cfg.Parallelism = parallelism
+		cfg.PercentageOfNodesToScore = 10
+		s, fc, _ := newTestScheduler(t, cfg)
+		for i := range 300 {
+			s.AddNode(testutil.Node(fmt.Sprintf("n%03d", i)).Capacity("cpu", fmt.Sprint(1+i%7), "memory", "16Gi").Obj())
+		}
+		for i := range 200 {
+			s.AddPod(testutil.Pod(fmt.Sprintf("p%03d", i)).Req("cpu", fmt.Sprintf("%dm", 200+i%5*300)).Obj())
+		}
+		drain(s)
+		return fc.binds
+	}
+	one, many := run(1), run(16)
+	if len(one) != 200 {
+		t.Fatalf("bound %d of 200", len(one))
+	}
+	for k, v := range one {
+		if many[k] != v {
+			t.Fatalf("pod %s: node %s with 1 worker, %s with 16", k, v, many[k])
+		}
+	}
+}
