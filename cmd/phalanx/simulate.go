@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +28,8 @@ type simulateOptions struct {
 	configFile      string
 	checkInvariants bool
 	wallTime        bool
+	cpuProfile      string
+	memProfile      string
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -62,6 +65,10 @@ Exit status: 0 when the simulation ran, 2 for bad input, 1 for other failures or
 	f.StringVar(&o.configFile, "config", "", "scheduler configuration file (SchedulerConfiguration)")
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
 	f.BoolVar(&o.wallTime, "wall-time", false, "report the wall-clock time in summary.wallSeconds (makes the output differ run to run)")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	_ = f.MarkHidden("cpuprofile")
+	f.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the run to this file")
+	_ = f.MarkHidden("memprofile")
 	return cmd
 }
 
@@ -84,6 +91,17 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 			return usageError{err}
 		}
 		cfg = c
+	}
+	if o.cpuProfile != "" {
+		pf, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return usageError{err}
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	sc, err := sim.Load(o.files, stdin)
@@ -112,6 +130,11 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 	report, err := s.Run(ctx)
 	if err != nil {
 		return err
+	}
+	if o.memProfile != "" {
+		if err := writeHeapProfile(o.memProfile); err != nil {
+			return err
+		}
 	}
 	w := stdout
 	if o.out != "" {
@@ -148,4 +171,13 @@ func write(w io.Writer, format string, r *sim.Report) error {
 		return sim.WriteHTML(w, r)
 	}
 	return sim.WriteText(w, r)
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return usageError{err}
+	}
+	defer f.Close()
+	return pprof.Lookup("allocs").WriteTo(f, 0)
 }

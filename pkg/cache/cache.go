@@ -33,6 +33,8 @@ type Cache struct {
 
 	undo []undoOp
 	open int
+	// layoutVersion changes whenever nodes are added or removed (their Index changes).
+	layoutVersion uint64
 }
 
 // New returns an empty cache.
@@ -55,6 +57,10 @@ var _ framework.Snapshot = (*Cache)(nil)
 
 // NodeInfos returns the live nodes in the order they were added.
 func (c *Cache) NodeInfos() []*framework.NodeInfo { return c.nodes }
+
+// LayoutVersion changes whenever the node list changes, so per-node arrays indexed by
+// NodeInfo.Index must be rebuilt.
+func (c *Cache) LayoutVersion() uint64 { return c.layoutVersion }
 
 // NumNodes is the number of live nodes.
 func (c *Cache) NumNodes() int { return len(c.nodes) }
@@ -117,8 +123,10 @@ func (c *Cache) AddNode(node *v1.Node) *framework.NodeInfo {
 	} else {
 		n = framework.NewNodeInfo(node)
 	}
-	c.nodeIndex[node.Name] = len(c.nodes)
+	n.Index = len(c.nodes)
+	c.nodeIndex[node.Name] = n.Index
 	c.nodes = append(c.nodes, n)
+	c.layoutVersion++
 	return n
 }
 
@@ -138,7 +146,9 @@ func (c *Cache) RemoveNode(name string) {
 	delete(c.nodeIndex, name)
 	for j := i; j < len(c.nodes); j++ {
 		c.nodeIndex[c.nodes[j].Name] = j
+		c.nodes[j].Index = j
 	}
+	c.layoutVersion++
 	if len(n.Pods) > 0 {
 		c.relabel(n, false)
 		n.SetNode(nil)

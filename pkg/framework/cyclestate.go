@@ -14,35 +14,64 @@ type StateData interface {
 // (PreFilter, PreScore) and only read by the parallel Filter and Score loops, so it needs no
 // lock.
 type CycleState struct {
-	data map[StateKey]StateData
+	// data is a short list rather than a map: a cycle holds a handful of entries and
+	// Filter reads them on every node, where a linear scan beats hashing.
+	data []stateEntry
 	// SkipFilterPlugins and SkipScorePlugins record plugins whose PreFilter or PreScore
 	// returned Skip.
 	SkipFilterPlugins map[string]bool
 	SkipScorePlugins  map[string]bool
 }
 
+type stateEntry struct {
+	key StateKey
+	val StateData
+}
+
 // NewCycleState returns an empty state.
 func NewCycleState() *CycleState {
-	return &CycleState{data: make(map[StateKey]StateData, 8)}
+	return &CycleState{data: make([]stateEntry, 0, 8)}
 }
 
 // Read returns the data stored under key, or nil.
-func (c *CycleState) Read(key StateKey) StateData { return c.data[key] }
+func (c *CycleState) Read(key StateKey) StateData {
+	for i := range c.data {
+		if c.data[i].key == key {
+			return c.data[i].val
+		}
+	}
+	return nil
+}
 
 // Write stores data under key.
-func (c *CycleState) Write(key StateKey, val StateData) { c.data[key] = val }
+func (c *CycleState) Write(key StateKey, val StateData) {
+	for i := range c.data {
+		if c.data[i].key == key {
+			c.data[i].val = val
+			return
+		}
+	}
+	c.data = append(c.data, stateEntry{key, val})
+}
 
 // Delete removes key.
-func (c *CycleState) Delete(key StateKey) { delete(c.data, key) }
+func (c *CycleState) Delete(key StateKey) {
+	for i := range c.data {
+		if c.data[i].key == key {
+			c.data = append(c.data[:i], c.data[i+1:]...)
+			return
+		}
+	}
+}
 
 // Clone copies the state, cloning every entry.
 func (c *CycleState) Clone() *CycleState {
 	if c == nil {
 		return nil
 	}
-	out := &CycleState{data: make(map[StateKey]StateData, len(c.data))}
-	for k, v := range c.data {
-		out.data[k] = v.Clone()
+	out := &CycleState{data: make([]stateEntry, len(c.data))}
+	for i, e := range c.data {
+		out.data[i] = stateEntry{e.key, e.val.Clone()}
 	}
 	out.SkipFilterPlugins = cloneSet(c.SkipFilterPlugins)
 	out.SkipScorePlugins = cloneSet(c.SkipScorePlugins)

@@ -186,6 +186,9 @@ type Snapshot interface {
 	// namespace is accepted by ns, until fn returns false. It uses a label index, so the
 	// cost follows the number of candidate pods, not the cluster size.
 	ForEachPodMatching(ns func(namespace string) bool, sel labels.Selector, fn func(*PodInfo) bool)
+	// LayoutVersion changes whenever nodes are added or removed, so arrays indexed by
+	// NodeInfo.Index must be rebuilt.
+	LayoutVersion() uint64
 	// NamespaceLabels returns a namespace's labels (nil when unknown).
 	NamespaceLabels(namespace string) labels.Set
 
@@ -216,4 +219,26 @@ type QueuedUnit struct {
 type QueueSortPlugin interface {
 	Plugin
 	Less(a, b *QueuedUnit) bool
+}
+
+// StaticFilterPlugin is a FilterPlugin whose verdict on a node depends only on part of the
+// pod's spec and on the node object (labels, taints, spec), never on the pods running there.
+// StaticFilterKey names that part of the spec: pods with equal keys get equal verdicts on
+// every node. The scheduler caches the verdicts per key and node, and recomputes a node's
+// only when its StaticGeneration changes, so a Deployment of a thousand replicas pays for
+// its node selector and tolerations once, not once per pod and node.
+type StaticFilterPlugin interface {
+	FilterPlugin
+	StaticFilterKey(p *PodInfo) string
+}
+
+// StaticPrecheckPlugin is a FilterPlugin with a static part: StaticPrecheck is a verdict
+// of the kind StaticFilterPlugin gives (pod spec by StaticFilterKey, node object only),
+// which the plugin's Filter implies: when the precheck rejects a node, Filter rejects it
+// with the same status. NodeResourcesFit uses it for extended resources a node does not
+// have at all, so GPU pods never look at CPU-only nodes.
+type StaticPrecheckPlugin interface {
+	FilterPlugin
+	StaticFilterKey(p *PodInfo) string
+	StaticPrecheck(ctx context.Context, p *PodInfo, node *NodeInfo) *Status
 }

@@ -1,6 +1,10 @@
 package framework
 
 import (
+	"maps"
+	"slices"
+	"sync/atomic"
+
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -14,6 +18,12 @@ import (
 type NodeInfo struct {
 	node *v1.Node
 	Name string
+	// Index is the node's position in the cache's node list, for per-node arrays.
+	Index int
+	// StaticGeneration changes when what static filters read (labels, taints,
+	// unschedulable, allocatable) changes; cached static verdicts of older generations are
+	// stale.
+	StaticGeneration int64
 	// Unschedulable and Taints copy the node's spec so filters read them from this small,
 	// hot struct rather than from the large Node object.
 	Unschedulable bool
@@ -33,6 +43,15 @@ type NodeInfo struct {
 	Generation int64
 }
 
+// staticGenerations hands out StaticGeneration values; they are unique across nodes so a
+// node that is removed and re-added never matches a verdict cached for its old self. Only
+// the scheduling loop sets nodes, but tests run several caches at once.
+var staticGenerations atomic.Int64
+
+// LastStaticGeneration is the newest StaticGeneration handed out: when it has not moved, no
+// node's labels, taints or cordon changed.
+func LastStaticGeneration() int64 { return staticGenerations.Load() }
+
 // NewNodeInfo returns an empty NodeInfo for a node.
 func NewNodeInfo(node *v1.Node) *NodeInfo {
 	n := &NodeInfo{}
@@ -47,13 +66,12 @@ func (n *NodeInfo) Node() *v1.Node { return n.node }
 // as the simulator's input allows). Resource kinds beyond resource.Max are ignored: no pod
 // can ask for them either.
 func (n *NodeInfo) SetNode(node *v1.Node) {
+	old := n.node
 	n.node = node
 	if node == nil {
 		return
 	}
 	n.Name = node.Name
-	n.Unschedulable = node.Spec.Unschedulable
-	n.Taints = node.Spec.Taints
 	list := node.Status.Allocatable
 	if len(list) == 0 {
 		list = node.Status.Capacity
@@ -70,7 +88,13 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 			alloc[i] = q.Value()
 		}
 	}
+	if old == nil || alloc != n.Allocatable || !maps.Equal(old.Labels, node.Labels) || old.Spec.Unschedulable != node.Spec.Unschedulable ||
+		!slices.EqualFunc(old.Spec.Taints, node.Spec.Taints, func(a, b v1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value }) {
+		n.StaticGeneration = staticGenerations.Add(1)
+	}
 	n.Allocatable = alloc
+	n.Unschedulable = node.Spec.Unschedulable
+	n.Taints = node.Spec.Taints
 	n.Generation++
 }
 

@@ -47,6 +47,9 @@ type PodInfo struct {
 
 	// Where the pod sits in the slices of the NodeInfo that holds it, so removal is O(1).
 	nodePos, affinityPos, antiAffinityPos int32
+	// StaticFilterKey is the scheduler's key for cached static filter verdicts (see
+	// StaticFilterPlugin), computed on first use; it depends only on the pod's spec.
+	StaticFilterKey string
 	// NodeName is the node the pod occupies in the cache, "" while pending.
 	NodeName string
 	// Assumed is true between the scheduler's decision and the binding being observed.

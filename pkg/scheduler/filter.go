@@ -55,7 +55,8 @@ func (s *Scheduler) findNodesThatFit(ctx context.Context, fwk *fwkruntime.Framew
 		return nil, diag, nil
 	}
 	nodes := s.cache.NodeInfos()
-	if preRes != nil && preRes.NodeNames != nil {
+	narrowed := preRes != nil && preRes.NodeNames != nil
+	if narrowed {
 		narrowed := make([]*framework.NodeInfo, 0, len(preRes.NodeNames))
 		for _, n := range nodes {
 			if _, ok := preRes.NodeNames[n.Name]; ok {
@@ -75,7 +76,7 @@ func (s *Scheduler) findNodesThatFit(ctx context.Context, fwk *fwkruntime.Framew
 			return nil, diag, st.AsError()
 		}
 	}
-	feasible, err := s.filterNodes(ctx, fwk, state, p, nodes, diag)
+	feasible, err := s.filterNodes(ctx, fwk, state, p, nodes, narrowed, diag)
 	return feasible, diag, err
 }
 
@@ -84,18 +85,71 @@ func hasNode(r *framework.PreFilterResult, name string) bool {
 	return ok
 }
 
-// filterNodes runs Filter over nodes from the rotating start index until enough feasible
-// nodes are found. Nodes are filtered in parallel in batches, and the cut is made in node
+// filterNodes runs Filter over the nodes until enough feasible ones are found. Static
+// verdicts come from the cache, so only the nodes that pass them are visited (unless
+// PreFilter narrowed the nodes, when the few candidates are checked one by one).
+func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, narrowed bool, diag *Diagnosis) ([]*framework.NodeInfo, error) {
+	all := s.cache.NodeInfos()
+	candidates := nodes
+	var v *staticVerdicts
+	check := func(n *framework.NodeInfo) *framework.Status { return fwk.RunFilterPlugins(ctx, state, p, n) }
+	if fwk.HasStaticFilters() {
+		if p.StaticFilterKey == "" {
+			p.StaticFilterKey = fwk.StaticFilterKey(state, p)
+		}
+		v = s.static.get(p.StaticFilterKey, s.cache.LayoutVersion(), len(all))
+		dynamic := fwk.ActiveDynamicFilters(state)
+		if narrowed {
+			check = func(n *framework.NodeInfo) *framework.Status {
+				if st := v.verdict(ctx, fwk, state, p, n); st != nil {
+					return st
+				}
+				return fwkruntime.RunFilters(ctx, dynamic, state, p, n)
+			}
+		} else {
+			if err := v.refresh(ctx, s.parallelizer, fwk, state, p, all); err != nil {
+				return nil, err
+			}
+			candidates = s.eligibleScratch[:0]
+			for _, i := range v.eligible {
+				candidates = append(candidates, all[i])
+			}
+			s.eligibleScratch = candidates
+			check = func(n *framework.NodeInfo) *framework.Status { return fwkruntime.RunFilters(ctx, dynamic, state, p, n) }
+		}
+	}
+	feasible, err := s.scan(ctx, candidates, check, diag)
+	if err != nil || len(feasible) > 0 || v == nil || narrowed {
+		return feasible, err
+	}
+	// Nothing fits: the nodes the static filters ruled out belong in the diagnosis too.
+	for i, st := range v.status {
+		if st != nil {
+			diag.NodeToStatus.Set(all[i].Name, st)
+			diag.UnschedulablePlugins.Insert(st.Plugin())
+		}
+	}
+	return feasible, nil
+}
+
+// scan filters candidates from the rotating start index until enough feasible nodes are
+// found. Candidates are filtered in parallel batches and the cut is made in candidate
 // order, so the result is the same as a sequential scan: the simulator stays deterministic
-// whatever the parallelism.
-func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, diag *Diagnosis) ([]*framework.NodeInfo, error) {
+// whatever the parallelism. When none is feasible, every candidate's status goes into the
+// diagnosis.
+func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check func(*framework.NodeInfo) *framework.Status, diag *Diagnosis) ([]*framework.NodeInfo, error) {
 	n := len(nodes)
 	if n == 0 {
 		return nil, nil
 	}
 	want := numFeasibleNodesToFind(s.cfg.PercentageOfNodesToScore, n)
 	start := s.nextStartNodeIndex % n
-	statuses := make([]*framework.Status, n)
+	// The per-node status buffer is reused across cycles: only the loop filters.
+	if cap(s.filterScratch) < n {
+		s.filterScratch = make([]*framework.Status, n)
+	}
+	statuses := s.filterScratch[:n]
+	defer clear(statuses)
 	feasible := make([]*framework.NodeInfo, 0, want)
 	batch := max(64, want/2)
 	processed := 0
@@ -103,7 +157,7 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 		size := min(batch, n-processed)
 		s.parallelizer.Until(ctx, size, func(i int) {
 			idx := (start + processed + i) % n
-			statuses[idx] = fwk.RunFilterPlugins(ctx, state, p, nodes[idx])
+			statuses[idx] = check(nodes[idx])
 		})
 		for i := range size {
 			idx := (start + processed + i) % n
@@ -117,14 +171,18 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 			if st.Code() == framework.Error {
 				return nil, st.AsError()
 			}
-			if len(feasible) < want {
-				diag.NodeToStatus.Set(nodes[idx].Name, st)
-				diag.UnschedulablePlugins.Insert(st.Plugin())
-			}
 		}
 		processed += size
 	}
 	s.nextStartNodeIndex = (start + processed) % n
+	// Why nodes failed matters only when none fits; then every node was filtered.
+	if len(feasible) == 0 {
+		for i := range n {
+			idx := (start + i) % n
+			diag.NodeToStatus.Set(nodes[idx].Name, statuses[idx])
+			diag.UnschedulablePlugins.Insert(statuses[idx].Plugin())
+		}
+	}
 	return feasible, nil
 }
 

@@ -69,6 +69,9 @@ type Scheduler struct {
 
 	parallelizer       framework.Parallelizer
 	nextStartNodeIndex int
+	static             staticCache
+	filterScratch      []*framework.Status
+	eligibleScratch    []*framework.NodeInfo
 
 	// bindingsInFlight counts binding cycles not yet reported back.
 	bindingsInFlight int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -24,6 +25,9 @@ type Framework struct {
 	preEnqueue    []framework.PreEnqueuePlugin
 	preFilter     []framework.PreFilterPlugin
 	filter        []framework.FilterPlugin
+	staticFilter  []framework.StaticFilterPlugin
+	precheck      []framework.StaticPrecheckPlugin
+	dynamicFilter []framework.FilterPlugin
 	postFilter    []framework.PostFilterPlugin
 	preScore      []framework.PreScorePlugin
 	score         []weightedScore
@@ -31,6 +35,7 @@ type Framework struct {
 	permit        []framework.PermitPlugin
 	bind          []framework.BindPlugin
 	enqueueEvents map[string][]framework.ClusterEvent
+	scoreScratch  [][]framework.NodeScore
 }
 
 type weightedScore struct {
@@ -126,6 +131,16 @@ func (f *Framework) add(pl framework.Plugin, weight int64) {
 	}
 	if p, ok := pl.(framework.FilterPlugin); ok {
 		f.filter = append(f.filter, p)
+		// A plugin with a static precheck is still a dynamic filter; only plugins that
+		// are static and nothing else have their Filter cached.
+		if pc, ok := p.(framework.StaticPrecheckPlugin); ok {
+			f.precheck = append(f.precheck, pc)
+			f.dynamicFilter = append(f.dynamicFilter, p)
+		} else if sp, ok := p.(framework.StaticFilterPlugin); ok {
+			f.staticFilter = append(f.staticFilter, sp)
+		} else {
+			f.dynamicFilter = append(f.dynamicFilter, p)
+		}
 	}
 	if p, ok := pl.(framework.PostFilterPlugin); ok {
 		f.postFilter = append(f.postFilter, p)
@@ -219,15 +234,92 @@ func mergePreFilterResults(a, b *framework.PreFilterResult) *framework.PreFilter
 
 // RunFilterPlugins returns the first plugin's rejection, or nil when the pod fits.
 func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
-	for _, pl := range f.filter {
+	return runFilters(ctx, f.filter, state, p, node)
+}
+
+// RunStaticFilterPlugins runs only the static filters (see framework.StaticFilterPlugin).
+func (f *Framework) RunStaticFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.staticFilter {
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
 		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
-			if !s.IsRejected() {
-				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
-			}
-			return s.WithPlugin(pl.Name())
+			return filterFailure(pl, s)
+		}
+	}
+	for _, pl := range f.precheck {
+		if state.SkipFilterPlugins[pl.Name()] {
+			continue
+		}
+		if s := pl.StaticPrecheck(ctx, p, node); !s.IsSuccess() {
+			return filterFailure(pl, s)
+		}
+	}
+	return nil
+}
+
+// ActiveDynamicFilters returns the filters that are not static and that PreFilter did not
+// skip, for RunFilters; computing the list once per cycle keeps the per-node loop free
+// of lookups.
+func (f *Framework) ActiveDynamicFilters(state *framework.CycleState) []framework.FilterPlugin {
+	out := make([]framework.FilterPlugin, 0, len(f.dynamicFilter))
+	for _, pl := range f.dynamicFilter {
+		if !state.SkipFilterPlugins[pl.Name()] {
+			out = append(out, pl)
+		}
+	}
+	return out
+}
+
+// RunFilters runs the given filters (from ActiveDynamicFilters) in order.
+func RunFilters(ctx context.Context, plugins []framework.FilterPlugin, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	for _, pl := range plugins {
+		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
+			return filterFailure(pl, s)
+		}
+	}
+	return nil
+}
+
+// StaticFilterKey combines the static filters' keys for a pod: pods with equal keys get
+// equal static verdicts on every node.
+func (f *Framework) StaticFilterKey(state *framework.CycleState, p *framework.PodInfo) string {
+	var b strings.Builder
+	b.WriteString(f.schedulerName)
+	for _, pl := range f.staticFilter {
+		b.WriteByte(0)
+		if state.SkipFilterPlugins[pl.Name()] {
+			continue
+		}
+		b.WriteString(pl.StaticFilterKey(p))
+	}
+	for _, pl := range f.precheck {
+		b.WriteByte(0)
+		if state.SkipFilterPlugins[pl.Name()] {
+			continue
+		}
+		b.WriteString(pl.StaticFilterKey(p))
+	}
+	return b.String()
+}
+
+// HasStaticFilters reports whether any filter is static or has a static precheck.
+func (f *Framework) HasStaticFilters() bool { return len(f.staticFilter)+len(f.precheck) > 0 }
+
+func filterFailure(pl framework.Plugin, s *framework.Status) *framework.Status {
+	if !s.IsRejected() {
+		s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
+	}
+	return s.WithPlugin(pl.Name())
+}
+
+func runFilters[P framework.FilterPlugin](ctx context.Context, plugins []P, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	for _, pl := range plugins {
+		if state.SkipFilterPlugins[pl.Name()] {
+			continue
+		}
+		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
+			return filterFailure(pl, s)
 		}
 	}
 	return nil
@@ -316,10 +408,19 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	if len(active) == 0 {
 		return totals, nil
 	}
-	scores := make([][]framework.NodeScore, len(active))
-	for i := range active {
-		scores[i] = make([]framework.NodeScore, len(nodes))
+	// Score buffers are reused across cycles; only the scheduling loop scores.
+	scores := f.scoreScratch[:0]
+	for range active {
+		var buf []framework.NodeScore
+		if len(scores) < cap(scores) {
+			buf = scores[:len(scores)+1][len(scores)]
+		}
+		if cap(buf) < len(nodes) {
+			buf = make([]framework.NodeScore, len(nodes))
+		}
+		scores = append(scores, buf[:len(nodes)])
 	}
+	f.scoreScratch = scores
 	errs := make([]*framework.Status, len(nodes))
 	f.parallelizer.Until(ctx, len(nodes), func(i int) {
 		for j, pl := range active {

@@ -288,3 +288,10 @@ func (*NodeAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, 
 func (*NodeAffinity) EventsToRegister() []framework.ClusterEvent {
 	return []framework.ClusterEvent{{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeLabel}}
 }
+
+// StaticFilterKey implements framework.StaticFilterPlugin: the verdict depends only on the
+// pod's node selector and required node affinity (addedAffinity is the same for every pod
+// of the profile).
+func (*NodeAffinity) StaticFilterKey(p *framework.PodInfo) string {
+	return framework.NodeSelectionKey(p.Pod)
+}

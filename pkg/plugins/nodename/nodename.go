@@ -39,3 +39,7 @@ var errStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrR
 func (NodeName) EventsToRegister() []framework.ClusterEvent {
 	return []framework.ClusterEvent{{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeLabel}}
 }
+
+// StaticFilterKey implements framework.StaticFilterPlugin: the verdict depends only on the
+// requested node name.
+func (NodeName) StaticFilterKey(p *framework.PodInfo) string { return p.Pod.Spec.NodeName }

@@ -3,7 +3,9 @@ package noderesources
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -18,7 +20,9 @@ const FitName = "NodeResourcesFit"
 type Fit struct {
 	ignored       []bool // by resource index
 	ignoredGroups []string
-	scorer        *allocationScorer
+	// statuses caches rejection statuses by insufficient-resource set.
+	statuses sync.Map
+	scorer   *allocationScorer
 }
 
 // NewFit builds NodeResourcesFit.
@@ -52,32 +56,88 @@ func (*Fit) Name() string { return FitName }
 // count is checked first and never counts as unresolvable, as in kube-scheduler (whose
 // reasons come in that order: pods, cpu, memory, ephemeral-storage, then the others).
 func (f *Fit) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
-	var reasons []string
+	var insufficient uint64 // bit i: resource i does not fit
 	unresolvable := false
 	if n.Requested[resource.Pods]+1 > n.Allocatable[resource.Pods] {
-		reasons = append(reasons, "Too many pods")
+		insufficient |= 1 << resource.Pods
 	}
 	for _, i := range p.RequestIdx {
 		idx := int(i)
-		if idx == resource.Pods || f.isIgnored(idx) {
+		if idx == resource.Pods {
 			continue
 		}
 		req := p.Requests.Vector[idx]
-		if req <= n.Free(idx) {
+		if req <= n.Free(idx) || f.isIgnored(idx) {
 			continue
 		}
-		reasons = append(reasons, "Insufficient "+string(resource.Name(idx)))
+		insufficient |= 1 << idx
 		if req > n.Allocatable[idx] {
 			unresolvable = true
 		}
 	}
-	if len(reasons) == 0 {
+	if insufficient == 0 {
 		return nil
 	}
-	if unresolvable {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...)
+	return f.status(insufficient, unresolvable)
+}
+
+// StaticFilterKey implements framework.StaticPrecheckPlugin: the extended resources the pod
+// asks for, and how much.
+func (f *Fit) StaticFilterKey(p *framework.PodInfo) string {
+	var b strings.Builder
+	for _, i := range p.RequestIdx {
+		if idx := int(i); resource.IsScalar(idx) {
+			b.WriteString(strconv.Itoa(idx))
+			b.WriteByte('=')
+			b.WriteString(strconv.FormatInt(p.Requests.Vector[idx], 10))
+			b.WriteByte(',')
+		}
 	}
-	return framework.NewStatus(framework.Unschedulable, reasons...)
+	return b.String()
+}
+
+// StaticPrecheck rejects a node whose allocatable of an extended resource is smaller than
+// the pod's request: no amount of preemption or waiting makes a GPU appear on a CPU node.
+// Filter rejects such a node too, with this reason among its own.
+func (f *Fit) StaticPrecheck(_ context.Context, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	var insufficient uint64
+	for _, i := range p.RequestIdx {
+		idx := int(i)
+		if resource.IsScalar(idx) && p.Requests.Vector[idx] > n.Allocatable[idx] && !f.isIgnored(idx) {
+			insufficient |= 1 << idx
+		}
+	}
+	if insufficient == 0 {
+		return nil
+	}
+	return f.status(insufficient, true)
+}
+
+// status returns the (shared, immutable) status for a set of insufficient resources, so
+// that rejecting thousands of nodes allocates nothing.
+func (f *Fit) status(insufficient uint64, unresolvable bool) *framework.Status {
+	key := insufficient << 1
+	if unresolvable {
+		key |= 1
+	}
+	if st, ok := f.statuses.Load(key); ok {
+		return st.(*framework.Status)
+	}
+	var reasons []string
+	if insufficient&(1<<resource.Pods) != 0 {
+		reasons = append(reasons, "Too many pods")
+	}
+	for i := range resource.Max {
+		if i != resource.Pods && insufficient&(1<<i) != 0 {
+			reasons = append(reasons, "Insufficient "+string(resource.Name(i)))
+		}
+	}
+	code := framework.Unschedulable
+	if unresolvable {
+		code = framework.UnschedulableAndUnresolvable
+	}
+	st, _ := f.statuses.LoadOrStore(key, framework.NewStatus(code, reasons...).WithPlugin(FitName))
+	return st.(*framework.Status)
 }
 
 // isIgnored reports whether the args exclude resource i from the check. Only extended

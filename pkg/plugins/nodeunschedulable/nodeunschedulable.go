@@ -50,3 +50,12 @@ var errStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrR
 func (NodeUnschedulable) EventsToRegister() []framework.ClusterEvent {
 	return []framework.ClusterEvent{{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeSchedulable | framework.UpdateNodeTaint}}
 }
+
+// StaticFilterKey implements framework.StaticFilterPlugin: the verdict depends only on
+// whether the pod tolerates the unschedulable taint.
+func (NodeUnschedulable) StaticFilterKey(p *framework.PodInfo) string {
+	if corev1helpers.TolerationsTolerateTaint(klog.Background(), p.Pod.Spec.Tolerations, &unschedulableTaint, false) {
+		return "tolerates"
+	}
+	return ""
+}

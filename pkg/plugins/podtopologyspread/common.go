@@ -8,13 +8,18 @@ import (
 // cycle filters and scores (a pointer hashes faster than a name), by name for the node a
 // pod runs on.
 type nodeIndexes struct {
+	infos  []*framework.NodeInfo
 	byInfo map[*framework.NodeInfo]int32
 	byName map[string]int32
 }
 
 // of returns a node's position, -1 for a node the index does not know (which a cycle's own
-// snapshot never yields; tests may).
+// snapshot never yields; tests may). The index follows the snapshot's order, so the
+// node's own Index is the answer whenever it points back to the node.
 func (x *nodeIndexes) of(n *framework.NodeInfo) int32 {
+	if n.Index < len(x.infos) && x.infos[n.Index] == n {
+		return int32(n.Index)
+	}
 	if i, ok := x.byInfo[n]; ok {
 		return i
 	}

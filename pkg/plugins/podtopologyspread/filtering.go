@@ -88,7 +88,7 @@ func (pl *PodTopologySpread) preFilterState(p *framework.PodInfo, cons []spreadC
 
 	t := &pl.topo
 	t.mu.Lock()
-	t.sync(snap.NodeInfos())
+	t.sync(snap)
 	s.idx = t.idx
 	for i := range cons {
 		s.required = appendKey(s.required, t.key(cons[i].TopologyKey))
@@ -186,8 +186,9 @@ func update(state *framework.CycleState, p, q *framework.PodInfo, node *framewor
 // The reasons are shared by every rejection (a Status never modifies them), so that a
 // rejection allocates only its Status: many nodes are rejected per cycle.
 var (
-	reasonSkew      = []string{ErrReasonConstraintsNotMatch}
-	reasonNodeLabel = []string{ErrReasonNodeLabelNotMatch}
+	// Rejections share immutable statuses, so filtering thousands of nodes allocates nothing.
+	statusSkew      = framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch).WithPlugin(Name)
+	statusNodeLabel = framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch).WithPlugin(Name)
 )
 
 // Filter checks every hard constraint in order: the node must carry the topology key, and
@@ -208,7 +209,7 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 			d = c.keys.lookup(node.Node().Labels)
 		}
 		if d == -1 {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, reasonNodeLabel...)
+			return statusNodeLabel
 		}
 		minNum := int64(s.min[i])
 		if c.present.num < int(c.MinDomains) {
@@ -222,7 +223,7 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 			matchNum++
 		}
 		if matchNum-minNum > int64(c.MaxSkew) {
-			return framework.NewStatus(framework.Unschedulable, reasonSkew...)
+			return statusSkew
 		}
 	}
 	return nil

@@ -73,7 +73,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	if _, synced := state.Read(preFilterStateKey).(*preFilterState); !synced {
 		// PreFilter of this cycle did not bring the index up to date (nodes do not change
 		// during a cycle, so once is enough).
-		t.sync(all)
+		t.sync(snap)
 	}
 	s.idx = t.idx
 	numNodes := len(t.nodes)

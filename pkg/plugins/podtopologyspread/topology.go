@@ -33,6 +33,10 @@ type topology struct {
 	affinity affinityMemo
 	taints   taintMemo
 	presence map[presenceKey]*presence
+	// layout and static are the snapshot's layout version and the newest static
+	// generation when the index was last synced.
+	layout uint64
+	static int64
 }
 
 // keyIndex maps nodes to the domains of one topology key.
@@ -91,7 +95,17 @@ type presenceKey struct {
 // sync brings the index up to date with the snapshot's nodes. A changed node object with
 // the same name and the same values for the indexed keys only invalidates the memos;
 // anything else rebuilds the index.
-func (t *topology) sync(infos []*framework.NodeInfo) {
+func (t *topology) sync(snap framework.Snapshot) {
+	// Nothing to look at unless nodes came or went or some node's labels or taints changed.
+	layout, static := snap.LayoutVersion(), framework.LastStaticGeneration()
+	if t.idx != nil && layout == t.layout && static == t.static {
+		return
+	}
+	t.syncNodes(snap.NodeInfos())
+	t.layout, t.static = layout, static
+}
+
+func (t *topology) syncNodes(infos []*framework.NodeInfo) {
 	if t.idx == nil || len(infos) != len(t.infos) {
 		t.rebuild(infos)
 		return
@@ -124,7 +138,7 @@ func (t *topology) sync(infos []*framework.NodeInfo) {
 func (t *topology) rebuild(infos []*framework.NodeInfo) {
 	t.infos = append([]*framework.NodeInfo(nil), infos...)
 	t.nodes = make([]*v1.Node, len(infos))
-	t.idx = &nodeIndexes{byInfo: make(map[*framework.NodeInfo]int32, len(infos)), byName: make(map[string]int32, len(infos))}
+	t.idx = &nodeIndexes{infos: t.infos, byInfo: make(map[*framework.NodeInfo]int32, len(infos)), byName: make(map[string]int32, len(infos))}
 	for i, ni := range infos {
 		t.nodes[i] = ni.Node()
 		t.idx.byInfo[ni] = int32(i)

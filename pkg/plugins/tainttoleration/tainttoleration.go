@@ -57,7 +57,7 @@ func (*TaintToleration) Name() string { return Name }
 // one of corev1helpers.FindMatchingUntoleratedTaint without its filtered copy of the
 // taints, so that Filter allocates nothing on nodes that pass.
 func (pl *TaintToleration) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
-	taints := n.Node().Spec.Taints
+	taints := n.Taints
 	tolerations := p.Pod.Spec.Tolerations
 	for i := range taints {
 		t := &taints[i]
@@ -104,7 +104,7 @@ func (pl *TaintToleration) Score(_ context.Context, state *framework.CycleState,
 		tols = p.Pod.Spec.Tolerations
 	}
 	var count int64
-	taints := n.Node().Spec.Taints
+	taints := n.Taints
 	for i := range taints {
 		t := &taints[i]
 		if t.Effect != v1.TaintEffectPreferNoSchedule {
@@ -142,4 +142,10 @@ func (*TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleStat
 // The pod's own toleration changes are covered by the scheduler's pod-update registration.
 func (*TaintToleration) EventsToRegister() []framework.ClusterEvent {
 	return []framework.ClusterEvent{{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeTaint}}
+}
+
+// StaticFilterKey implements framework.StaticFilterPlugin: the verdict depends only on the
+// pod's tolerations and the node's taints.
+func (*TaintToleration) StaticFilterKey(p *framework.PodInfo) string {
+	return framework.TolerationsKey(p.Pod.Spec.Tolerations)
 }

@@ -38,6 +38,7 @@ var pools = []struct {
 }{{"general", "32", "128Gi"}, {"compute", "64", "128Gi"}, {"memory", "32", "256Gi"}, {"small", "16", "64Gi"}}
 
 // Nodes returns the nodes: 10% GPU nodes (8 GPUs, tainted), the rest spread over pools.
+// Every zone gets its share of each kind, so zone spreading is always satisfiable.
 func Nodes(s Spec) []*v1.Node {
 	s = s.defaulted()
 	out := make([]*v1.Node, 0, s.Nodes)
@@ -48,14 +49,14 @@ func Nodes(s Spec) []*v1.Node {
 			v1.LabelHostname: name, LabelZone: zone,
 		}}}
 		alloc := v1.ResourceList{v1.ResourcePods: apiresource.MustParse("110")}
-		if i%10 == 9 {
+		if (i/s.Zones)%10 == 9 {
 			n.Labels[LabelPool] = "gpu"
 			alloc[v1.ResourceCPU] = apiresource.MustParse("96")
 			alloc[v1.ResourceMemory] = apiresource.MustParse("512Gi")
 			alloc[GPU] = apiresource.MustParse("8")
 			n.Spec.Taints = []v1.Taint{{Key: TaintGPU, Value: "present", Effect: v1.TaintEffectNoSchedule}}
 		} else {
-			p := pools[i%len(pools)]
+			p := pools[(i/s.Zones)%len(pools)]
 			n.Labels[LabelPool] = p.name
 			alloc[v1.ResourceCPU] = apiresource.MustParse(p.cpu)
 			alloc[v1.ResourceMemory] = apiresource.MustParse(p.mem)
