@@ -62,17 +62,27 @@ e2e::build_one() {
   e2e::log "${name}: built in $((SECONDS - start))s"
 }
 
+# The four groups build in parallel: on 2 cores that mostly overlaps each
+# one's single-threaded link with the others' compiles.
 e2e::build() {
   mkdir -p "${E2E_BIN_DIR}"
-  local c=${E2E_CLUSTER_DIR}
-  e2e::build_one etcd "${c}/etcd" "${c}/etcd/go.mod" "${c}/etcd/go.sum" "${c}/etcd/main.go" -- \
-    -ldflags="-s -w" .
-  e2e::build_one kwok "${c}/kwok" "${c}/kwok/go.mod" "${c}/kwok/go.sum" -- \
-    -ldflags="-s -w" sigs.k8s.io/kwok/cmd/kwok
-  e2e::build_one e2ectl "${c}" "${c}/go.mod" "${c}/go.sum" "${c}"/e2ectl/*.go -- \
-    -ldflags="-s -w" ./e2ectl
+  local c=${E2E_CLUSTER_DIR} pids=() pid failed=0
   e2e::build_one kubernetes "${c}" "${c}/go.mod" "${c}/go.sum" -- \
-    -ldflags="$(e2e::kube_ldflags)" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+    -ldflags="$(e2e::kube_ldflags)" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager &
+  pids+=($!)
+  e2e::build_one etcd "${c}/etcd" "${c}/etcd/go.mod" "${c}/etcd/go.sum" "${c}/etcd/main.go" -- \
+    -ldflags="-s -w" . &
+  pids+=($!)
+  e2e::build_one kwok "${c}/kwok" "${c}/kwok/go.mod" "${c}/kwok/go.sum" -- \
+    -ldflags="-s -w" sigs.k8s.io/kwok/cmd/kwok &
+  pids+=($!)
+  e2e::build_one e2ectl "${c}" "${c}/go.mod" "${c}/go.sum" "${c}"/e2ectl/*.go -- \
+    -ldflags="-s -w" ./e2ectl &
+  pids+=($!)
+  for pid in "${pids[@]}"; do
+    wait "${pid}" || failed=1
+  done
+  ((failed == 0)) || e2e::die "build failed"
 }
 
 # --- processes ---------------------------------------------------------------
@@ -87,14 +97,18 @@ e2e::alive() {
 
 # e2e::start NAME: starts a component from DIR/NAME.args (one argument a line,
 # the binary first) in its own session, so it is its own process group and a
-# Ctrl-C on the terminal reaches only the script, which then stops it.
+# Ctrl-C on the terminal reaches only the script, which then stops it. The
+# subshell makes it nobody's child: whether hack/e2e.sh or e2e-ctl.sh started
+# it, it is stopped the same way, and the shell prints no job notices.
 # Output is appended to DIR/NAME.log and the pid written to DIR/NAME.pid.
 e2e::start() {
   local name=$1 dir=${PHALANX_E2E_DIR:?}
   local args=()
   mapfile -t args <"${dir}/${name}.args"
-  setsid "${args[@]}" >>"${dir}/${name}.log" 2>&1 </dev/null &
-  echo $! >"${dir}/${name}.pid"
+  (
+    setsid "${args[@]}" >>"${dir}/${name}.log" 2>&1 </dev/null &
+    echo $! >"${dir}/${name}.pid"
+  )
 }
 
 # e2e::launch NAME BINARY ARGS...: records the command line, then starts it.
@@ -121,8 +135,6 @@ e2e::stop() {
       kill -KILL -- "-${pid}" 2>/dev/null || true
     fi
   fi
-  # Reap it if it is our child; quiet the shell's "Terminated" notice.
-  wait "${pid}" 2>/dev/null || true
   rm -f "${dir}/${name}.pid"
 }
 

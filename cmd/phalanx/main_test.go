@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var binary string
+
+// TestMain builds the phalanx binary once, so the tests check the real process: exit
+// codes, stdout and stderr.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "phalanx-cli")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "phalanx")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		code     int
+		inStderr string
+	}{
+		{"example runs", []string{"simulate", "-f", "examples/small-cluster"}, "", 0, ""},
+		{"bad manifest", []string{"simulate", "-f", "testdata/badinput/bad-quantity.yaml"}, "", 2,
+			"bad-quantity.yaml: document 2 (Pod): spec.containers[0].resources.requests[cpu]"},
+		{"missing file", []string{"simulate", "-f", "no/such/file.yaml"}, "", 2, "no/such/file.yaml"},
+		{"no -f", []string{"simulate"}, "", 2, "needs at least one -f"},
+		{"unknown flag", []string{"simulate", "--frobnicate"}, "", 2, "unknown flag"},
+		{"bad output format", []string{"simulate", "-f", "-", "-o", "xml"}, "", 2, "must be text, json or html"},
+		{"stdin", []string{"simulate", "-f", "-"}, "apiVersion: v1\nkind: Node\nmetadata: {name: node1}\n", 0, ""},
+		{"bad yaml on stdin", []string{"simulate", "-f", "-"}, "kind: [", 2, "<stdin>: document 1"},
+		{"run is not ready", []string{"run"}, "", 1, "not available yet"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := run(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.inStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.inStderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace on stderr: %s", stderr)
+			}
+		})
+	}
+}
+
+// The same input and seed give the same output, byte for byte.
+func TestSimulateIsDeterministic(t *testing.T) {
+	for _, format := range []string{"json", "text", "html"} {
+		a, _, c1 := run(t, "", "simulate", "-f", "examples/small-cluster", "-o", format, "--seed", "7")
+		b, _, c2 := run(t, "", "simulate", "-f", "examples/small-cluster", "-o", format, "--seed", "7")
+		if c1 != 0 || c2 != 0 {
+			t.Fatalf("%s: exit %d/%d", format, c1, c2)
+		}
+		if a != b {
+			t.Errorf("%s output differs between two runs with the same seed", format)
+		}
+	}
+}
+
+func TestJSONFollowsTheContract(t *testing.T) {
+	out, _, code := run(t, "", "simulate", "-f", "examples/small-cluster", "-o", "json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var report map[string]any
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"pods", "podGroups", "events", "summary"} {
+		if _, ok := report[k]; !ok {
+			t.Errorf("missing %q", k)
+		}
+	}
+	pod := report["pods"].([]any)[0].(map[string]any)
+	for _, k := range []string{"namespace", "name", "phase", "node", "nominatedNode", "boundAt", "priority", "podGroup", "preemptedBy", "message"} {
+		if _, ok := pod[k]; !ok {
+			t.Errorf("pod lacks %q", k)
+		}
+	}
+	sum := report["summary"].(map[string]any)
+	for _, k := range []string{"pods", "running", "pending", "succeeded", "preempted", "deleted", "virtualSeconds", "wallSeconds"} {
+		if _, ok := sum[k]; !ok {
+			t.Errorf("summary lacks %q", k)
+		}
+	}
+}
+
+func TestHTMLToFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report.html")
+	_, stderr, code := run(t, "", "simulate", "-f", "examples/small-cluster", "-o", "html", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte("<html")) || !bytes.Contains(data, []byte("web-1")) {
+		t.Error("report lacks the page or the pods")
+	}
+	if !strings.Contains(stderr, "wrote "+out) {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := run(t, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "phalanx ") {
+		t.Errorf("version: %q (exit %d)", out, code)
+	}
+}
