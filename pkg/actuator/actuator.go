@@ -7,6 +7,7 @@ package actuator
 
 import (
 	"context"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,14 +31,27 @@ type Client interface {
 
 // Executor runs work off the scheduling loop.
 type Executor interface {
+	// Go runs a task off the loop.
 	Go(task func())
+	// Parallel runs fn(0..n-1), concurrently where the executor can, and returns when all
+	// are done. It is called from inside a task.
+	Parallel(n int, fn func(i int))
 }
 
-// GoExecutor runs each task on its own goroutine.
+// GoExecutor runs each task on its own goroutine, and Parallel on one goroutine per item.
 type GoExecutor struct{}
 
 // Go starts the task.
 func (GoExecutor) Go(task func()) { go task() }
+
+// Parallel runs fn on n goroutines and waits for them.
+func (GoExecutor) Parallel(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { fn(i) })
+	}
+	wg.Wait()
+}
 
 // Actuator applies decisions.
 type Actuator struct {

@@ -29,7 +29,8 @@ type Cache struct {
 
 	namespaces map[string]labels.Set
 	nominator  nominator
-	pdbs       map[string]*PDB
+	pdbs       map[string]*framework.PDBInfo
+	pdbList    []*framework.PDBInfo
 
 	undo []undoOp
 	open int
@@ -49,7 +50,7 @@ func New() *Cache {
 		affinityNodes: newNodeSet(),
 		namespaces:    map[string]labels.Set{},
 		nominator:     newNominator(),
-		pdbs:          map[string]*PDB{},
+		pdbs:          map[string]*framework.PDBInfo{},
 	}
 }
 

@@ -1,16 +1,14 @@
 package cache
 
 import (
+	"sort"
+
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-)
 
-// PDB is a PodDisruptionBudget with its selector parsed.
-type PDB struct {
-	PDB      *policyv1.PodDisruptionBudget
-	Selector labels.Selector
-}
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
 
 // SetPDB records or replaces a PodDisruptionBudget. A selector that does not parse selects
 // nothing, as the disruption controller treats it.
@@ -19,12 +17,27 @@ func (c *Cache) SetPDB(pdb *policyv1.PodDisruptionBudget) {
 	if err != nil {
 		sel = labels.Nothing()
 	}
-	c.pdbs[pdb.Namespace+"/"+pdb.Name] = &PDB{PDB: pdb, Selector: sel}
+	c.pdbs[pdb.Namespace+"/"+pdb.Name] = &framework.PDBInfo{PDB: pdb, Selector: sel}
+	c.pdbList = nil
 }
 
 // RemovePDB forgets a PodDisruptionBudget.
-func (c *Cache) RemovePDB(key string) { delete(c.pdbs, key) }
+func (c *Cache) RemovePDB(key string) {
+	delete(c.pdbs, key)
+	c.pdbList = nil
+}
 
-// PDBs returns every PodDisruptionBudget by namespace/name; preemption matches them to
-// victims by namespace and selector.
-func (c *Cache) PDBs() map[string]*PDB { return c.pdbs }
+// PDBs returns every PodDisruptionBudget ordered by namespace/name (framework.Snapshot).
+func (c *Cache) PDBs() []*framework.PDBInfo {
+	if c.pdbList == nil && len(c.pdbs) > 0 {
+		keys := make([]string, 0, len(c.pdbs))
+		for k := range c.pdbs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			c.pdbList = append(c.pdbList, c.pdbs[k])
+		}
+	}
+	return c.pdbList
+}

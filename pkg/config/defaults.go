@@ -25,6 +25,7 @@ var DefaultPlugins = []DefaultPlugin{
 	{Name: "PodTopologySpread", Weight: 2},
 	{Name: "InterPodAffinity", Weight: 2},
 	{Name: "NodeResourcesBalancedAllocation", Weight: 1},
+	{Name: "DefaultPreemption"},
 	{Name: "DefaultBinder"},
 }
 

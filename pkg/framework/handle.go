@@ -2,11 +2,14 @@ package framework
 
 import (
 	"context"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
 )
 
 // Handle is what a plugin gets at construction: the state it reads and the framework
@@ -17,6 +20,13 @@ type Handle interface {
 	Parallelizer() Parallelizer
 	// Binder makes the binding API call (the default Bind plugin uses it).
 	Binder() Binder
+	// Preemption carries out preemptions decided by PostFilter plugins.
+	Preemption() PreemptionActuator
+	// Rand is the scheduler's seeded generator, for reproducible tie-breaks. Only the
+	// scheduling loop may use it.
+	Rand() *rand.Rand
+	// Metrics are the scheduler's metrics.
+	Metrics() *metrics.Metrics
 	PluginRunner
 }
 
@@ -32,6 +42,9 @@ type PluginRunner interface {
 	RunFilterPlugins(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo) *Status
 	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, p *PodInfo, add *PodInfo, node *NodeInfo) *Status
 	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, p *PodInfo, remove *PodInfo, node *NodeInfo) *Status
+	// RunBlockingPodsPlugin asks the plugin that returned the rejection st (when it is a
+	// BlockingPodsPlugin) which pods, on any node, cause it.
+	RunBlockingPodsPlugin(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo, st *Status) []*PodInfo
 }
 
 // Nominator knows which pending pods are nominated to which nodes.

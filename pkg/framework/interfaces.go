@@ -186,6 +186,8 @@ type Snapshot interface {
 	// namespace is accepted by ns, until fn returns false. It uses a label index, so the
 	// cost follows the number of candidate pods, not the cluster size.
 	ForEachPodMatching(ns func(namespace string) bool, sel labels.Selector, fn func(*PodInfo) bool)
+	// PDBs returns the PodDisruptionBudgets, ordered by namespace/name.
+	PDBs() []*PDBInfo
 	// LayoutVersion changes whenever nodes are added or removed, so arrays indexed by
 	// NodeInfo.Index must be rebuilt.
 	LayoutVersion() uint64

@@ -4,6 +4,7 @@ package plugins
 import (
 	"github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultbinder"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultpreemption"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodename"
@@ -31,5 +32,6 @@ func NewRegistry() runtime.Registry {
 		interpodaffinity.Name:                interpodaffinity.New,
 		podtopologyspread.Name:               podtopologyspread.New,
 		defaultbinder.Name:                   defaultbinder.New,
+		defaultpreemption.Name:               defaultpreemption.New,
 	}
 }

@@ -181,8 +181,7 @@ func pluginKeys(e *Entry) []string {
 }
 
 // Activate moves entries to the active queue now (an async preemption finished, a gang
-// became complete): gated ones re-run PreEnqueue, unschedulable and backing-off ones skip
-// the wait.
+// became complete), skipping any backoff; PreEnqueue gates still apply.
 func (q *Queue) Activate(keys ...string) {
 	for _, k := range keys {
 		e := q.entries[k]
@@ -195,7 +194,7 @@ func (q *Queue) Activate(keys ...string) {
 			q.admit(e)
 		case inUnschedulable, inBackoff:
 			q.detach(e)
-			q.pushActive(e)
+			q.admit(e)
 		}
 	}
 }
@@ -236,7 +235,7 @@ func (q *Queue) Flush() {
 	for q.backoff.Len() > 0 && !q.backoff.peek().backoffExpiry.After(now) {
 		e := q.backoff.pop()
 		q.setWhere(e, nowhere)
-		q.pushActive(e)
+		q.admit(e)
 	}
 	if q.opts.MaxUnschedulable <= 0 || len(q.unschedulable) == 0 {
 		return
@@ -312,7 +311,7 @@ func (q *Queue) moveToActiveOrBackoff(e *Entry) {
 		q.backoff.push(e)
 		return
 	}
-	q.pushActive(e)
+	q.admit(e)
 }
 
 func (q *Queue) pushActive(e *Entry) {

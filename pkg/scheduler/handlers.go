@@ -66,6 +66,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 		w.fwk.RunReservePluginsUnreserve(context.Background(), w.state, w.entry.Pod, w.host)
 	}
 	delete(s.failures, key)
+	delete(s.preempting, key)
 	s.queue.Delete(key)
 	s.cache.ClearNomination(key)
 	if pi := s.cache.RemoveBoundPod(key); pi != nil {
@@ -162,6 +163,9 @@ func (s *Scheduler) preEnqueue(e *queue.Entry) *framework.Status {
 	fwk := s.profiles[e.Profile]
 	if fwk == nil || e.Pod == nil {
 		return nil
+	}
+	if st := s.preemptionGate(e.Key); st != nil {
+		return st
 	}
 	return fwk.RunPreEnqueuePlugins(context.Background(), e.Pod)
 }

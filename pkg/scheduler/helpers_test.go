@@ -83,3 +83,9 @@ func drain(s *Scheduler) {
 }
 
 func gate(name string) v1.PodSchedulingGate { return v1.PodSchedulingGate{Name: name} }
+
+func (inline) Parallel(n int, fn func(i int)) {
+	for i := range n {
+		fn(i)
+	}
+}

@@ -49,6 +49,8 @@ type Observer interface {
 	// BeforeAssume is called when a pod is about to be assumed on a node, with the cache
 	// as it is then.
 	BeforeAssume(p *framework.PodInfo, node string, c *cache.Cache)
+	// Preempting is called when a preemption is decided, before anything is carried out.
+	Preempting(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo)
 }
 
 // Scheduler is the scheduling loop's state. Its methods must be called from one goroutine
@@ -79,6 +81,8 @@ type Scheduler struct {
 	waiting map[string]*waitingPod
 	// failures keeps the last failure message of pending pods, for reports.
 	failures map[string]string
+	// preempting holds the preemptions whose API calls are running, by preemptor.
+	preempting map[string]*inflightPreemption
 
 	inboxMu sync.Mutex
 	inbox   []func()
@@ -105,10 +109,13 @@ func New(opts Options) (*Scheduler, error) {
 		notify:       make(chan struct{}, 1),
 		waiting:      map[string]*waitingPod{},
 		failures:     map[string]string{},
+		preempting:   map[string]*inflightPreemption{},
 	}
 	s.actuator = &actuator.Actuator{Client: opts.Client, Exec: opts.Exec, Post: s.Post, Name: "phalanx"}
 	events := map[string][]framework.ClusterEvent{
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
+		// Only the end of the preemption's API calls releases this gate.
+		gatePreemption: nil,
 	}
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
@@ -116,6 +123,9 @@ func New(opts Options) (*Scheduler, error) {
 			Nominator:    s.cache,
 			Parallelizer: s.parallelizer,
 			Binder:       opts.Client,
+			Preemption:   s,
+			Rand:         s.rand,
+			Metrics:      s.metrics,
 		})
 		if err != nil {
 			return nil, err

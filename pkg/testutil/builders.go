@@ -5,6 +5,8 @@
 package testutil
 
 import (
+	"math/rand/v2"
+
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
 )
 
 // PodBuilder builds a pod.
@@ -194,7 +197,10 @@ func NewCache(nodes []*v1.Node, pods []*v1.Pod) *cache.Cache {
 // Handle is a framework.Handle over a cache, for plugin unit tests. It runs no other
 // plugins: RunFilterPlugins and the extensions return success.
 type Handle struct {
-	Cache *cache.Cache
+	Cache    *cache.Cache
+	Actuator framework.PreemptionActuator
+	rng      *rand.Rand
+	metrics  *metrics.Metrics
 }
 
 // Snapshot implements framework.Handle.
@@ -208,3 +214,22 @@ func (h *Handle) Parallelizer() framework.Parallelizer { return framework.NewPar
 
 // Binder implements framework.Handle.
 func (h *Handle) Binder() framework.Binder { return nil }
+
+// Preemption implements framework.Handle.
+func (h *Handle) Preemption() framework.PreemptionActuator { return h.Actuator }
+
+// Rand implements framework.Handle: a fixed seed.
+func (h *Handle) Rand() *rand.Rand {
+	if h.rng == nil {
+		h.rng = rand.New(rand.NewPCG(1, 2))
+	}
+	return h.rng
+}
+
+// Metrics implements framework.Handle.
+func (h *Handle) Metrics() *metrics.Metrics {
+	if h.metrics == nil {
+		h.metrics = metrics.New()
+	}
+	return h.metrics
+}

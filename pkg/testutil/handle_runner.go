@@ -26,4 +26,9 @@ func (h *Handle) RunPreFilterExtensionRemovePod(context.Context, *framework.Cycl
 	return nil
 }
 
+// RunBlockingPodsPlugin implements framework.PluginRunner (no plugins).
+func (h *Handle) RunBlockingPodsPlugin(context.Context, *framework.CycleState, *framework.PodInfo, *framework.NodeInfo, *framework.Status) []*framework.PodInfo {
+	return nil
+}
+
 var _ framework.Handle = (*Handle)(nil)

@@ -50,7 +50,11 @@ func (u nodeUsage) remove(node string, p *v1.Pod) {
 }
 
 // invariantObserver checks each decision as the scheduler makes it.
-type invariantObserver struct{ s *Simulator }
+type invariantObserver struct {
+	s *Simulator
+	// victimOf records, for every pod chosen as a preemption victim, its preemptor.
+	victimOf map[string]string
+}
 
 // BeforeAssume checks that the pod satisfies its hard constraints on the node, on the
 // cluster as it is (nominated pods aside), and that the cache is consistent.
@@ -60,5 +64,22 @@ func (o *invariantObserver) BeforeAssume(p *framework.PodInfo, node string, c *c
 	}
 	if err := c.Verify(); err != nil {
 		o.s.violate("cache inconsistent before assuming %s: %v", p.Key, err)
+	}
+}
+
+// Preempting checks a preemption as it is decided: every victim has a lower priority than
+// its preemptor, and no pod is a victim of two preemptions.
+func (o *invariantObserver) Preempting(preemptor *framework.PodInfo, _ string, victims []*framework.PodInfo) {
+	if o.victimOf == nil {
+		o.victimOf = map[string]string{}
+	}
+	for _, v := range victims {
+		if v.Priority >= preemptor.Priority {
+			o.s.violate("pod %s (priority %d) chosen as a victim of %s (priority %d)", v.Key, v.Priority, preemptor.Key, preemptor.Priority)
+		}
+		if prev, ok := o.victimOf[v.Key]; ok {
+			o.s.violate("pod %s chosen as a victim of %s and again of %s", v.Key, prev, preemptor.Key)
+		}
+		o.victimOf[v.Key] = preemptor.Key
 	}
 }

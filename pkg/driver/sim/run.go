@@ -337,3 +337,11 @@ func (q *timedQueue) next() (time.Time, bool) {
 func (q *timedQueue) pop() func() { return heap.Pop(&q.items).(timedItem).fn }
 
 var _ framework.Binder = (*Simulator)(nil)
+
+// Parallel runs the items one after the other: the simulator is single-threaded and its
+// output must not depend on goroutine scheduling.
+func (s *Simulator) Parallel(n int, fn func(i int)) {
+	for i := range n {
+		fn(i)
+	}
+}

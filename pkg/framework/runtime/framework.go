@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
 )
 
 // Framework is one profile: its plugins, in order, at each extension point.
@@ -50,6 +52,12 @@ type Options struct {
 	Parallelizer framework.Parallelizer
 	// Binder makes binding calls for the default Bind plugin.
 	Binder framework.Binder
+	// Preemption carries out preemptions.
+	Preemption framework.PreemptionActuator
+	// Rand is the scheduler's seeded generator.
+	Rand *rand.Rand
+	// Metrics are the scheduler's metrics.
+	Metrics *metrics.Metrics
 }
 
 // New builds a profile's plugins: the defaults minus the disabled ones, then the enabled
@@ -94,7 +102,7 @@ func New(profile config.Profile, path *field.Path, registry Registry, opts Optio
 		}
 		order = append(order, entry{e.Name, e.Weight})
 	}
-	handle := &handle{f: f, binder: opts.Binder}
+	handle := &handle{f: f, opts: opts}
 	for _, e := range order {
 		factory, ok := registry[e.name]
 		if !ok {
@@ -353,6 +361,20 @@ func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *f
 	return nil
 }
 
+// RunBlockingPodsPlugin asks the plugin that returned st, if it can tell, which pods cause
+// that rejection.
+func (f *Framework) RunBlockingPodsPlugin(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo, st *framework.Status) []*framework.PodInfo {
+	for _, pl := range f.filter {
+		if pl.Name() != st.Plugin() {
+			continue
+		}
+		if bp, ok := pl.(framework.BlockingPodsPlugin); ok {
+			return bp.BlockingPods(ctx, state, p, node, st)
+		}
+	}
+	return nil
+}
+
 // RunPostFilterPlugins runs PostFilter plugins until one succeeds. The statuses of those
 // that did not are joined into the returned status, so the user sees why.
 func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
@@ -509,14 +531,19 @@ func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleSt
 }
 
 type handle struct {
-	f      *Framework
-	binder framework.Binder
+	f    *Framework
+	opts Options
 }
 
 func (h *handle) Snapshot() framework.Snapshot         { return h.f.snapshot }
 func (h *handle) Nominator() framework.Nominator       { return h.f.nominator }
 func (h *handle) Parallelizer() framework.Parallelizer { return h.f.parallelizer }
-func (h *handle) Binder() framework.Binder             { return h.binder }
+func (h *handle) Binder() framework.Binder             { return h.opts.Binder }
+func (h *handle) Preemption() framework.PreemptionActuator {
+	return h.opts.Preemption
+}
+func (h *handle) Rand() *rand.Rand          { return h.opts.Rand }
+func (h *handle) Metrics() *metrics.Metrics { return h.opts.Metrics }
 func (h *handle) RunPreFilterPlugins(ctx context.Context, s *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	return h.f.RunPreFilterPlugins(ctx, s, p)
 }
@@ -525,6 +552,9 @@ func (h *handle) RunFilterPlugins(ctx context.Context, s *framework.CycleState, 
 }
 func (h *handle) RunPreFilterExtensionAddPod(ctx context.Context, s *framework.CycleState, p, a *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	return h.f.RunPreFilterExtensionAddPod(ctx, s, p, a, n)
+}
+func (h *handle) RunBlockingPodsPlugin(ctx context.Context, s *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo, st *framework.Status) []*framework.PodInfo {
+	return h.f.RunBlockingPodsPlugin(ctx, s, p, n, st)
 }
 func (h *handle) RunPreFilterExtensionRemovePod(ctx context.Context, s *framework.CycleState, p, r *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	return h.f.RunPreFilterExtensionRemovePod(ctx, s, p, r, n)

@@ -1,6 +1,7 @@
 package interpodaffinity
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -63,3 +64,14 @@ func BlockingPods(snap framework.Snapshot, p *framework.PodInfo, n *framework.No
 	slices.SortFunc(out, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
+
+// BlockingPods implements framework.BlockingPodsPlugin: for an anti-affinity rejection of
+// node n (see RejectedByOtherPods), the pods on any node that cause it.
+func (pl *InterPodAffinity) BlockingPods(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo, st *framework.Status) []*framework.PodInfo {
+	if !RejectedByOtherPods(st) || n.Node() == nil {
+		return nil
+	}
+	return BlockingPods(pl.snap, p, n)
+}
+
+var _ framework.BlockingPodsPlugin = (*InterPodAffinity)(nil)

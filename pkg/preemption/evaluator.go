@@ -1,0 +1,190 @@
+package preemption
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// Messages, with kube-scheduler's wording.
+const (
+	MsgNeverPolicy        = "not eligible due to preemptionPolicy=Never."
+	MsgTerminatingVictims = "not eligible due to a terminating pod on the nominated node."
+	msgNoVictims          = "No preemption victims found for incoming pod"
+	msgNotHelpful         = "Preemption is not helpful for scheduling"
+)
+
+// Evaluator finds preemption candidates for a pod and picks the one that disrupts least.
+type Evaluator struct {
+	Handle framework.Handle
+	// MinCandidateNodesPercentage and MinCandidateNodesAbsolute bound how many candidate
+	// nodes are simulated: that share of the nodes, but at least that many (kube-scheduler's
+	// 10% and 100).
+	MinCandidateNodesPercentage int
+	MinCandidateNodesAbsolute   int
+	// ResourcePlugins are the filters whose rejections are about resources; a BestEffort
+	// pod is never a victim to fix those.
+	ResourcePlugins []string
+}
+
+// Result is the outcome of Preempt.
+type Result struct {
+	// Candidate is the chosen node and victims; nil when preemption cannot help.
+	Candidate *Candidate
+	// Message explains a failure, ready to be appended to the pod's FailedScheduling
+	// message ("preemption: ...").
+	Message string
+	// Eligible is false when the pod may not preempt now (policy, or victims of its last
+	// preemption still terminating); its nomination is then left as it is.
+	Eligible bool
+}
+
+// Preempt looks for the best way to make room for p, which fits nowhere according to
+// filtered. It does not change anything: the caller carries the decision out.
+func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*Result, error) {
+	if p.PreemptionPolicy == v1.PreemptNever {
+		return &Result{Message: "preemption: " + MsgNeverPolicy}, nil
+	}
+	if wait, err := e.waitingForVictims(ctx, state, p, filtered); err != nil || wait {
+		return &Result{Message: "preemption: " + MsgTerminatingVictims}, err
+	}
+	snap := e.Handle.Snapshot()
+	all := snap.NodeInfos()
+	var potential []*framework.NodeInfo
+	reasons := map[string]int{}
+	for _, n := range all {
+		if st := filtered.Get(n.Name); st.Code() == framework.Unschedulable {
+			potential = append(potential, n)
+		} else {
+			reasons[msgNotHelpful]++
+		}
+	}
+	var cands []*Candidate
+	if len(potential) > 0 {
+		offset := e.Handle.Rand().IntN(len(potential))
+		want := e.numCandidates(len(potential))
+		nonViolating := 0
+		for i := range potential {
+			n := potential[(offset+i)%len(potential)]
+			c, err := e.SelectVictims(ctx, state, p, n)
+			if err != nil {
+				return nil, err
+			}
+			if c == nil {
+				reasons[msgNoVictims]++
+				continue
+			}
+			cands = append(cands, c)
+			if c.PDBViolations == 0 {
+				nonViolating++
+			}
+			if nonViolating > 0 && len(cands) >= want {
+				break
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return &Result{Eligible: true, Message: fmt.Sprintf("preemption: 0/%d nodes are available: %s.", len(all), histogram(reasons))}, nil
+	}
+	return &Result{Eligible: true, Candidate: pick(cands, e.Handle.Rand())}, nil
+}
+
+// numCandidates is how many candidates to find before choosing: kube-scheduler's share of
+// the nodes with a floor, so large clusters stay fast.
+func (e *Evaluator) numCandidates(numNodes int) int {
+	n := numNodes * e.MinCandidateNodesPercentage / 100
+	return min(max(n, e.MinCandidateNodesAbsolute), numNodes)
+}
+
+// waitingForVictims reports whether p should wait instead of preempting again: it is
+// nominated to a node where lower-priority pods are still leaving, and it would fit there
+// once they are gone (with the pods nominated there before it). If a higher-priority pod
+// has taken that room meanwhile, p may preempt again (the design's Example 4).
+func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (bool, error) {
+	snap := e.Handle.Snapshot()
+	nominated := snap.Get(p.Pod.Status.NominatedNodeName)
+	if nominated == nil {
+		nominated = nodeOfNomination(e.Handle, p)
+	}
+	if nominated == nil || filtered.Get(nominated.Name).Code() == framework.UnschedulableAndUnresolvable {
+		return false, nil
+	}
+	var leaving []*framework.PodInfo
+	for _, q := range nominated.Pods {
+		if q.Terminating && q.Priority < p.Priority {
+			leaving = append(leaving, q)
+		}
+	}
+	if len(leaving) == 0 {
+		return false, nil
+	}
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	st := state.Clone()
+	for _, q := range leaving {
+		if s := e.remove(ctx, st, p, q); !s.IsSuccess() {
+			return false, s.AsError()
+		}
+	}
+	s := e.Handle.RunFilterPlugins(ctx, st, p, nominated)
+	if s.Code() == framework.Error {
+		return false, s.AsError()
+	}
+	return s.IsSuccess(), nil
+}
+
+// nodeOfNomination finds the node the scheduler has p nominated to.
+func nodeOfNomination(h framework.Handle, p *framework.PodInfo) *framework.NodeInfo {
+	for _, n := range h.Snapshot().NodeInfos() {
+		for _, q := range h.Nominator().NominatedPodsForNode(n.Name) {
+			if q.Key == p.Key {
+				return n
+			}
+		}
+	}
+	return nil
+}
+
+func histogram(reasons map[string]int) string {
+	items := make([]string, 0, len(reasons))
+	for r, n := range reasons {
+		items = append(items, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(items)
+	return strings.Join(items, ", ")
+}
+
+// remove takes a pod off its node in the snapshot and updates the plugins' state.
+func (e *Evaluator) remove(ctx context.Context, state *framework.CycleState, p, q *framework.PodInfo) *framework.Status {
+	node := e.Handle.Snapshot().Get(q.NodeName)
+	if node == nil {
+		return nil
+	}
+	e.Handle.Snapshot().RemovePod(q)
+	return e.Handle.RunPreFilterExtensionRemovePod(ctx, state, p, q, node)
+}
+
+// add puts a pod back on a node in the snapshot and updates the plugins' state.
+func (e *Evaluator) add(ctx context.Context, state *framework.CycleState, p, q *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	e.Handle.Snapshot().AddPod(q, node.Name)
+	return e.Handle.RunPreFilterExtensionAddPod(ctx, state, p, q, node)
+}
+
+// sortByImportance orders pods from the most important.
+func sortByImportance(pods []*framework.PodInfo) {
+	slices.SortFunc(pods, func(a, b *framework.PodInfo) int {
+		switch {
+		case moreImportant(a, b):
+			return -1
+		case moreImportant(b, a):
+			return 1
+		}
+		return 0
+	})
+}

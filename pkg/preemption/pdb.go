@@ -1,0 +1,42 @@
+package preemption
+
+import (
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// splitByPDB divides victims (in importance order) into those whose eviction would
+// violate a PodDisruptionBudget and the others, spending each budget's allowed
+// disruptions in that order, as kube-scheduler does. Pods the budget already counts as
+// disrupted do not spend it again.
+func splitByPDB(pods []*framework.PodInfo, pdbs []*framework.PDBInfo) (violating, ok []*framework.PodInfo) {
+	if len(pdbs) == 0 {
+		return nil, pods
+	}
+	allowed := make([]int32, len(pdbs))
+	for i, pdb := range pdbs {
+		allowed[i] = pdb.PDB.Status.DisruptionsAllowed
+	}
+	for _, p := range pods {
+		violated := false
+		for i, pdb := range pdbs {
+			if pdb.PDB.Namespace != p.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(p.Pod.Labels)) {
+				continue
+			}
+			if _, disrupted := pdb.PDB.Status.DisruptedPods[p.Pod.Name]; disrupted {
+				continue
+			}
+			allowed[i]--
+			if allowed[i] < 0 {
+				violated = true
+			}
+		}
+		if violated {
+			violating = append(violating, p)
+		} else {
+			ok = append(ok, p)
+		}
+	}
+	return violating, ok
+}
