@@ -22,6 +22,7 @@ type fakeCluster struct {
 	binds   map[string]string
 	bindErr error
 	events  []string
+	deleted int
 }
 
 func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error {
@@ -36,7 +37,14 @@ func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error
 	f.s.Post(func() { f.s.UpdatePod(pod, bound) })
 	return nil
 }
-func (f *fakeCluster) DeletePod(context.Context, *v1.Pod, *int64) error { return nil }
+// DeletePod deletes at once (no grace period), as an informer would then report.
+func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error {
+	f.mu.Lock()
+	f.deleted++
+	f.mu.Unlock()
+	f.s.Post(func() { f.s.DeletePod(pod) })
+	return nil
+}
 func (f *fakeCluster) PatchPodStatus(context.Context, *v1.Pod, *v1.PodCondition, *string) error {
 	return nil
 }

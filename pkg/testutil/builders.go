@@ -54,14 +54,22 @@ func (b *PodBuilder) Req(kv ...string) *PodBuilder {
 	return b
 }
 
-// Lim adds limits (name, quantity pairs) to the first container.
+// Lim adds limits (name, quantity pairs) to the first container, and the same requests
+// where none are set, as the API server's defaulting does.
 func (b *PodBuilder) Lim(kv ...string) *PodBuilder {
 	c := &b.p.Spec.Containers[0]
 	if c.Resources.Limits == nil {
 		c.Resources.Limits = v1.ResourceList{}
 	}
+	if c.Resources.Requests == nil {
+		c.Resources.Requests = v1.ResourceList{}
+	}
 	for i := 0; i+1 < len(kv); i += 2 {
-		c.Resources.Limits[v1.ResourceName(kv[i])] = apiresource.MustParse(kv[i+1])
+		name := v1.ResourceName(kv[i])
+		c.Resources.Limits[name] = apiresource.MustParse(kv[i+1])
+		if _, ok := c.Resources.Requests[name]; !ok {
+			c.Resources.Requests[name] = apiresource.MustParse(kv[i+1])
+		}
 	}
 	return b
 }
