@@ -51,6 +51,8 @@ type PluginRunner interface {
 type Nominator interface {
 	// NominatedPodsForNode returns the pods nominated to a node.
 	NominatedPodsForNode(node string) []*PodInfo
+	// NominatedNode returns the node a pending pod (namespace/name) is nominated to, or "".
+	NominatedNode(key string) string
 }
 
 // Parallelizer runs work on a fixed number of goroutines.

@@ -22,6 +22,9 @@ type PreEnqueuePlugin interface {
 // PreFilterResult narrows the nodes a pod may go to (nil: any node).
 type PreFilterResult struct {
 	NodeNames map[string]struct{}
+	// Plugins names the plugins that narrowed the nodes (set by the framework), for the
+	// message of the nodes left out.
+	Plugins []string
 }
 
 // PreFilterPlugin runs once per cycle before Filter, typically to precompute CycleState.
@@ -56,6 +59,9 @@ type NodeToStatus struct {
 	nodes    []string
 	statuses []*Status
 	index    map[string]int
+	// byNode maps NodeInfo.Index to a position in statuses (+1; 0 means absent), for
+	// statuses recorded with SetNode.
+	byNode []int32
 	// Absent is the status of nodes not recorded (e.g. those excluded by a PreFilter
 	// result): UnschedulableAndUnresolvable when PreFilter narrowed the nodes.
 	Absent *Status
@@ -75,6 +81,29 @@ func (m *NodeToStatus) Set(node string, s *Status) {
 	}
 	m.nodes = append(m.nodes, node)
 	m.statuses = append(m.statuses, s)
+}
+
+// SetNode records a node's status, indexed by the node's position for GetNode.
+func (m *NodeToStatus) SetNode(n *NodeInfo, s *Status) {
+	if n.Index >= len(m.byNode) {
+		m.byNode = append(m.byNode, make([]int32, n.Index+1-len(m.byNode))...)
+	}
+	if i := m.byNode[n.Index]; i > 0 {
+		m.statuses[i-1] = s
+		return
+	}
+	m.Set(n.Name, s)
+	m.byNode[n.Index] = int32(len(m.statuses))
+}
+
+// GetNode returns a node's status like Get, in O(1) for statuses recorded with SetNode.
+func (m *NodeToStatus) GetNode(n *NodeInfo) *Status {
+	if n.Index < len(m.byNode) {
+		if i := m.byNode[n.Index]; i > 0 && m.nodes[i-1] == n.Name {
+			return m.statuses[i-1]
+		}
+	}
+	return m.Get(n.Name)
 }
 
 // Get returns a node's status (Absent for nodes not recorded).

@@ -59,21 +59,24 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 	var potential []*framework.NodeInfo
 	reasons := map[string]int{}
 	for _, n := range all {
-		if st := filtered.Get(n.Name); st.Code() == framework.Unschedulable {
+		if st := filtered.GetNode(n); st.Code() == framework.Unschedulable {
 			potential = append(potential, n)
 		} else {
 			reasons[msgNotHelpful]++
 		}
 	}
 	var cands []*Candidate
+	var err error
 	if len(potential) > 0 {
 		offset := e.Handle.Rand().IntN(len(potential))
 		want := e.numCandidates(len(potential))
 		nonViolating := 0
 		for i := range potential {
 			n := potential[(offset+i)%len(potential)]
-			c, err := e.SelectVictims(ctx, state, p, n)
-			if err != nil {
+			var c *Candidate
+			if st := filtered.GetNode(n); e.resourceOnly(p, st) {
+				c = e.selectVictimsByResources(p, n)
+			} else if c, err = e.SelectVictims(ctx, state, p, n); err != nil {
 				return nil, err
 			}
 			if c == nil {
@@ -89,10 +92,44 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 			}
 		}
 	}
-	if len(cands) == 0 {
+	best, err := e.pickVerified(ctx, state, p, cands)
+	if err != nil {
+		return nil, err
+	}
+	if best == nil {
 		return &Result{Eligible: true, Message: fmt.Sprintf("preemption: 0/%d nodes are available: %s.", len(all), histogram(reasons))}, nil
 	}
-	return &Result{Eligible: true, Candidate: pick(cands, e.Handle.Rand())}, nil
+	return &Result{Eligible: true, Candidate: best}, nil
+}
+
+// pickVerified picks the best candidate; one computed on resources alone is first checked
+// by simulation, and replaced by the full search's result on its node when the check fails.
+func (e *Evaluator) pickVerified(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, cands []*Candidate) (*Candidate, error) {
+	for len(cands) > 0 {
+		best := pick(cands, e.Handle.Rand())
+		if !best.unverified {
+			return best, nil
+		}
+		ok, err := e.verify(ctx, state, p, best)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			best.unverified = false
+			return best, nil
+		}
+		full, err := e.SelectVictims(ctx, state, p, best.Node)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.Index(cands, best)
+		if full == nil {
+			cands = slices.Delete(cands, i, i+1)
+		} else {
+			cands[i] = full
+		}
+	}
+	return nil, nil
 }
 
 // numCandidates is how many candidates to find before choosing: kube-scheduler's share of
@@ -108,11 +145,11 @@ func (e *Evaluator) numCandidates(numNodes int) int {
 // has taken that room meanwhile, p may preempt again (the design's Example 4).
 func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (bool, error) {
 	snap := e.Handle.Snapshot()
-	nominated := snap.Get(p.Pod.Status.NominatedNodeName)
+	nominated := snap.Get(e.Handle.Nominator().NominatedNode(p.Key))
 	if nominated == nil {
-		nominated = nodeOfNomination(e.Handle, p)
+		nominated = snap.Get(p.Pod.Status.NominatedNodeName)
 	}
-	if nominated == nil || filtered.Get(nominated.Name).Code() == framework.UnschedulableAndUnresolvable {
+	if nominated == nil || filtered.GetNode(nominated).Code() == framework.UnschedulableAndUnresolvable {
 		return false, nil
 	}
 	var leaving []*framework.PodInfo
@@ -137,18 +174,6 @@ func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.Cycl
 		return false, s.AsError()
 	}
 	return s.IsSuccess(), nil
-}
-
-// nodeOfNomination finds the node the scheduler has p nominated to.
-func nodeOfNomination(h framework.Handle, p *framework.PodInfo) *framework.NodeInfo {
-	for _, n := range h.Snapshot().NodeInfos() {
-		for _, q := range h.Nominator().NominatedPodsForNode(n.Name) {
-			if q.Key == p.Key {
-				return n
-			}
-		}
-	}
-	return nil
 }
 
 func histogram(reasons map[string]int) string {

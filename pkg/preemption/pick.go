@@ -14,6 +14,9 @@ type Candidate struct {
 	Victims []*framework.PodInfo
 	// PDBViolations counts the victims whose eviction violates a PodDisruptionBudget.
 	PDBViolations int
+	// unverified marks a candidate computed on resource vectors only (see
+	// selectVictimsByResources); it is checked by simulation before it is used.
+	unverified bool
 }
 
 // pick chooses the candidate that disrupts least: no victims at all; then fewest PDB

@@ -8,6 +8,9 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
+// ErrNoNodesAvailable is kube-scheduler's message when the cluster has no node at all.
+const ErrNoNodesAvailable = "no nodes available to schedule pods"
+
 // FitError is the kube-scheduler style explanation of why a pod fits nowhere:
 // "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) didn't match Pod's node
 // affinity/selector."
@@ -20,22 +23,22 @@ type FitError struct {
 }
 
 func (f *FitError) Error() string {
-	reasons := map[string]int{}
+	msg := fmt.Sprintf("0/%d nodes are available:", f.NumAllNodes)
 	if f.Diagnosis.PreFilterMsg != "" {
-		reasons[f.Diagnosis.PreFilterMsg] += f.NumAllNodes
+		// A PreFilter rejection applies to every node alike; it is said once.
+		msg += " " + f.Diagnosis.PreFilterMsg + "."
 	} else {
+		reasons := map[string]int{}
 		counted := countReasons(f.Diagnosis, reasons)
 		if absent := f.Diagnosis.NodeToStatus.Absent; absent != nil && f.NumAllNodes > counted {
 			for _, r := range absent.Reasons() {
 				reasons[r] += f.NumAllNodes - counted
 			}
 		}
+		if len(reasons) > 0 {
+			msg += " " + histogram(reasons) + "."
+		}
 	}
-	msg := fmt.Sprintf("0/%d nodes are available", f.NumAllNodes)
-	if len(reasons) > 0 {
-		msg += ": " + histogram(reasons)
-	}
-	msg += "."
 	if f.PostFilterMsg != "" {
 		msg += " " + f.PostFilterMsg
 	}

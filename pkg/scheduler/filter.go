@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 
@@ -65,7 +66,7 @@ func (s *Scheduler) findNodesThatFit(ctx context.Context, fwk *fwkruntime.Framew
 		}
 		nodes = narrowed
 		diag.NodeToStatus.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable,
-			"node(s) didn't satisfy plugin(s) [PreFilter] simultaneously")
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", preRes.Plugins))
 	}
 
 	// A pod nominated to a node tries that node first: the room was made for it.
@@ -125,7 +126,7 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 	// Nothing fits: the nodes the static filters ruled out belong in the diagnosis too.
 	for i, st := range v.status {
 		if st != nil {
-			diag.NodeToStatus.Set(all[i].Name, st)
+			diag.NodeToStatus.SetNode(all[i], st)
 			diag.UnschedulablePlugins.Insert(st.Plugin())
 		}
 	}
@@ -179,7 +180,7 @@ func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check
 	if len(feasible) == 0 {
 		for i := range n {
 			idx := (start + i) % n
-			diag.NodeToStatus.Set(nodes[idx].Name, statuses[idx])
+			diag.NodeToStatus.SetNode(nodes[idx], statuses[idx])
 			diag.UnschedulablePlugins.Insert(statuses[idx].Plugin())
 		}
 	}

@@ -37,6 +37,7 @@ func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error
 	f.s.Post(func() { f.s.UpdatePod(pod, bound) })
 	return nil
 }
+
 // DeletePod deletes at once (no grace period), as an informer would then report.
 func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error {
 	f.mu.Lock()

@@ -23,6 +23,11 @@ func (s *Scheduler) schedulePodEntry(ctx context.Context, fwk *fwkruntime.Framew
 		s.handleFailure(fwk, e, sets.New(podSpecPlugin), false, p.ParseErr.Error(), nil, start)
 		return
 	}
+	if s.cache.NumNodes() == 0 {
+		// As kube-scheduler: nothing to filter, nothing to preempt.
+		s.handleFailure(fwk, e, nil, false, ErrNoNodesAvailable, nil, start)
+		return
+	}
 	state := framework.NewCycleState()
 	cp := s.cache.Checkpoint()
 	s.addNominatedPods(p)

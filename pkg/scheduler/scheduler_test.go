@@ -47,7 +47,7 @@ func TestFitErrorMessage(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", err.Error(), want)
 	}
 	pre := &FitError{NumAllNodes: 3, Diagnosis: &Diagnosis{NodeToStatus: framework.NewNodeToStatus(), PreFilterMsg: "pod affinity terms conflict"}}
-	if got := pre.Error(); got != "0/3 nodes are available: 3 pod affinity terms conflict." {
+	if got := pre.Error(); got != "0/3 nodes are available: pod affinity terms conflict." {
 		t.Errorf("prefilter rejection: %q", got)
 	}
 }

@@ -203,6 +203,7 @@ func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, p *framework.PodIn
 // plugin returning Skip has its Filter skipped for this cycle.
 func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	var result *framework.PreFilterResult
+	var narrowing []string
 	for _, pl := range f.preFilter {
 		r, s := pl.PreFilter(ctx, state, p)
 		if s.IsSkip() {
@@ -215,11 +216,22 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 		if !s.IsSuccess() {
 			return nil, s.WithPlugin(pl.Name())
 		}
-		result = mergePreFilterResults(result, r)
-		if result != nil && len(result.NodeNames) == 0 {
-			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable,
-				"node(s) didn't satisfy plugin(s) ["+pl.Name()+"] simultaneously").WithPlugin(pl.Name())
+		if r == nil || r.NodeNames == nil {
+			continue
 		}
+		narrowing = append(narrowing, pl.Name())
+		result = mergePreFilterResults(result, r)
+		if len(result.NodeNames) == 0 {
+			// kube-scheduler's wording, one plugin or several.
+			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", narrowing)
+			if len(narrowing) == 1 {
+				msg = "node(s) didn't satisfy plugin " + narrowing[0]
+			}
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg).WithPlugin(pl.Name())
+		}
+	}
+	if result != nil {
+		result = &framework.PreFilterResult{NodeNames: result.NodeNames, Plugins: slices.Sorted(slices.Values(narrowing))}
 	}
 	return result, nil
 }

@@ -1,0 +1,109 @@
+package preemption
+
+import (
+	"context"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
+)
+
+// resourceOnly reports whether a node's rejection can be reasoned about with resource
+// vectors alone: a resource plugin rejected it (so every filter before it passed with the
+// current pods), and removing pods cannot hurt any other filter, which holds unless the
+// pod needs other pods nearby (required pod affinity).
+func (e *Evaluator) resourceOnly(p *framework.PodInfo, st *framework.Status) bool {
+	return st.Code() == framework.Unschedulable && len(p.RequiredAffinity) == 0 &&
+		slices.Contains(e.ResourcePlugins, st.Plugin())
+}
+
+// selectVictimsByResources is SelectVictims for a resource-only rejection, computed on
+// resource vectors without simulating anything: the same potential victims, the same
+// BestEffort rule and the same reprieval order. Its candidate is unverified: other filters
+// were not run, so the candidate that wins is checked with a full simulation before use.
+func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
+	idx := append(slices.Clone(p.RequestIdx), resource.Pods)
+	var free resource.Vector
+	for _, i := range idx {
+		free[i] = node.Allocatable[i] - node.Requested[i]
+	}
+	fits := func() bool {
+		for _, i := range idx {
+			if p.Requests.Vector[i] > free[i] {
+				return false
+			}
+		}
+		return true
+	}
+	adjust := func(q *framework.PodInfo, sign int64) {
+		for _, i := range idx {
+			free[i] += sign * q.Requests.Vector[i]
+		}
+	}
+	var potential []*framework.PodInfo
+	for _, q := range node.Pods {
+		if q.Priority >= p.Priority {
+			continue
+		}
+		adjust(q, 1)
+		if !q.Terminating {
+			potential = append(potential, q)
+		}
+	}
+	if !fits() {
+		return nil
+	}
+	sortByImportance(potential)
+	c := &Candidate{Node: node, unverified: true}
+	var rest []*framework.PodInfo
+	for _, q := range potential {
+		if q.QOS != v1.PodQOSBestEffort {
+			rest = append(rest, q)
+			continue
+		}
+		// Putting a BestEffort pod back can only fail for its pod slot: a resource.
+		if adjust(q, -1); !fits() {
+			return nil
+		}
+	}
+	violating, nonViolating := splitByPDB(rest, e.Handle.Snapshot().PDBs())
+	for _, q := range violating {
+		if adjust(q, -1); !fits() {
+			adjust(q, 1)
+			c.Victims = append(c.Victims, q)
+			c.PDBViolations++
+		}
+	}
+	for _, q := range nonViolating {
+		if adjust(q, -1); !fits() {
+			adjust(q, 1)
+			c.Victims = append(c.Victims, q)
+		}
+	}
+	sortByImportance(c.Victims)
+	return c
+}
+
+// verify checks a candidate with a full simulation: with its victims and the node's
+// lower-priority leaving pods gone, every filter passes.
+func (e *Evaluator) verify(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, c *Candidate) (bool, error) {
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	state = state.Clone()
+	gone := slices.Clone(c.Victims)
+	for _, q := range c.Node.Pods {
+		if q.Terminating && q.Priority < p.Priority {
+			gone = append(gone, q)
+		}
+	}
+	for _, q := range gone {
+		if s := e.remove(ctx, state, p, q); !s.IsSuccess() {
+			return false, s.AsError()
+		}
+	}
+	ok, _, err := e.fits(ctx, state, p, c.Node)
+	return ok, err
+}
