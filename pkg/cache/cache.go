@@ -31,6 +31,9 @@ type Cache struct {
 	nominator  nominator
 	pdbs       map[string]*framework.PDBInfo
 	pdbList    []*framework.PDBInfo
+	groups     map[string]*framework.GroupInfo
+	// members are the bound or assumed members of each group, outside simulations.
+	members map[string][]*framework.PodInfo
 
 	undo []undoOp
 	open int
@@ -51,6 +54,8 @@ func New() *Cache {
 		namespaces:    map[string]labels.Set{},
 		nominator:     newNominator(),
 		pdbs:          map[string]*framework.PDBInfo{},
+		groups:        map[string]*framework.GroupInfo{},
+		members:       map[string][]*framework.PodInfo{},
 	}
 }
 

@@ -98,6 +98,7 @@ func (c *Cache) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
 			c.affinityNodes.add(n)
 		}
 	}
+	c.trackMember(pi, true)
 	c.log(undoOp{kind: opAdd, entry: e, generation: gen})
 }
 
@@ -122,5 +123,6 @@ func (c *Cache) removePod(pi *framework.PodInfo) {
 	if n.Node() == nil && len(n.Pods) == 0 && c.open == 0 {
 		delete(c.ghosts, n.Name)
 	}
+	c.trackMember(pi, false)
 	c.log(op)
 }

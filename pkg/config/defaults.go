@@ -25,7 +25,9 @@ var DefaultPlugins = []DefaultPlugin{
 	{Name: "PodTopologySpread", Weight: 2},
 	{Name: "InterPodAffinity", Weight: 2},
 	{Name: "NodeResourcesBalancedAllocation", Weight: 1},
+	{Name: "GangScheduling"},
 	{Name: "DefaultPreemption"},
+	{Name: "WorkloadPreemption"},
 	{Name: "DefaultBinder"},
 }
 

@@ -22,6 +22,8 @@ type Handle interface {
 	Binder() Binder
 	// Preemption carries out preemptions decided by PostFilter plugins.
 	Preemption() PreemptionActuator
+	// GroupPreemption carries out preemptions decided by PodGroupPostFilter plugins.
+	GroupPreemption() GroupPreemptionActuator
 	// Rand is the scheduler's seeded generator, for reproducible tie-breaks. Only the
 	// scheduling loop may use it.
 	Rand() *rand.Rand
@@ -42,6 +44,10 @@ type PluginRunner interface {
 	RunFilterPlugins(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo) *Status
 	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, p *PodInfo, add *PodInfo, node *NodeInfo) *Status
 	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, p *PodInfo, remove *PodInfo, node *NodeInfo) *Status
+	// HasActivePreFilterExtensions reports whether any plugin keeps state in this cycle that
+	// its PreFilter extensions update (so that simulating pods added or removed must tell
+	// it); most pods have none.
+	HasActivePreFilterExtensions(state *CycleState) bool
 	// RunBlockingPodsPlugin asks the plugin that returned the rejection st (when it is a
 	// BlockingPodsPlugin) which pods, on any node, cause it.
 	RunBlockingPodsPlugin(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo, st *Status) []*PodInfo

@@ -217,6 +217,11 @@ type Snapshot interface {
 	ForEachPodMatching(ns func(namespace string) bool, sel labels.Selector, fn func(*PodInfo) bool)
 	// PDBs returns the PodDisruptionBudgets, ordered by namespace/name.
 	PDBs() []*PDBInfo
+	// Group returns a PodGroup by namespace/name, or nil.
+	Group(key string) *GroupInfo
+	// GroupMembers returns the bound (or assumed) members of a group. It reflects the
+	// cluster outside simulations: pods removed or added under a checkpoint do not change it.
+	GroupMembers(key string) []*PodInfo
 	// LayoutVersion changes whenever nodes are added or removed, so arrays indexed by
 	// NodeInfo.Index must be rebuilt.
 	LayoutVersion() uint64

@@ -12,6 +12,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
@@ -59,10 +60,6 @@ type PodInfo struct {
 	Terminating bool
 }
 
-// GroupNameFunc extracts a pod's PodGroup name; the API package provides it so that the
-// framework does not depend on the API types.
-var GroupNameFunc = func(*v1.Pod) string { return "" }
-
 // NewPodInfo derives a PodInfo from a pod. Problems are recorded in ParseErr rather than
 // returned, so that the pod can be reported to the user instead of silently dropped.
 func NewPodInfo(pod *v1.Pod) *PodInfo {
@@ -73,7 +70,7 @@ func NewPodInfo(pod *v1.Pod) *PodInfo {
 		PreemptionPolicy: v1.PreemptLowerPriority,
 		QOS:              resource.QOSClass(pod),
 		HostPorts:        hostPorts(pod),
-		Group:            GroupNameFunc(pod),
+		Group:            v1alpha1.PodGroupNameOf(pod),
 		NodeName:         pod.Spec.NodeName,
 		Terminating:      pod.DeletionTimestamp != nil,
 		nodePos:          -1, affinityPos: -1, antiAffinityPos: -1,

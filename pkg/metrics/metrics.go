@@ -22,6 +22,13 @@ type Metrics struct {
 	SchedulingAttemptDuration *prometheus.HistogramVec
 	PendingPods               *prometheus.GaugeVec
 
+	PodGroupScheduleAttempts *prometheus.CounterVec
+
+	PodGroupPreemptionAttempts        *prometheus.CounterVec
+	PodGroupPreemptionAttemptDuration prometheus.Histogram
+	PodGroupPreemptionVictims         prometheus.Histogram
+	PodGroupPreemptionReprieved       prometheus.Counter
+
 	PreemptionAttempts          prometheus.Counter
 	PreemptionVictims           prometheus.Histogram
 	PreemptionGoroutineDuration *prometheus.HistogramVec
@@ -45,6 +52,28 @@ func New() *Metrics {
 			Name: "scheduler_pending_pods",
 			Help: "Number of pending pods, by the queue type.",
 		}, []string{"queue"}),
+		PodGroupScheduleAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_podgroup_schedule_attempts_total",
+			Help: "Number of attempts to schedule pod groups, by the result.",
+		}, []string{"result", "profile"}),
+		PodGroupPreemptionAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_podgroup_preemption_attempts_total",
+			Help: "Number of workload-aware preemption attempts for pod groups, by the result.",
+		}, []string{"result"}),
+		PodGroupPreemptionAttemptDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "scheduler_podgroup_preemption_attempt_duration_seconds",
+			Help:    "Duration of workload-aware preemption attempts (the decision) in seconds.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 20),
+		}),
+		PodGroupPreemptionVictims: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "scheduler_podgroup_preemption_victims",
+			Help:    "Number of pods chosen as victims by workload-aware preemption.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 12),
+		}),
+		PodGroupPreemptionReprieved: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "scheduler_podgroup_preemption_reprieved_total",
+			Help: "Number of potential victims reprieved by workload-aware preemption.",
+		}),
 		PreemptionAttempts: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "scheduler_preemption_attempts_total",
 			Help: "Total preemption attempts in the cluster till now.",
@@ -64,6 +93,8 @@ func New() *Metrics {
 			Help: "Number of preemption goroutines executed, by their result.",
 		}, []string{"result"}),
 	}
+	m.Registry.MustRegister(m.PodGroupScheduleAttempts, m.PodGroupPreemptionAttempts, m.PodGroupPreemptionAttemptDuration,
+		m.PodGroupPreemptionVictims, m.PodGroupPreemptionReprieved)
 	m.Registry.MustRegister(m.ScheduleAttempts, m.SchedulingAttemptDuration, m.PendingPods,
 		m.PreemptionAttempts, m.PreemptionVictims, m.PreemptionGoroutineDuration, m.PreemptionGoroutines)
 	return m

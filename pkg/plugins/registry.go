@@ -5,6 +5,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultbinder"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultpreemption"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/gangscheduling"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodename"
@@ -15,6 +16,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins/prioritysort"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/schedulinggates"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/tainttoleration"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/workloadpreemption"
 )
 
 // NewRegistry returns every in-tree plugin by name.
@@ -33,5 +35,7 @@ func NewRegistry() runtime.Registry {
 		podtopologyspread.Name:               podtopologyspread.New,
 		defaultbinder.Name:                   defaultbinder.New,
 		defaultpreemption.Name:               defaultpreemption.New,
+		gangscheduling.Name:                  gangscheduling.New,
+		workloadpreemption.Name:              workloadpreemption.New,
 	}
 }

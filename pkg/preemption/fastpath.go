@@ -20,9 +20,9 @@ func (e *Evaluator) resourceOnly(p *framework.PodInfo, st *framework.Status) boo
 }
 
 // selectVictimsByResources is SelectVictims for a resource-only rejection, computed on
-// resource vectors without simulating anything: the same potential victims, the same
-// BestEffort rule and the same reprieval order. Its candidate is unverified: other filters
-// were not run, so the candidate that wins is checked with a full simulation before use.
+// resource vectors without simulating anything: the same units, the same BestEffort rule
+// and the same reprieval order. Its candidate is unverified: other filters were not run,
+// so the candidate that wins is checked with a full simulation before use.
 func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
 	idx := append(slices.Clone(p.RequestIdx), resource.Pods)
 	var free resource.Vector
@@ -37,51 +37,70 @@ func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framewo
 		}
 		return true
 	}
-	adjust := func(q *framework.PodInfo, sign int64) {
-		for _, i := range idx {
-			free[i] += sign * q.Requests.Vector[i]
+	units := newUnitIndex(e.Handle.Snapshot())
+	// onNode are each unit's pods on this node: only they free room here.
+	onNode := map[*unit][]*framework.PodInfo{}
+	adjust := func(u *unit, sign int64) {
+		for _, q := range onNode[u] {
+			for _, i := range idx {
+				free[i] += sign * q.Requests.Vector[i]
+			}
 		}
 	}
-	var potential []*framework.PodInfo
+	var potential []*unit
 	for _, q := range node.Pods {
 		if q.Priority >= p.Priority {
 			continue
 		}
-		adjust(q, 1)
-		if !q.Terminating {
-			potential = append(potential, q)
+		if q.Terminating {
+			for _, i := range idx {
+				free[i] += q.Requests.Vector[i]
+			}
+			continue
+		}
+		u := units.of(q)
+		if u.priority >= p.Priority {
+			continue
+		}
+		if _, seen := onNode[u]; !seen {
+			potential = append(potential, u)
+		}
+		onNode[u] = append(onNode[u], q)
+		for _, i := range idx {
+			free[i] += q.Requests.Vector[i]
 		}
 	}
 	if !fits() {
 		return nil
 	}
-	sortByImportance(potential)
+	sortUnits(potential)
 	c := &Candidate{Node: node, unverified: true}
-	var rest []*framework.PodInfo
-	for _, q := range potential {
-		if q.QOS != v1.PodQOSBestEffort {
-			rest = append(rest, q)
+	var rest, victims []*unit
+	for _, u := range potential {
+		if u.group || u.pods[0].QOS != v1.PodQOSBestEffort {
+			rest = append(rest, u)
 			continue
 		}
 		// Putting a BestEffort pod back can only fail for its pod slot: a resource.
-		if adjust(q, -1); !fits() {
+		if adjust(u, -1); !fits() {
 			return nil
 		}
 	}
-	violating, nonViolating := splitByPDB(rest, e.Handle.Snapshot().PDBs())
-	for _, q := range violating {
-		if adjust(q, -1); !fits() {
-			adjust(q, 1)
-			c.Victims = append(c.Victims, q)
+	violating, nonViolating := splitUnitsByPDB(rest, e.Handle.Snapshot().PDBs())
+	for _, u := range violating {
+		if adjust(u, -1); !fits() {
+			adjust(u, 1)
+			victims = append(victims, u)
 			c.PDBViolations++
 		}
 	}
-	for _, q := range nonViolating {
-		if adjust(q, -1); !fits() {
-			adjust(q, 1)
-			c.Victims = append(c.Victims, q)
+	for _, u := range nonViolating {
+		if adjust(u, -1); !fits() {
+			adjust(u, 1)
+			victims = append(victims, u)
 		}
 	}
+	c.Victims = podsOf(victims)
 	sortByImportance(c.Victims)
 	return c
 }
@@ -93,7 +112,13 @@ func (e *Evaluator) verify(ctx context.Context, state *framework.CycleState, p *
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	state = state.Clone()
-	gone := slices.Clone(c.Victims)
+	// Only the victims here free room here; members of a victim group elsewhere do not.
+	var gone []*framework.PodInfo
+	for _, q := range c.Victims {
+		if q.NodeName == c.Node.Name {
+			gone = append(gone, q)
+		}
+	}
 	for _, q := range c.Node.Pods {
 		if q.Terminating && q.Priority < p.Priority {
 			gone = append(gone, q)

@@ -18,13 +18,14 @@ type testHandle struct {
 	c *cache.Cache
 }
 
-func (h testHandle) Snapshot() framework.Snapshot             { return h.c }
-func (h testHandle) Nominator() framework.Nominator           { return h.c }
-func (h testHandle) Parallelizer() framework.Parallelizer     { return framework.NewParallelizer(1) }
-func (h testHandle) Binder() framework.Binder                 { return nil }
-func (h testHandle) Preemption() framework.PreemptionActuator { return nil }
-func (h testHandle) Rand() *rand.Rand                         { return rand.New(rand.NewPCG(1, 1)) }
-func (h testHandle) Metrics() *metrics.Metrics                { return metrics.New() }
+func (h testHandle) Snapshot() framework.Snapshot                       { return h.c }
+func (h testHandle) Nominator() framework.Nominator                     { return h.c }
+func (h testHandle) Parallelizer() framework.Parallelizer               { return framework.NewParallelizer(1) }
+func (h testHandle) Binder() framework.Binder                           { return nil }
+func (h testHandle) Preemption() framework.PreemptionActuator           { return nil }
+func (h testHandle) GroupPreemption() framework.GroupPreemptionActuator { return nil }
+func (h testHandle) Rand() *rand.Rand                                   { return rand.New(rand.NewPCG(1, 1)) }
+func (h testHandle) Metrics() *metrics.Metrics                          { return metrics.New() }
 
 func handleOf(_ *testing.T, fwk *fwkruntime.Framework, c *cache.Cache) framework.Handle {
 	return testHandle{Framework: fwk, c: c}

@@ -13,23 +13,25 @@ import (
 // each round can only reveal a different plugin's blockers.
 const maxBlockingRounds = 4
 
-// SelectVictims finds the fewest, least important pods whose removal lets p onto node, or
-// nil when no set of lower-priority pods does. When, with every lower-priority pod of the
-// node gone, p is still blocked by other pods (anti-affinity, spreading), the blocking
-// plugin names them and the lower-priority ones on other nodes become candidates too:
-// cross-node preemption, only looked for when it is the blocker. The simulation is rolled
-// back before returning.
+// SelectVictims finds the fewest, least important preemption units whose removal lets p
+// onto node, or nil when no set of lower-priority units does. It is the node-domain case of
+// the workload-aware algorithm (KEP-5710): a unit is a pod, or a whole PodGroup of
+// disruption mode All, whose members elsewhere are victims too and count when candidates
+// are compared, though they do not help p fit here. When, with every lower-priority unit of
+// the node gone, p is still blocked by other pods (anti-affinity, spreading), the blocking
+// plugin names them, and lower-priority units elsewhere become candidates too: cross-node
+// preemption, looked for only when it is the blocker. The simulation is rolled back.
 func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) (*Candidate, error) {
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	state = state.Clone()
+	units := newUnitIndex(snap)
 
-	// Potential victims are lower-priority pods. Lower-priority pods already leaving
-	// (deleted, or victims of an earlier preemption) are removed as gone and are nobody's
-	// victims; leaving pods of equal or higher priority keep their room, as in the design's
-	// Example 2, where D may not claim the room C's victims free.
-	var potential []*framework.PodInfo
+	// The pods of each potential victim unit that were taken off for this node (those on
+	// it, and blockers elsewhere), so that a reprieve puts back exactly those.
+	var potential []*unit
+	removed := map[*unit][]*framework.PodInfo{}
 	home := map[*framework.PodInfo]*framework.NodeInfo{}
 	takeOff := func(pods []*framework.PodInfo) (bool, error) {
 		progress := false
@@ -41,10 +43,18 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 			if n == nil {
 				continue
 			}
-			home[q] = n
 			if !q.Terminating {
-				potential = append(potential, q)
+				u := units.of(q)
+				if u.priority >= p.Priority {
+					continue
+				}
+				if _, seen := removed[u]; !seen {
+					potential = append(potential, u)
+				}
+				removed[u] = append(removed[u], q)
 			}
+			// Lower-priority pods already leaving are room, and nobody's victims.
+			home[q] = n
 			if s := e.remove(ctx, state, p, q); !s.IsSuccess() {
 				return false, s.AsError()
 			}
@@ -74,36 +84,40 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 			return nil, nil
 		}
 	}
+	c := &Candidate{Node: node}
 	if len(potential) == 0 {
-		return &Candidate{Node: node}, nil
+		return c, nil
 	}
-	sortByImportance(potential)
+	sortUnits(potential)
 
-	// Reprieve: put victims back while the preemptor still fits.
-	reprieve := func(q *framework.PodInfo) (bool, *framework.Status, error) {
-		if s := e.add(ctx, state, p, q, home[q]); !s.IsSuccess() {
-			return false, nil, s.AsError()
+	// Reprieve: put units back, whole, while the preemptor still fits.
+	reprieve := func(u *unit) (bool, *framework.Status, error) {
+		for _, q := range removed[u] {
+			if s := e.add(ctx, state, p, q, home[q]); !s.IsSuccess() {
+				return false, nil, s.AsError()
+			}
 		}
 		ok, why, err := e.fits(ctx, state, p, node)
 		if err != nil || ok {
 			return ok, why, err
 		}
-		if s := e.remove(ctx, state, p, q); !s.IsSuccess() {
-			return false, nil, s.AsError()
+		for _, q := range removed[u] {
+			if s := e.remove(ctx, state, p, q); !s.IsSuccess() {
+				return false, nil, s.AsError()
+			}
 		}
 		return false, why, nil
 	}
-	c := &Candidate{Node: node}
 	// BestEffort pods first: they free no resources, so one that cannot be put back for a
 	// resource reason would be a victim for resources, which the design forbids; then the
 	// node is no candidate.
-	var rest []*framework.PodInfo
-	for _, q := range potential {
-		if q.QOS != v1.PodQOSBestEffort {
-			rest = append(rest, q)
+	var rest, victims []*unit
+	for _, u := range potential {
+		if u.group || u.pods[0].QOS != v1.PodQOSBestEffort {
+			rest = append(rest, u)
 			continue
 		}
-		ok, why, err := reprieve(q)
+		ok, why, err := reprieve(u)
 		if err != nil {
 			return nil, err
 		}
@@ -111,31 +125,32 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 			if slices.Contains(e.ResourcePlugins, why.Plugin()) {
 				return nil, nil
 			}
-			c.Victims = append(c.Victims, q)
+			victims = append(victims, u)
 		}
 	}
-	// Then the victims that would violate a PodDisruptionBudget, so that as few as possible
+	// Then the units that would violate a PodDisruptionBudget, so that as few as possible
 	// do, then the others; most important first within each.
-	violating, nonViolating := splitByPDB(rest, snap.PDBs())
-	for _, q := range violating {
-		ok, _, err := reprieve(q)
+	violating, nonViolating := splitUnitsByPDB(rest, snap.PDBs())
+	for _, u := range violating {
+		ok, _, err := reprieve(u)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			c.Victims = append(c.Victims, q)
+			victims = append(victims, u)
 			c.PDBViolations++
 		}
 	}
-	for _, q := range nonViolating {
-		ok, _, err := reprieve(q)
+	for _, u := range nonViolating {
+		ok, _, err := reprieve(u)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			c.Victims = append(c.Victims, q)
+			victims = append(victims, u)
 		}
 	}
+	c.Victims = podsOf(victims)
 	sortByImportance(c.Victims)
 	return c, nil
 }

@@ -44,6 +44,12 @@ func numFeasibleNodesToFind(percentage, numNodes int) int {
 // findNodesThatFit runs PreFilter and Filter and returns the feasible nodes. The state it
 // leaves in the cache (nominated pods added) is the caller's to roll back.
 func (s *Scheduler) findNodesThatFit(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo) ([]*framework.NodeInfo, *Diagnosis, error) {
+	return s.findNodesThatFitLimited(ctx, fwk, state, p, 0)
+}
+
+// findNodesThatFitLimited is findNodesThatFit stopping at limit feasible nodes (0: the
+// adaptive number).
+func (s *Scheduler) findNodesThatFitLimited(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, limit int) ([]*framework.NodeInfo, *Diagnosis, error) {
 	diag := &Diagnosis{NodeToStatus: framework.NewNodeToStatus(), UnschedulablePlugins: sets.New[string](), NumNodes: s.cache.NumNodes()}
 	preRes, st := fwk.RunPreFilterPlugins(ctx, state, p)
 	if !st.IsSuccess() {
@@ -77,7 +83,7 @@ func (s *Scheduler) findNodesThatFit(ctx context.Context, fwk *fwkruntime.Framew
 			return nil, diag, st.AsError()
 		}
 	}
-	feasible, err := s.filterNodes(ctx, fwk, state, p, nodes, narrowed, diag)
+	feasible, err := s.filterNodes(ctx, fwk, state, p, nodes, narrowed, limit, diag)
 	return feasible, diag, err
 }
 
@@ -89,7 +95,7 @@ func hasNode(r *framework.PreFilterResult, name string) bool {
 // filterNodes runs Filter over the nodes until enough feasible ones are found. Static
 // verdicts come from the cache, so only the nodes that pass them are visited (unless
 // PreFilter narrowed the nodes, when the few candidates are checked one by one).
-func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, narrowed bool, diag *Diagnosis) ([]*framework.NodeInfo, error) {
+func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, narrowed bool, limit int, diag *Diagnosis) ([]*framework.NodeInfo, error) {
 	all := s.cache.NodeInfos()
 	candidates := nodes
 	var v *staticVerdicts
@@ -119,7 +125,7 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 			check = func(n *framework.NodeInfo) *framework.Status { return fwkruntime.RunFilters(ctx, dynamic, state, p, n) }
 		}
 	}
-	feasible, err := s.scan(ctx, candidates, check, diag)
+	feasible, err := s.scan(ctx, candidates, check, limit, diag)
 	if err != nil || len(feasible) > 0 || v == nil || narrowed {
 		return feasible, err
 	}
@@ -138,12 +144,15 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 // order, so the result is the same as a sequential scan: the simulator stays deterministic
 // whatever the parallelism. When none is feasible, every candidate's status goes into the
 // diagnosis.
-func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check func(*framework.NodeInfo) *framework.Status, diag *Diagnosis) ([]*framework.NodeInfo, error) {
+func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check func(*framework.NodeInfo) *framework.Status, limit int, diag *Diagnosis) ([]*framework.NodeInfo, error) {
 	n := len(nodes)
 	if n == 0 {
 		return nil, nil
 	}
 	want := numFeasibleNodesToFind(s.cfg.PercentageOfNodesToScore, n)
+	if limit > 0 {
+		want = min(want, limit)
+	}
 	start := s.nextStartNodeIndex % n
 	// The per-node status buffer is reused across cycles: only the loop filters.
 	if cap(s.filterScratch) < n {
@@ -153,6 +162,9 @@ func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check
 	defer clear(statuses)
 	feasible := make([]*framework.NodeInfo, 0, want)
 	batch := max(64, want/2)
+	if limit > 0 {
+		batch = max(16, want)
+	}
 	processed := 0
 	for processed < n && len(feasible) < want {
 		size := min(batch, n-processed)

@@ -8,6 +8,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -43,6 +44,14 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		}
 		s.addBoundPod(pod)
 	default:
+		if g := v1alpha1.PodGroupNameOf(pod); g != "" {
+			if old != nil && v1alpha1.PodGroupNameOf(old) != g {
+				s.removePendingMember(key, pod.Namespace+"/"+v1alpha1.PodGroupNameOf(old))
+			}
+			mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.Spec, pod.Spec) || !maps.Equal(old.Labels, pod.Labels)
+			s.updatePendingMember(pod, mayHelp)
+			return
+		}
 		e := s.queue.Get(key)
 		if e == nil {
 			s.addPendingPod(pod)
@@ -68,6 +77,9 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	delete(s.failures, key)
 	delete(s.preempting, key)
 	s.queue.Delete(key)
+	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
+		s.removePendingMember(key, pod.Namespace+"/"+g)
+	}
 	s.cache.ClearNomination(key)
 	if pi := s.cache.RemoveBoundPod(key); pi != nil {
 		s.onClusterEvent(framework.EventAssignedPodDelete)
@@ -77,6 +89,9 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	s.queue.Delete(key)
+	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
+		s.removePendingMember(key, pod.Namespace+"/"+g)
+	}
 	s.cache.ClearNomination(key)
 	delete(s.failures, key)
 	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName {
@@ -104,6 +119,10 @@ func (s *Scheduler) addPendingPod(pod *v1.Pod) {
 	pi := framework.NewPodInfo(pod)
 	if pod.Status.NominatedNodeName != "" {
 		s.cache.Nominate(pi, pod.Status.NominatedNodeName)
+	}
+	if pi.Group != "" {
+		s.addPendingMember(pi, profile, true)
+		return
 	}
 	s.queue.Add(&queue.Entry{QueuedUnit: framework.QueuedUnit{Key: pi.Key, Priority: pi.Priority}, Pod: pi, Profile: profile})
 }
@@ -161,6 +180,9 @@ func (s *Scheduler) onClusterEvent(ev framework.ClusterEvent) {
 // preEnqueue runs the entry's profile PreEnqueue plugins.
 func (s *Scheduler) preEnqueue(e *queue.Entry) *framework.Status {
 	fwk := s.profiles[e.Profile]
+	if gs, ok := e.Group.(*groupState); ok && fwk != nil {
+		return s.groupPreEnqueue(e, gs)
+	}
 	if fwk == nil || e.Pod == nil {
 		return nil
 	}

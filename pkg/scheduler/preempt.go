@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
@@ -17,13 +22,15 @@ import (
 const (
 	ReasonPreemptionByScheduler = "PreemptionByScheduler"
 	msgPreemptedForPod          = "phalanx: preempting to accommodate a higher priority pod"
+	msgPreemptedForGroup        = "phalanx: preempting to accommodate a higher priority podgroup"
 	gatePreemption              = "PreemptionInProgress"
 )
 
 // inflightPreemption is a preemption whose API calls are running.
 type inflightPreemption struct {
-	node    string
 	victims []*framework.PodInfo
+	// members are a group preemptor's nominated members.
+	members []*framework.PodInfo
 }
 
 // Preempt carries out a preemption decided in this cycle (framework.PreemptionActuator),
@@ -36,7 +43,7 @@ func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims [
 	for _, v := range victims {
 		v.Terminating = true
 	}
-	s.preempting[preemptor.Key] = &inflightPreemption{node: node, victims: victims}
+	s.preempting[preemptor.Key] = &inflightPreemption{victims: victims}
 	if s.observer != nil {
 		s.observer.Preempting(preemptor, node, victims)
 	}
@@ -56,7 +63,7 @@ func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims [
 		// the result before it is known).
 		s.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
 		s.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
-		s.Post(func() { s.preemptionDone(preemptor, err) })
+		s.Post(func() { s.preemptionDone(preemptor.Key, err) })
 	})
 }
 
@@ -65,20 +72,7 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, node string, victims []
 	ctx := context.Background()
 	errs := make([]error, len(victims))
 	s.actuator.Exec.Parallel(len(victims), func(i int) {
-		victim := victims[i]
-		cond := &v1.PodCondition{
-			Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: ReasonPreemptionByScheduler,
-			Message: msgPreemptedForPod, LastTransitionTime: metav1.NewTime(s.clock.Now()),
-		}
-		if err := s.actuator.Client.PatchPodStatus(ctx, victim, cond, nil); err != nil && !apierrors.IsNotFound(err) {
-			errs[i] = fmt.Errorf("setting the DisruptionTarget condition of %s/%s: %w", victim.Namespace, victim.Name, err)
-			return
-		}
-		if err := s.actuator.Client.DeletePod(ctx, victim, nil); err != nil && !apierrors.IsNotFound(err) {
-			errs[i] = fmt.Errorf("deleting %s/%s: %w", victim.Namespace, victim.Name, err)
-			return
-		}
-		s.actuator.Event(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting",
+		errs[i] = s.evict(ctx, victims[i], msgPreemptedForPod, preemptor,
 			fmt.Sprintf("Preempted by pod %s/%s on node %s", preemptor.Namespace, preemptor.Name, node))
 	})
 	if err := errors.Join(errs...); err != nil {
@@ -87,33 +81,151 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, node string, victims []
 	return s.actuator.Client.PatchPodStatus(ctx, preemptor, nil, &node)
 }
 
-// preemptionDone releases the preemptor. On failure the nomination is reverted, victims
-// not deleted are no longer counted as leaving, and the preemptor is retried after backoff.
-func (s *Scheduler) preemptionDone(preemptor *framework.PodInfo, err error) {
-	inflight := s.preempting[preemptor.Key]
-	delete(s.preempting, preemptor.Key)
+// preemptionDone releases the preemptor (a pod, or a group's queue entry). On failure the
+// nominations are reverted, victims not deleted are no longer counted as leaving, and the
+// preemptor is tried again at once.
+func (s *Scheduler) preemptionDone(key string, err error) {
+	inflight := s.preempting[key]
+	delete(s.preempting, key)
 	if err == nil {
 		// The preemptor waits in the unschedulable pool for its victims to leave; only if
 		// an event already tried to move it (and met the gate) does it go on now.
-		if e := s.queue.Get(preemptor.Key); e != nil && e.Gated() {
-			s.queue.Activate(preemptor.Key)
+		if e := s.queue.Get(key); e != nil && e.Gated() {
+			s.queue.Activate(key)
 		}
 		return
 	}
-	s.logger.Info("Preemption failed; reverting the nomination", "pod", preemptor.Key, "err", err)
+	s.logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
 	if inflight != nil {
 		for _, v := range inflight.victims {
 			if cur := s.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
 				v.Terminating = false
 			}
 		}
+		for _, m := range inflight.members {
+			if s.cache.ClearNomination(m.Key) != "" || m.Pod.Status.NominatedNodeName != "" {
+				s.clearNominatedNodeName(m)
+			}
+		}
 	}
-	if s.cache.ClearNomination(preemptor.Key) != "" || preemptor.Pod.Status.NominatedNodeName != "" {
-		s.clearNominatedNodeName(preemptor)
+	msg := "preemption failed, will retry: " + err.Error()
+	if e := s.queue.Get(key); e != nil {
+		switch {
+		case e.Pod != nil:
+			if s.cache.ClearNomination(key) != "" || e.Pod.Pod.Status.NominatedNodeName != "" {
+				s.clearNominatedNodeName(e.Pod)
+			}
+			s.actuator.Event(e.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+		case e.Group != nil:
+			if gs := e.Group.(*groupState); gs.info != nil {
+				s.setGroupCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+				s.actuator.Event(gs.info.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+			}
+		}
 	}
-	s.actuator.Event(preemptor.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting",
-		"preemption failed, will retry: "+err.Error())
-	s.queue.Activate(preemptor.Key)
+	s.queue.Activate(key)
+}
+
+// PreemptForGroup carries out a group's preemption (framework.GroupPreemptionActuator):
+// victims are marked leaving, the members are nominated to their nodes at once, so the
+// room is held for the whole gang; the victims' and victim groups' conditions, the
+// deletions and the members' nominatedNodeName are written off the loop while the group
+// waits behind a gate.
+func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo) {
+	key := groupEntryKey(g.Key)
+	members := make([]*framework.PodInfo, 0, len(nominations))
+	for m := range nominations {
+		members = append(members, m)
+	}
+	slices.SortFunc(members, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
+	for _, m := range members {
+		s.cache.Nominate(m, nominations[m])
+	}
+	for _, v := range victims {
+		v.Terminating = true
+	}
+	s.preempting[key] = &inflightPreemption{victims: victims, members: members}
+	if s.observer != nil {
+		s.observer.PreemptingForGroup(g, nominations, victims)
+	}
+	// Victim groups (preempted whole) say so in their own status.
+	for _, vk := range victimGroups(victims) {
+		if vg := s.cache.Group(vk); vg != nil {
+			s.writeGroupStatus(vg.PodGroup, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
+				Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
+				Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msgPreemptedForGroup,
+			})
+		}
+	}
+	preemptor := g.PodGroup
+	type victimPod struct {
+		pod  *v1.Pod
+		node string
+	}
+	vps := make([]victimPod, len(victims))
+	for i, v := range victims {
+		vps[i] = victimPod{v.Pod, v.NodeName}
+	}
+	nominated := make([]*v1.Pod, len(members))
+	nodes := make([]string, len(members))
+	for i, m := range members {
+		nominated[i], nodes[i] = m.Pod, nominations[m]
+	}
+	s.actuator.Exec.Go(func() {
+		start := time.Now()
+		ctx := context.Background()
+		errs := make([]error, len(vps))
+		s.actuator.Exec.Parallel(len(vps), func(i int) {
+			errs[i] = s.evict(ctx, vps[i].pod, msgPreemptedForGroup, preemptor,
+				fmt.Sprintf("Preempted by podgroup %s/%s on node %s", preemptor.Namespace, preemptor.Name, vps[i].node))
+		})
+		err := errors.Join(errs...)
+		if err == nil {
+			merrs := make([]error, len(nominated))
+			s.actuator.Exec.Parallel(len(nominated), func(i int) {
+				merrs[i] = s.actuator.Client.PatchPodStatus(ctx, nominated[i], nil, &nodes[i])
+			})
+			err = errors.Join(merrs...)
+		}
+		result := "success"
+		if err != nil {
+			result = "error"
+		}
+		s.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+		s.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
+		s.Post(func() { s.preemptionDone(key, err) })
+	})
+}
+
+// evict sets a victim's DisruptionTarget condition, deletes it gracefully and records the
+// Preempted event naming the preemptor. It runs off the loop.
+func (s *Scheduler) evict(ctx context.Context, victim *v1.Pod, condMsg string, preemptor runtime.Object, eventMsg string) error {
+	cond := &v1.PodCondition{
+		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: ReasonPreemptionByScheduler,
+		Message: condMsg, LastTransitionTime: metav1.NewTime(s.clock.Now()),
+	}
+	if err := s.actuator.Client.PatchPodStatus(ctx, victim, cond, nil); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("setting the DisruptionTarget condition of %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	if err := s.actuator.Client.DeletePod(ctx, victim, nil); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	s.actuator.Event(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", eventMsg)
+	return nil
+}
+
+// victimGroups returns the keys of the groups among the victims, sorted.
+func victimGroups(victims []*framework.PodInfo) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range victims {
+		if k := framework.GroupKey(v); k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // preemptionGate holds a pod back while its preemption's API calls run.

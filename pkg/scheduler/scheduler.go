@@ -6,7 +6,9 @@ package scheduler
 
 import (
 	"context"
+
 	"fmt"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -51,6 +53,10 @@ type Observer interface {
 	BeforeAssume(p *framework.PodInfo, node string, c *cache.Cache)
 	// Preempting is called when a preemption is decided, before anything is carried out.
 	Preempting(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo)
+	// PreemptingForGroup is called when a group's preemption is decided.
+	PreemptingForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo)
+	// GroupPlaced is called when a group's members are assumed together.
+	GroupPlaced(g *framework.GroupInfo, assigned []framework.Assignment)
 }
 
 // Scheduler is the scheduling loop's state. Its methods must be called from one goroutine
@@ -83,6 +89,10 @@ type Scheduler struct {
 	failures map[string]string
 	// preempting holds the preemptions whose API calls are running, by preemptor.
 	preempting map[string]*inflightPreemption
+	// classes are the PriorityClasses, for resolving PodGroups' priorities.
+	classes map[string]*schedulingv1.PriorityClass
+	// groups are the PodGroups with pending members, by namespace/name.
+	groups map[string]*groupState
 
 	inboxMu sync.Mutex
 	inbox   []func()
@@ -110,22 +120,28 @@ func New(opts Options) (*Scheduler, error) {
 		waiting:      map[string]*waitingPod{},
 		failures:     map[string]string{},
 		preempting:   map[string]*inflightPreemption{},
+		classes:      map[string]*schedulingv1.PriorityClass{},
+		groups:       map[string]*groupState{},
 	}
 	s.actuator = &actuator.Actuator{Client: opts.Client, Exec: opts.Exec, Post: s.Post, Name: "phalanx"}
 	events := map[string][]framework.ClusterEvent{
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
-		// Only the end of the preemption's API calls releases this gate.
-		gatePreemption: nil,
+		// Only the end of the preemption's API calls releases this gate; only a change of
+		// the group or its members releases the group gates.
+		gatePreemption:   nil,
+		gateGroupMissing: nil,
+		gateGroupInvalid: nil,
 	}
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
-			Snapshot:     s.cache,
-			Nominator:    s.cache,
-			Parallelizer: s.parallelizer,
-			Binder:       opts.Client,
-			Preemption:   s,
-			Rand:         s.rand,
-			Metrics:      s.metrics,
+			Snapshot:        s.cache,
+			Nominator:       s.cache,
+			Parallelizer:    s.parallelizer,
+			Binder:          opts.Client,
+			Preemption:      s,
+			GroupPreemption: s,
+			Rand:            s.rand,
+			Metrics:         s.metrics,
 		})
 		if err != nil {
 			return nil, err
@@ -223,8 +239,11 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 		s.queue.Done(e.Key)
 		return true
 	}
-	if e.Pod != nil {
+	switch {
+	case e.Pod != nil:
 		s.schedulePodEntry(ctx, fwk, e)
+	case e.Group != nil:
+		s.scheduleGroupEntry(ctx, fwk, e)
 	}
 	return true
 }

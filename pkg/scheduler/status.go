@@ -6,11 +6,29 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
 // LastFailure returns the message of a pending pod's last failed attempt.
 func (s *Scheduler) LastFailure(key string) string { return s.failures[key] }
+
+// PendingMessage says why a pending pod is pending: its last failure, or the gate that
+// holds it (or its group).
+func (s *Scheduler) PendingMessage(pod *v1.Pod) string {
+	key := pod.Namespace + "/" + pod.Name
+	if msg := s.failures[key]; msg != "" {
+		return msg
+	}
+	ek := key
+	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
+		ek = groupEntryKey(pod.Namespace + "/" + g)
+	}
+	if e := s.queue.Get(ek); e != nil && e.Gated() {
+		return e.GatedMessage
+	}
+	return ""
+}
 
 // reportFailure emits FailedScheduling and sets the PodScheduled condition, skipping the
 // API call when the pod already says the same thing.

@@ -226,6 +226,9 @@ func (h *Handle) Binder() framework.Binder { return nil }
 // Preemption implements framework.Handle.
 func (h *Handle) Preemption() framework.PreemptionActuator { return h.Actuator }
 
+// GroupPreemption implements framework.Handle.
+func (h *Handle) GroupPreemption() framework.GroupPreemptionActuator { return nil }
+
 // Rand implements framework.Handle: a fixed seed.
 func (h *Handle) Rand() *rand.Rand {
 	if h.rng == nil {

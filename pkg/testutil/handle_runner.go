@@ -26,6 +26,9 @@ func (h *Handle) RunPreFilterExtensionRemovePod(context.Context, *framework.Cycl
 	return nil
 }
 
+// HasActivePreFilterExtensions implements framework.PluginRunner (no plugins).
+func (h *Handle) HasActivePreFilterExtensions(*framework.CycleState) bool { return false }
+
 // RunBlockingPodsPlugin implements framework.PluginRunner (no plugins).
 func (h *Handle) RunBlockingPodsPlugin(context.Context, *framework.CycleState, *framework.PodInfo, *framework.NodeInfo, *framework.Status) []*framework.PodInfo {
 	return nil

@@ -206,10 +206,13 @@ func (s *Simulator) UpdateStatus(_ context.Context, obj runtime.Object) error {
 		return fmt.Errorf("status updates of %T are not supported", obj)
 	}
 	cur := s.groups[pg.Namespace+"/"+pg.Name]
-	if cur == nil {
+	if cur == nil || s.groupGone[pg.Namespace+"/"+pg.Name] {
 		return fmt.Errorf("podgroups %q not found", pg.Name)
 	}
-	cur.Status = *pg.Status.DeepCopy()
+	next := cur.DeepCopy()
+	next.Status = *pg.Status.DeepCopy()
+	s.groups[pg.Namespace+"/"+pg.Name] = next
+	s.sched.UpdatePodGroup(cur, next)
 	return nil
 }
 

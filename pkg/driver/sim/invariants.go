@@ -82,4 +82,44 @@ func (o *invariantObserver) Preempting(preemptor *framework.PodInfo, _ string, v
 		}
 		o.victimOf[v.Key] = preemptor.Key
 	}
+	o.checkWholeGroups(victims)
+}
+
+// PreemptingForGroup checks a group's preemption: victims of lower priority than the
+// group, none preempted twice, and no group of disruption mode All preempted in part.
+func (o *invariantObserver) PreemptingForGroup(g *framework.GroupInfo, _ map[*framework.PodInfo]string, victims []*framework.PodInfo) {
+	o.Preempting(&framework.PodInfo{Key: "PodGroup/" + g.Key, Priority: g.Priority}, "", victims)
+}
+
+// checkWholeGroups checks that every group of disruption mode All among the victims is
+// preempted whole: all its bound members are victims.
+func (o *invariantObserver) checkWholeGroups(victims []*framework.PodInfo) {
+	in := map[*framework.PodInfo]bool{}
+	for _, v := range victims {
+		in[v] = true
+	}
+	c := o.s.sched.Cache()
+	for _, v := range victims {
+		key := framework.GroupKey(v)
+		g := c.Group(key)
+		if g == nil || !g.DisruptAll() {
+			continue
+		}
+		for _, m := range c.GroupMembers(key) {
+			if !in[m] {
+				o.s.violate("group %s (disruption mode All) preempted in part: %s is a victim, %s is not", key, v.Key, m.Key)
+				return
+			}
+		}
+	}
+}
+
+// GroupPlaced checks that a gang is never started below its minCount.
+func (o *invariantObserver) GroupPlaced(g *framework.GroupInfo, assigned []framework.Assignment) {
+	if !g.Gang() {
+		return
+	}
+	if running := len(o.s.sched.Cache().GroupMembers(g.Key)); running < g.MinCount() {
+		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, running, g.MinCount(), len(assigned))
+	}
 }

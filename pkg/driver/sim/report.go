@@ -127,7 +127,7 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		}
 		pr.CreatedAt, pr.DeletedAt, pr.Requests = rec.createdAt, rec.deletedAt, podRequests(p)
 		if rec.phase == PhasePending {
-			pr.Message = s.pendingMessage(key(p))
+			pr.Message = s.sched.PendingMessage(p)
 		} else {
 			pr.NominatedNode = ""
 		}
@@ -171,18 +171,6 @@ func (s *Simulator) report(wall time.Duration) *Report {
 	}
 	s.lifetimes(r)
 	return r
-}
-
-// pendingMessage is why a pending pod is pending: its last scheduling failure, or the gate
-// that holds it.
-func (s *Simulator) pendingMessage(k string) string {
-	if msg := s.sched.LastFailure(k); msg != "" {
-		return msg
-	}
-	if e := s.sched.Queue().Get(k); e != nil && e.Gated() {
-		return e.GatedMessage
-	}
-	return ""
 }
 
 func (s *Simulator) lifetimes(r *Report) {

@@ -51,10 +51,12 @@ type Simulator struct {
 	tasks  []func()
 	events []Event
 
-	pods      map[string]*podRecord
-	podOrder  []*podRecord
-	nodes     map[string]*v1.Node
-	groups    map[string]*v1alpha1.PodGroup
+	pods     map[string]*podRecord
+	podOrder []*podRecord
+	nodes    map[string]*v1.Node
+	groups   map[string]*v1alpha1.PodGroup
+	// groupGone marks groups deleted on the timeline (their last status is still reported).
+	groupGone map[string]bool
 	pdbs      []*policyv1.PodDisruptionBudget
 	pdbsDirty bool
 	nodeUsage nodeUsage
@@ -91,6 +93,7 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 		pods:      map[string]*podRecord{},
 		nodes:     map[string]*v1.Node{},
 		groups:    map[string]*v1alpha1.PodGroup{},
+		groupGone: map[string]bool{},
 		nodeUsage: nodeUsage{},
 
 		nodeAdded:   map[string]float64{},
@@ -147,13 +150,30 @@ func (s *Simulator) plan() {
 			s.at(Epoch.Add(t.deleteAt), func() { s.deleteNode(n) })
 		}
 	}
+	for _, pc := range s.sc.PriorityClasses {
+		t, _ := parseTiming(&pc.ObjectMeta)
+		s.at(Epoch.Add(t.createAt), func() { s.sched.AddPriorityClass(pc) })
+	}
 	for _, pdb := range s.sc.PDBs {
 		t, _ := parseTiming(&pdb.ObjectMeta)
 		s.at(Epoch.Add(t.createAt), func() { s.pdbs = append(s.pdbs, pdb); s.pdbsDirty = true })
 	}
 	for _, pg := range s.sc.PodGroups {
 		t, _ := parseTiming(&pg.ObjectMeta)
-		s.at(Epoch.Add(t.createAt), func() { s.groups[pg.Namespace+"/"+pg.Name] = pg })
+		s.at(Epoch.Add(t.createAt), func() {
+			cur := pg.DeepCopy()
+			s.groups[pg.Namespace+"/"+pg.Name] = cur
+			s.sched.AddPodGroup(cur)
+		})
+		if t.hasDelete {
+			s.at(Epoch.Add(t.deleteAt), func() {
+				key := pg.Namespace + "/" + pg.Name
+				if cur := s.groups[key]; cur != nil && !s.groupGone[key] {
+					s.groupGone[key] = true
+					s.sched.DeletePodGroup(cur)
+				}
+			})
+		}
 	}
 	for _, p := range s.sc.Pods {
 		t, _ := parseTiming(&p.ObjectMeta)

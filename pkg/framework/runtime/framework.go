@@ -22,22 +22,24 @@ type Framework struct {
 	nominator     framework.Nominator
 	parallelizer  framework.Parallelizer
 
-	plugins       []framework.Plugin
-	queueSort     framework.QueueSortPlugin
-	preEnqueue    []framework.PreEnqueuePlugin
-	preFilter     []framework.PreFilterPlugin
-	filter        []framework.FilterPlugin
-	staticFilter  []framework.StaticFilterPlugin
-	precheck      []framework.StaticPrecheckPlugin
-	dynamicFilter []framework.FilterPlugin
-	postFilter    []framework.PostFilterPlugin
-	preScore      []framework.PreScorePlugin
-	score         []weightedScore
-	reserve       []framework.ReservePlugin
-	permit        []framework.PermitPlugin
-	bind          []framework.BindPlugin
-	enqueueEvents map[string][]framework.ClusterEvent
-	scoreScratch  [][]framework.NodeScore
+	plugins            []framework.Plugin
+	queueSort          framework.QueueSortPlugin
+	preEnqueue         []framework.PreEnqueuePlugin
+	groupPreEnqueue    []framework.GroupPreEnqueuePlugin
+	podGroupPostFilter []framework.PodGroupPostFilterPlugin
+	preFilter          []framework.PreFilterPlugin
+	filter             []framework.FilterPlugin
+	staticFilter       []framework.StaticFilterPlugin
+	precheck           []framework.StaticPrecheckPlugin
+	dynamicFilter      []framework.FilterPlugin
+	postFilter         []framework.PostFilterPlugin
+	preScore           []framework.PreScorePlugin
+	score              []weightedScore
+	reserve            []framework.ReservePlugin
+	permit             []framework.PermitPlugin
+	bind               []framework.BindPlugin
+	enqueueEvents      map[string][]framework.ClusterEvent
+	scoreScratch       [][]framework.NodeScore
 }
 
 type weightedScore struct {
@@ -54,6 +56,8 @@ type Options struct {
 	Binder framework.Binder
 	// Preemption carries out preemptions.
 	Preemption framework.PreemptionActuator
+	// GroupPreemption carries out preemptions for pod groups.
+	GroupPreemption framework.GroupPreemptionActuator
 	// Rand is the scheduler's seeded generator.
 	Rand *rand.Rand
 	// Metrics are the scheduler's metrics.
@@ -134,6 +138,12 @@ func (f *Framework) add(pl framework.Plugin, weight int64) {
 	if p, ok := pl.(framework.PreEnqueuePlugin); ok {
 		f.preEnqueue = append(f.preEnqueue, p)
 	}
+	if p, ok := pl.(framework.GroupPreEnqueuePlugin); ok {
+		f.groupPreEnqueue = append(f.groupPreEnqueue, p)
+	}
+	if p, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
+		f.podGroupPostFilter = append(f.podGroupPostFilter, p)
+	}
 	if p, ok := pl.(framework.PreFilterPlugin); ok {
 		f.preFilter = append(f.preFilter, p)
 	}
@@ -197,6 +207,33 @@ func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, p *framework.PodIn
 		}
 	}
 	return nil
+}
+
+// RunGroupPreEnqueuePlugins returns the first non-success status of the group gates.
+func (f *Framework) RunGroupPreEnqueuePlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, running int) *framework.Status {
+	for _, pl := range f.groupPreEnqueue {
+		if s := pl.PreEnqueueGroup(ctx, g, pending, running); !s.IsSuccess() {
+			return s.WithPlugin(pl.Name())
+		}
+	}
+	return nil
+}
+
+// RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins in order until one
+// succeeds (KEP-5710); the reasons of those that did not are joined.
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
+	var reasons []string
+	for _, pl := range f.podGroupPostFilter {
+		r, s := pl.PodGroupPostFilter(ctx, g, pending, placed, schedule)
+		if s.IsSuccess() {
+			return r, nil
+		}
+		if s.Code() == framework.Error {
+			return nil, s.WithPlugin(pl.Name())
+		}
+		reasons = append(reasons, s.Reasons()...)
+	}
+	return nil, framework.NewStatus(framework.Unschedulable, reasons...)
 }
 
 // RunPreFilterPlugins runs PreFilter; the node sets of their results are intersected. A
@@ -371,6 +408,16 @@ func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *f
 		}
 	}
 	return nil
+}
+
+// HasActivePreFilterExtensions implements framework.PluginRunner.
+func (f *Framework) HasActivePreFilterExtensions(state *framework.CycleState) bool {
+	for _, pl := range f.preFilter {
+		if pl.PreFilterExtensions() != nil && !state.SkipFilterPlugins[pl.Name()] {
+			return true
+		}
+	}
+	return false
 }
 
 // RunBlockingPodsPlugin asks the plugin that returned st, if it can tell, which pods cause
@@ -554,7 +601,10 @@ func (h *handle) Binder() framework.Binder             { return h.opts.Binder }
 func (h *handle) Preemption() framework.PreemptionActuator {
 	return h.opts.Preemption
 }
-func (h *handle) Rand() *rand.Rand          { return h.opts.Rand }
+func (h *handle) Rand() *rand.Rand { return h.opts.Rand }
+func (h *handle) GroupPreemption() framework.GroupPreemptionActuator {
+	return h.opts.GroupPreemption
+}
 func (h *handle) Metrics() *metrics.Metrics { return h.opts.Metrics }
 func (h *handle) RunPreFilterPlugins(ctx context.Context, s *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	return h.f.RunPreFilterPlugins(ctx, s, p)
@@ -564,6 +614,9 @@ func (h *handle) RunFilterPlugins(ctx context.Context, s *framework.CycleState, 
 }
 func (h *handle) RunPreFilterExtensionAddPod(ctx context.Context, s *framework.CycleState, p, a *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	return h.f.RunPreFilterExtensionAddPod(ctx, s, p, a, n)
+}
+func (h *handle) HasActivePreFilterExtensions(s *framework.CycleState) bool {
+	return h.f.HasActivePreFilterExtensions(s)
 }
 func (h *handle) RunBlockingPodsPlugin(ctx context.Context, s *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo, st *framework.Status) []*framework.PodInfo {
 	return h.f.RunBlockingPodsPlugin(ctx, s, p, n, st)

@@ -1,0 +1,112 @@
+package metrics
+
+import (
+	"slices"
+	"sort"
+	"testing"
+)
+
+// observeAll gives every collector one sample, so that vectors show up when gathered.
+func observeAll(m *Metrics) {
+	m.ScheduleAttempts.WithLabelValues(ResultScheduled, "phalanx").Inc()
+	m.SchedulingAttemptDuration.WithLabelValues(ResultUnschedulable, "phalanx").Observe(0.01)
+	m.PendingPods.WithLabelValues("active").Set(3)
+	m.PreemptionAttempts.Inc()
+	m.PreemptionVictims.Observe(2)
+	m.PreemptionGoroutineDuration.WithLabelValues(ResultError).Observe(0.5)
+	m.PreemptionGoroutines.WithLabelValues(ResultError).Inc()
+}
+
+type family struct {
+	typ    string
+	labels []string
+}
+
+func gather(t *testing.T, m *Metrics) map[string]family {
+	t.Helper()
+	mfs, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]family{}
+	for _, mf := range mfs {
+		var labels []string
+		if ms := mf.GetMetric(); len(ms) > 0 {
+			for _, l := range ms[0].GetLabel() {
+				labels = append(labels, l.GetName())
+			}
+		}
+		sort.Strings(labels)
+		out[mf.GetName()] = family{mf.GetType().String(), labels}
+	}
+	return out
+}
+
+// The names, types and labels are kube-scheduler's, so existing dashboards work.
+func TestNewRegistersKubeSchedulerMetrics(t *testing.T) {
+	m := New()
+	observeAll(m)
+	got := gather(t, m)
+	want := map[string]family{
+		"scheduler_schedule_attempts_total":                {"COUNTER", []string{"profile", "result"}},
+		"scheduler_scheduling_attempt_duration_seconds":    {"HISTOGRAM", []string{"profile", "result"}},
+		"scheduler_pending_pods":                           {"GAUGE", []string{"queue"}},
+		"scheduler_preemption_attempts_total":              {"COUNTER", nil},
+		"scheduler_preemption_victims":                     {"HISTOGRAM", nil},
+		"scheduler_preemption_goroutines_duration_seconds": {"HISTOGRAM", []string{"result"}},
+		"scheduler_preemption_goroutines_execution_total":  {"COUNTER", []string{"result"}},
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("metric %s not registered", name)
+			continue
+		}
+		if g.typ != w.typ || !slices.Equal(g.labels, w.labels) {
+			t.Errorf("metric %s: %s %v, want %s %v", name, g.typ, g.labels, w.typ, w.labels)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("unexpected metric %s", name)
+		}
+	}
+}
+
+func TestResultLabels(t *testing.T) {
+	if ResultScheduled != "scheduled" || ResultUnschedulable != "unschedulable" || ResultError != "error" {
+		t.Errorf("result labels %q %q %q differ from kube-scheduler's", ResultScheduled, ResultUnschedulable, ResultError)
+	}
+}
+
+// Each scheduler has its own registry: simulations and tests never share counters.
+func TestRegistriesAreIndependent(t *testing.T) {
+	a, b := New(), New()
+	if a.Registry == b.Registry {
+		t.Fatal("two New() share a registry")
+	}
+	observeAll(a)
+	a.ScheduleAttempts.WithLabelValues(ResultScheduled, "phalanx").Add(4)
+	mfs, err := b.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			if v := m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount()); v != 0 {
+				t.Errorf("metric %s of the second registry has %v after observing only the first", mf.GetName(), v)
+			}
+		}
+	}
+	// The unlabelled collectors of b are gathered at zero; a's are not.
+	got := map[string]float64{}
+	mfs, _ = a.Registry.Gather()
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			got[mf.GetName()] += m.GetCounter().GetValue()
+		}
+	}
+	if got["scheduler_schedule_attempts_total"] != 5 || got["scheduler_preemption_attempts_total"] != 1 {
+		t.Errorf("first registry counters %v", got)
+	}
+}

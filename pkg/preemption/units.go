@@ -1,0 +1,134 @@
+package preemption
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// unit is what preemption removes or keeps as one (KEP-5710's preemption unit): a single
+// pod, or every bound member of a PodGroup whose disruption mode is All.
+type unit struct {
+	key      string
+	pods     []*framework.PodInfo
+	group    bool
+	priority int32
+	qos      int
+	start    time.Time
+}
+
+// units groups pods into preemption units; the members of an All group are taken from the
+// cache, wherever they run.
+type unitIndex struct {
+	snap  framework.Snapshot
+	units map[string]*unit
+}
+
+func newUnitIndex(snap framework.Snapshot) *unitIndex {
+	return &unitIndex{snap: snap, units: map[string]*unit{}}
+}
+
+// of returns the unit of a pod.
+func (x *unitIndex) of(p *framework.PodInfo) *unit {
+	key := p.Key
+	gk := framework.GroupKey(p)
+	all := false
+	if gk != "" {
+		if g := x.snap.Group(gk); g != nil && g.DisruptAll() {
+			key, all = "PodGroup:"+gk, true
+		}
+	}
+	if u := x.units[key]; u != nil {
+		return u
+	}
+	u := &unit{key: key, group: all}
+	if all {
+		members := x.snap.GroupMembers(gk)
+		if !slices.Contains(members, p) {
+			members = append(slices.Clone(members), p)
+		}
+		u.pods = members
+	} else {
+		u.pods = []*framework.PodInfo{p}
+	}
+	for i, q := range u.pods {
+		if i == 0 || q.Priority > u.priority {
+			u.priority = q.Priority
+		}
+		if t := q.StartTime(); i == 0 || t.Before(u.start) {
+			u.start = t
+		}
+	}
+	if !all {
+		u.qos = qosRank[p.QOS]
+	}
+	x.units[key] = u
+	return u
+}
+
+// moreImportantUnit orders units from the most important: higher priority, then groups
+// before single pods (KEP-5710), then better QoS class and earlier start (the preemption
+// design), then key.
+func moreImportantUnit(a, b *unit) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	if a.group != b.group {
+		return a.group
+	}
+	if a.qos != b.qos {
+		return a.qos > b.qos
+	}
+	if !a.start.Equal(b.start) {
+		return a.start.Before(b.start)
+	}
+	return a.key < b.key
+}
+
+func sortUnits(us []*unit) {
+	slices.SortFunc(us, func(a, b *unit) int {
+		switch {
+		case moreImportantUnit(a, b):
+			return -1
+		case moreImportantUnit(b, a):
+			return 1
+		}
+		return strings.Compare(a.key, b.key)
+	})
+}
+
+// splitUnitsByPDB divides units (in importance order) into those whose preemption would
+// violate a PodDisruptionBudget and the others; a unit violates when any of its pods does.
+func splitUnitsByPDB(us []*unit, pdbs []*framework.PDBInfo) (violating, ok []*unit) {
+	if len(pdbs) == 0 {
+		return nil, us
+	}
+	var pods []*framework.PodInfo
+	for _, u := range us {
+		pods = append(pods, u.pods...)
+	}
+	bad, _ := splitByPDB(pods, pdbs)
+	isBad := map[*framework.PodInfo]bool{}
+	for _, p := range bad {
+		isBad[p] = true
+	}
+	for _, u := range us {
+		if slices.ContainsFunc(u.pods, func(p *framework.PodInfo) bool { return isBad[p] }) {
+			violating = append(violating, u)
+		} else {
+			ok = append(ok, u)
+		}
+	}
+	return violating, ok
+}
+
+// podsOf lists the pods of units.
+func podsOf(us []*unit) []*framework.PodInfo {
+	var out []*framework.PodInfo
+	for _, u := range us {
+		out = append(out, u.pods...)
+	}
+	return out
+}

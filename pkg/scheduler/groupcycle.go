@@ -1,0 +1,251 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
+	"github.com/phalanx-dev/phalanx/pkg/queue"
+)
+
+// msgWaitingForPreemption is the preemptor group's condition message while its victims
+// leave (KEP-5710).
+const msgWaitingForPreemption = "pod group is waiting for podgroup preemption to complete"
+
+// scheduleGroupEntry is the group cycle: every pending member of a PodGroup is placed in
+// one cycle on one snapshot. A gang succeeds only when at least minCount members (counting
+// those already running) fit, and then they are bound together; otherwise nothing is kept
+// and PodGroupPostFilter (workload-aware preemption) runs once for the group. A basic
+// group keeps whatever members fit.
+func (s *Scheduler) scheduleGroupEntry(ctx context.Context, fwk *fwkruntime.Framework, e *queue.Entry) {
+	start := time.Now()
+	gs := e.Group.(*groupState)
+	g := gs.info
+	if g == nil || len(gs.pending) == 0 {
+		s.queue.Done(e.Key)
+		return
+	}
+	pending := slices.Clone(gs.pending)
+	need := s.groupNeed(g)
+
+	cp := s.cache.Checkpoint()
+	s.addNominatedPodsFor(g.Priority, func(p *framework.PodInfo) bool { return framework.GroupKey(p) == g.Key })
+	placement, err := s.placeMembers(ctx, fwk, pending, false)
+	if err != nil {
+		s.cache.Rollback(cp)
+		s.handleGroupFailure(fwk, e, gs, nil, true, err.Error(), nil, start)
+		return
+	}
+	if len(placement.Assignments) < need {
+		msg := placement.Message
+		if g.Gang() {
+			msg = fmt.Sprintf("%d of the %d pods needed fit: %s", len(placement.Assignments), need, placement.Message)
+		}
+		res, st := fwk.RunPodGroupPostFilterPlugins(ctx, g, pending, placement, s.groupSchedulingFunc(fwk))
+		s.cache.Rollback(cp)
+		if st.Code() == framework.Error {
+			s.handleGroupFailure(fwk, e, gs, placement, true, st.Message(), nil, start)
+			return
+		}
+		if !st.IsSuccess() && st.Message() != "" {
+			msg += " " + st.Message()
+		}
+		s.handleGroupFailure(fwk, e, gs, placement, false, msg, res, start)
+		return
+	}
+	s.cache.Rollback(cp)
+	s.assumeGroup(ctx, fwk, e, gs, placement, start)
+}
+
+// groupNeed is how many pending members must fit for the group to make progress: the
+// rest of a gang's minCount, or one member of a basic group or of a gang already running.
+func (s *Scheduler) groupNeed(g *framework.GroupInfo) int {
+	return framework.GroupNeed(g, len(s.cache.GroupMembers(g.Key)))
+}
+
+// groupSchedulingFunc gives PodGroupPostFilter plugins the group algorithm of this profile.
+func (s *Scheduler) groupSchedulingFunc(fwk *fwkruntime.Framework) framework.PodGroupSchedulingFunc {
+	return func(ctx context.Context, members []*framework.PodInfo, firstFit bool) (*framework.GroupPlacement, error) {
+		return s.placeMembers(ctx, fwk, members, firstFit)
+	}
+}
+
+// placeMembers places members one after the other on the cache (inside the caller's
+// checkpoint), each seeing those placed before it, as KEP-5732's sequential processing.
+// A member nominated to a node tries that node first.
+func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework, members []*framework.PodInfo, firstFit bool) (*framework.GroupPlacement, error) {
+	pl := &framework.GroupPlacement{}
+	rejectors := sets.New[string]()
+	for _, m := range members {
+		if m.ParseErr != nil {
+			pl.Unplaced = append(pl.Unplaced, m)
+			if pl.Message == "" {
+				pl.Message = m.ParseErr.Error()
+			}
+			continue
+		}
+		state := framework.NewCycleState()
+		limit := 0
+		if firstFit {
+			limit = 1
+		}
+		feasible, diag, err := s.findNodesThatFitLimited(ctx, fwk, state, m, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(feasible) == 0 {
+			pl.Unplaced = append(pl.Unplaced, m)
+			rejectors = rejectors.Union(diag.UnschedulablePlugins)
+			if pl.Message == "" {
+				pl.Message = (&FitError{NumAllNodes: diag.NumNodes, Diagnosis: diag}).Error()
+			}
+			continue
+		}
+		host := feasible[0].Name
+		if !firstFit && len(feasible) > 1 {
+			if host, err = s.prioritizeNodes(ctx, fwk, state, m, feasible); err != nil {
+				return nil, err
+			}
+		}
+		s.cache.AddPod(m, host)
+		pl.Assignments = append(pl.Assignments, framework.Assignment{Pod: m, Node: s.cache.Get(host), State: state})
+	}
+	pl.UnschedulablePlugins = sets.List(rejectors)
+	return pl, nil
+}
+
+// assumeGroup makes a successful group cycle real: every placed member is assumed on its
+// node, Reserve and Permit run, and all are bound in this cycle. Members that did not fit
+// (beyond a gang's minCount) stay pending and are tried again.
+func (s *Scheduler) assumeGroup(ctx context.Context, fwk *fwkruntime.Framework, e *queue.Entry, gs *groupState, pl *framework.GroupPlacement, start time.Time) {
+	g := gs.info
+	var assumed []framework.Assignment
+	undo := func() {
+		for _, a := range assumed {
+			s.undoAssume(ctx, fwk, a.State, a.Pod, a.Node.Name)
+		}
+	}
+	for _, a := range pl.Assignments {
+		s.cache.ClearNomination(a.Pod.Key)
+		if s.observer != nil {
+			s.observer.BeforeAssume(a.Pod, a.Node.Name, s.cache)
+		}
+		if err := s.cache.AssumePod(a.Pod, a.Node.Name); err != nil {
+			undo()
+			s.handleGroupFailure(fwk, e, gs, nil, true, err.Error(), nil, start)
+			return
+		}
+		assumed = append(assumed, a)
+		st := fwk.RunReservePluginsReserve(ctx, a.State, a.Pod, a.Node.Name)
+		if st.IsSuccess() {
+			// A group's members are released together: a Permit that waits is a
+			// rejection here, since the group does not wait for itself.
+			st, _ = fwk.RunPermitPlugins(ctx, a.State, a.Pod, a.Node.Name)
+		}
+		if !st.IsSuccess() {
+			undo()
+			s.handleGroupFailure(fwk, e, gs, nil, !st.IsRejected(), st.Message(), nil, start)
+			return
+		}
+	}
+	if s.observer != nil {
+		s.observer.GroupPlaced(g, assumed)
+	}
+	for _, a := range assumed {
+		gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q == a.Pod })
+		delete(s.failures, a.Pod.Key)
+		a := a
+		s.bindPod(fwk, a.State, a.Pod, a.Node.Name, func(st *framework.Status) { s.finishMemberBinding(fwk, gs, a, st) })
+	}
+	s.observeGroupAttempt(fwk, metrics.ResultScheduled, start)
+	bound := len(s.cache.GroupMembers(g.Key))
+	if bound >= g.MinCount() {
+		if s.setGroupCondition(gs, true, v1alpha1.PodGroupReasonScheduled, "") {
+			s.actuator.Event(g.PodGroup, nil, v1.EventTypeNormal, "Scheduled", "Scheduling",
+				fmt.Sprintf("Scheduled %d pods of pod group %s", bound, g.Key))
+		}
+	}
+	if len(gs.pending) == 0 {
+		s.queue.Done(e.Key)
+		return
+	}
+	// The members left over failed in this cycle: wait for an event that may help them.
+	s.queue.Requeue(e, sets.New(pl.UnschedulablePlugins...), false)
+	for _, p := range pl.Unplaced {
+		s.reportFailure(p, v1.PodReasonUnschedulable, pl.Message)
+	}
+}
+
+// finishMemberBinding handles a member's binding result. A failure puts the member back
+// among the group's pending pods, to be tried again.
+func (s *Scheduler) finishMemberBinding(fwk *fwkruntime.Framework, gs *groupState, a framework.Assignment, st *framework.Status) {
+	if st.IsSuccess() {
+		s.recordScheduled(a.Pod, a.Node.Name)
+		return
+	}
+	if pi := s.cache.Pod(a.Pod.Key); pi == a.Pod && pi.Assumed {
+		s.undoAssume(context.Background(), fwk, a.State, a.Pod, a.Node.Name)
+	}
+	s.reportFailure(a.Pod, v1.PodReasonSchedulerError, "Binding rejected: "+st.Message())
+	s.addPendingMember(a.Pod, gs.profile, true)
+}
+
+// handleGroupFailure requeues a group that could not be placed and tells the user why, on
+// the group and on each pending member. A PodGroupPostFilter result with nominations means
+// preemption is making room: the group waits for it. One without nominations clears stale
+// nominations of the members; no result leaves them.
+func (s *Scheduler) handleGroupFailure(fwk *fwkruntime.Framework, e *queue.Entry, gs *groupState, pl *framework.GroupPlacement, isError bool, msg string, res *framework.PodGroupPostFilterResult, start time.Time) {
+	g := gs.info
+	reason := v1alpha1.PodGroupReasonUnschedulable
+	podReason := v1.PodReasonUnschedulable
+	result := metrics.ResultUnschedulable
+	if isError {
+		reason, podReason, result = v1alpha1.PodGroupReasonSchedulerError, v1.PodReasonSchedulerError, metrics.ResultError
+	}
+	condMsg := msg
+	if res != nil && len(res.Nominations) > 0 {
+		condMsg = msgWaitingForPreemption
+	} else if res != nil {
+		for _, p := range gs.pending {
+			if s.cache.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
+				s.clearNominatedNodeName(p)
+			}
+		}
+	}
+	var rejectors sets.Set[string]
+	if pl != nil {
+		rejectors = sets.New(pl.UnschedulablePlugins...)
+	}
+	s.queue.Requeue(e, rejectors, isError)
+	s.observeGroupAttempt(fwk, result, start)
+	if s.setGroupCondition(gs, false, reason, condMsg) || !isError {
+		s.actuator.Event(g.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+	}
+	for _, p := range gs.pending {
+		s.reportFailure(p, podReason, msg)
+	}
+}
+
+func (s *Scheduler) observeGroupAttempt(fwk *fwkruntime.Framework, result string, start time.Time) {
+	s.metrics.PodGroupScheduleAttempts.WithLabelValues(result, fwk.SchedulerName()).Inc()
+	s.metrics.SchedulingAttemptDuration.WithLabelValues(result, fwk.SchedulerName()).Observe(time.Since(start).Seconds())
+}
+
+// addNominatedPodsFor is addNominatedPods for a group: nominated pods of equal or higher
+// priority, except the group's own members.
+func (s *Scheduler) addNominatedPodsFor(priority int32, own func(*framework.PodInfo) bool) {
+	s.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
+		if own(np) || np.Priority < priority || s.cache.Get(node) == nil || s.cache.Pod(np.Key) != nil {
+			return
+		}
+		s.cache.AddPod(np, node)
+	})
+}
