@@ -13,7 +13,7 @@ set -euo pipefail
 # shellcheck source=hack/lib/e2e-cluster.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/e2e-cluster.sh"
 
-mode=test
+mode="test"
 case ${1:-} in
 --build-only) mode=build; shift ;;
 --up) mode=up; shift ;;
@@ -34,6 +34,7 @@ export PHALANX_E2E_DIR
 dir=${PHALANX_E2E_DIR}
 failed=1
 
+# shellcheck disable=SC2317 # reached through the trap
 teardown() {
   local rc=$?
   trap - EXIT INT TERM

@@ -7,6 +7,7 @@ E2E_CLUSTER_DIR="${E2E_REPO_ROOT}/hack/cluster"
 E2E_BIN_DIR="${PHALANX_E2E_BIN_DIR:-${E2E_REPO_ROOT}/.cache/e2e/bin}"
 
 # The components, in start order.
+# shellcheck disable=SC2034 # used by hack/e2e.sh
 E2E_COMPONENTS=(etcd kube-apiserver kube-controller-manager kwok)
 
 e2e::log() { printf '[e2e %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -62,27 +63,50 @@ e2e::build_one() {
   e2e::log "${name}: built in $((SECONDS - start))s"
 }
 
-# The four groups build in parallel: on 2 cores that mostly overlaps each
-# one's single-threaded link with the others' compiles.
+# Two chains in parallel: kubernetes then e2ectl (same module: e2ectl reuses
+# the cached client-go), and etcd then kwok. On 2 cores that overlaps each
+# binary's single-threaded link with the other chain's compiles, and only the
+# standard library is compiled twice.
 e2e::build() {
   mkdir -p "${E2E_BIN_DIR}"
-  local c=${E2E_CLUSTER_DIR} pids=() pid failed=0
-  e2e::build_one kubernetes "${c}" "${c}/go.mod" "${c}/go.sum" -- \
-    -ldflags="$(e2e::kube_ldflags)" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager &
+  local c=${E2E_CLUSTER_DIR} pids=() pid failed=0 b
+  for b in etcd kube-apiserver kube-controller-manager kwok e2ectl; do
+    [[ -x "${E2E_BIN_DIR}/${b}" ]] || rm -f "${E2E_BIN_DIR}"/.stamp-*
+  done
+  {
+    e2e::build_one kubernetes "${c}" "${c}/go.mod" "${c}/go.sum" -- \
+      -ldflags="$(e2e::kube_ldflags)" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+    e2e::build_one e2ectl "${c}" "${c}/go.mod" "${c}/go.sum" "${c}"/e2ectl/*.go -- \
+      -ldflags="-s -w" ./e2ectl
+  } &
   pids+=($!)
-  e2e::build_one etcd "${c}/etcd" "${c}/etcd/go.mod" "${c}/etcd/go.sum" "${c}/etcd/main.go" -- \
-    -ldflags="-s -w" . &
+  {
+    e2e::build_one etcd "${c}/etcd" "${c}/etcd/go.mod" "${c}/etcd/go.sum" "${c}/etcd/main.go" -- \
+      -ldflags="-s -w" .
+    e2e::build_one kwok "${c}/kwok" "${c}/kwok/go.mod" "${c}/kwok/go.sum" -- \
+      -ldflags="-s -w" sigs.k8s.io/kwok/cmd/kwok
+  } &
   pids+=($!)
-  e2e::build_one kwok "${c}/kwok" "${c}/kwok/go.mod" "${c}/kwok/go.sum" -- \
-    -ldflags="-s -w" sigs.k8s.io/kwok/cmd/kwok &
-  pids+=($!)
-  e2e::build_one e2ectl "${c}" "${c}/go.mod" "${c}/go.sum" "${c}"/e2ectl/*.go -- \
-    -ldflags="-s -w" ./e2ectl &
-  pids+=($!)
+  # An interrupted build must not leave the other chain compiling.
+  trap 'e2e::kill_tree "${pids[@]}"; exit 130' INT
+  trap 'e2e::kill_tree "${pids[@]}"; exit 143' TERM
   for pid in "${pids[@]}"; do
     wait "${pid}" || failed=1
   done
+  trap - INT TERM
   ((failed == 0)) || e2e::die "build failed"
+}
+
+# e2e::kill_tree PID...: SIGTERM to each PID and all its descendants.
+e2e::kill_tree() {
+  local p c
+  for p in "$@"; do
+    # shellcheck disable=SC2013 # the file is one line of space-separated pids
+    for c in $(cat /proc/"${p}"/task/*/children 2>/dev/null); do
+      e2e::kill_tree "${c}"
+    done
+    kill -TERM "${p}" 2>/dev/null || true
+  done
 }
 
 # --- processes ---------------------------------------------------------------

@@ -74,6 +74,39 @@ func TestControlPlane(t *testing.T) {
 	t.Run("ValidatingAdmissionPolicyDeniesDelete", func(t *testing.T) {
 		testValidatingAdmissionPolicy(t, c, ns, node.Name)
 	})
+
+	t.Run("APIServerRestart", func(t *testing.T) {
+		testAPIServerRestart(t, c, ns, node.Name)
+	})
+}
+
+// kube-apiserver can be stopped and started again with the same flags
+// (hack/lib/e2e-ctl.sh); the state survives in etcd, and kwok and
+// kube-controller-manager reconnect: a pod created afterwards runs.
+func testAPIServerRestart(t *testing.T, c *e2eutil.Cluster, ns, nodeName string) {
+	c.StopComponent(t, e2eutil.KubeAPIServer)
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			c.StartComponent(t, e2eutil.KubeAPIServer)
+		}
+	})
+	ctx, cancel := context.WithTimeout(e2eutil.Context(t), 5*time.Second)
+	_, err := c.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	cancel()
+	if err == nil {
+		t.Fatalf("kube-apiserver answered while stopped")
+	}
+	time.Sleep(2 * time.Second)
+	c.StartComponent(t, e2eutil.KubeAPIServer)
+	restarted = true
+
+	if _, err := c.Client.CoreV1().Pods(ns).Get(e2eutil.Context(t), "runs", metav1.GetOptions{}); err != nil {
+		t.Fatalf("pod created before the restart: %v", err)
+	}
+	c.CreatePod(t, e2eutil.Pod{Namespace: ns, Name: "after-restart", NodeName: nodeName}.Build())
+	c.WaitPodRunning(t, ns, "after-restart")
+	c.WaitNodeReady(t, nodeName)
 }
 
 // A pod deleted with a 3 s grace period stays, terminating, until its

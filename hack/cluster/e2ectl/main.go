@@ -24,7 +24,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: e2ectl ports|certs|wait-ready|wait-readyz|apply ...")
+		return fmt.Errorf("usage: e2ectl ports|certs|wait-ready|wait-readyz|apply ARGS")
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
@@ -53,7 +53,7 @@ func run(args []string) error {
 		return waitReady(args[0], timeout, cmd == "wait-ready")
 	case "apply":
 		if len(args) < 1 {
-			return fmt.Errorf("usage: e2ectl apply KUBECONFIG FILE...")
+			return fmt.Errorf("usage: e2ectl apply KUBECONFIG FILE [FILE]")
 		}
 		return apply(args[0], args[1:])
 	default:
