@@ -74,13 +74,23 @@ type GroupPlacement struct {
 
 // PodGroupSchedulingFunc places the given members on the snapshot as it is (each placed
 // member is added to the snapshot, so the next one sees it), in order, and reports where.
-// The caller owns a checkpoint and rolls it back. FirstFit trades placement quality for
-// speed: each member takes the first node that passes the filters, as preemption does.
-type PodGroupSchedulingFunc func(ctx context.Context, members []*PodInfo, firstFit bool) (*GroupPlacement, error)
+// The caller owns a checkpoint and rolls it back.
+type PodGroupSchedulingFunc func(ctx context.Context, members []*PodInfo, opts PlaceOptions) (*GroupPlacement, error)
 
-// PodGroupPostFilterResult carries the nominations of a group's members.
+// PlaceOptions tune a PodGroupSchedulingFunc.
+type PlaceOptions struct {
+	// FirstFit trades placement quality for speed: each member takes the first node that
+	// passes the filters, as preemption does.
+	FirstFit bool
+	// Nodes, when not nil, restricts the members to these nodes (a domain).
+	Nodes []*NodeInfo
+}
+
+// PodGroupPostFilterResult carries the nominations of a group's members. Waiting says the
+// group waits for an earlier preemption's victims to leave: its nominations stand.
 type PodGroupPostFilterResult struct {
 	Nominations map[*PodInfo]string
+	Waiting     bool
 }
 
 // PodGroupPostFilterPlugin runs once when a group's cycle fails (KEP-5710). Plugins run in
@@ -110,4 +120,9 @@ func GroupNeed(g *GroupInfo, running int) int {
 		return 1
 	}
 	return max(1, g.MinCount()-running)
+}
+
+// InGroup reports whether a pod belongs to a group (without building the group's key).
+func InGroup(p *PodInfo, g *GroupInfo) bool {
+	return p.Group != "" && p.Group == g.PodGroup.Name && p.Pod.Namespace == g.PodGroup.Namespace
 }

@@ -42,6 +42,9 @@ type Binder interface {
 type PluginRunner interface {
 	RunPreFilterPlugins(ctx context.Context, state *CycleState, p *PodInfo) (*PreFilterResult, *Status)
 	RunFilterPlugins(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo) *Status
+	// RunStaticFilterPlugins runs only the filters whose verdict depends on the pod's spec
+	// and the node object alone (StaticFilterPlugin, StaticPrecheckPlugin).
+	RunStaticFilterPlugins(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo) *Status
 	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, p *PodInfo, add *PodInfo, node *NodeInfo) *Status
 	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, p *PodInfo, remove *PodInfo, node *NodeInfo) *Status
 	// HasActivePreFilterExtensions reports whether any plugin keeps state in this cycle that

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
@@ -341,6 +342,40 @@ func TestPodInfoInterPodConstraints(t *testing.T) {
 			if p.HasAffinityTerms() != tt.affinity || p.HasInterPodConstraints() != tt.constraints {
 				t.Errorf("HasAffinityTerms %v HasInterPodConstraints %v, want %v %v",
 					p.HasAffinityTerms(), p.HasInterPodConstraints(), tt.affinity, tt.constraints)
+			}
+		})
+	}
+}
+
+func TestPodInfoGroup(t *testing.T) {
+	name := func(s string) *v1.PodSchedulingGroup { return &v1.PodSchedulingGroup{PodGroupName: &s} }
+	tests := []struct {
+		name  string
+		label string
+		field *v1.PodSchedulingGroup
+		want  string
+	}{
+		{"none", "", nil, ""},
+		{"label", "g1", nil, "g1"},
+		{"upstream field", "", name("g2"), "g2"},
+		{"label wins over the field", "g1", name("g2"), "g1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: v1.PodSpec{SchedulingGroup: tt.field}}
+			if tt.label != "" {
+				pod.Labels = map[string]string{v1alpha1.LabelPodGroup: tt.label}
+			}
+			p := NewPodInfo(pod)
+			if p.Group != tt.want {
+				t.Errorf("Group = %q, want %q", p.Group, tt.want)
+			}
+			wantKey := ""
+			if tt.want != "" {
+				wantKey = "ns/" + tt.want
+			}
+			if got := GroupKey(p); got != wantKey {
+				t.Errorf("GroupKey = %q, want %q", got, wantKey)
 			}
 		})
 	}

@@ -15,6 +15,11 @@ func observeAll(m *Metrics) {
 	m.PreemptionVictims.Observe(2)
 	m.PreemptionGoroutineDuration.WithLabelValues(ResultError).Observe(0.5)
 	m.PreemptionGoroutines.WithLabelValues(ResultError).Inc()
+	m.PodGroupScheduleAttempts.WithLabelValues(ResultScheduled, "phalanx").Inc()
+	m.PodGroupPreemptionAttempts.WithLabelValues(ResultScheduled).Inc()
+	m.PodGroupPreemptionAttemptDuration.Observe(0.001)
+	m.PodGroupPreemptionVictims.Observe(4)
+	m.PodGroupPreemptionReprieved.Inc()
 }
 
 type family struct {
@@ -42,7 +47,9 @@ func gather(t *testing.T, m *Metrics) map[string]family {
 	return out
 }
 
-// The names, types and labels are kube-scheduler's, so existing dashboards work.
+// The names, types and labels of the pod metrics are kube-scheduler's, so existing
+// dashboards work; the pod group metrics follow the same scheme. Every collector is
+// registered, and nothing else.
 func TestNewRegistersKubeSchedulerMetrics(t *testing.T) {
 	m := New()
 	observeAll(m)
@@ -55,6 +62,12 @@ func TestNewRegistersKubeSchedulerMetrics(t *testing.T) {
 		"scheduler_preemption_victims":                     {"HISTOGRAM", nil},
 		"scheduler_preemption_goroutines_duration_seconds": {"HISTOGRAM", []string{"result"}},
 		"scheduler_preemption_goroutines_execution_total":  {"COUNTER", []string{"result"}},
+
+		"scheduler_podgroup_schedule_attempts_total":             {"COUNTER", []string{"profile", "result"}},
+		"scheduler_podgroup_preemption_attempts_total":           {"COUNTER", []string{"result"}},
+		"scheduler_podgroup_preemption_attempt_duration_seconds": {"HISTOGRAM", nil},
+		"scheduler_podgroup_preemption_victims":                  {"HISTOGRAM", nil},
+		"scheduler_podgroup_preemption_reprieved_total":          {"COUNTER", nil},
 	}
 	for name, w := range want {
 		g, ok := got[name]
@@ -98,7 +111,6 @@ func TestRegistriesAreIndependent(t *testing.T) {
 			}
 		}
 	}
-	// The unlabelled collectors of b are gathered at zero; a's are not.
 	got := map[string]float64{}
 	mfs, _ = a.Registry.Gather()
 	for _, mf := range mfs {
@@ -106,7 +118,8 @@ func TestRegistriesAreIndependent(t *testing.T) {
 			got[mf.GetName()] += m.GetCounter().GetValue()
 		}
 	}
-	if got["scheduler_schedule_attempts_total"] != 5 || got["scheduler_preemption_attempts_total"] != 1 {
+	if got["scheduler_schedule_attempts_total"] != 5 || got["scheduler_preemption_attempts_total"] != 1 ||
+		got["scheduler_podgroup_preemption_reprieved_total"] != 1 {
 		t.Errorf("first registry counters %v", got)
 	}
 }

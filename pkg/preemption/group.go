@@ -44,6 +44,8 @@ type GroupResult struct {
 	// Eligible is false when the group may not preempt now (policy, or victims of its
 	// last preemption still terminating).
 	Eligible bool
+	// Waiting is true when the victims of its last preemption are still leaving.
+	Waiting bool
 }
 
 // Preempt decides a preemption for group g, whose members placed fit without preemption
@@ -60,34 +62,54 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pe
 	}
 	wait, err := e.waitingForVictims(ctx, g, rest, need, schedule)
 	if err != nil || wait {
-		return &GroupResult{Message: "preemption: " + MsgGroupWaitingVictims}, err
+		return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 	}
 
-	// Potential victims, cluster-wide; lower-priority pods already leaving are room.
 	units := newUnitIndex(snap)
-	var potential []*unit
-	var leaving []*framework.PodInfo
+	sim := &groupSim{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, units: units}
+	// Replicas of one template can be reasoned about on resource vectors: find the lowest
+	// level that frees enough room, and the few nodes where it is cheapest, and simulate
+	// only those.
+	if plan := e.planDomain(ctx, g, rest, need); plan != nil {
+		if plan.infeasible {
+			return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupDoesNotFit}, nil
+		}
+		for _, dom := range plan.domains {
+			sim.domain = dom.nodes
+			res, err := sim.decide(dom.level, placed)
+			if err != nil {
+				return nil, err
+			}
+			if res != nil {
+				res.Eligible = true
+				return res, nil
+			}
+		}
+		sim.domain = nil
+	}
+
+	// Otherwise the whole cluster is the domain: every lower-priority unit is a potential
+	// victim; lower-priority pods already leaving are room.
 	seen := map[*unit]bool{}
 	for _, n := range snap.NodeInfos() {
 		for _, q := range n.Pods {
-			if q.Priority >= g.Priority || framework.GroupKey(q) == g.Key {
+			if q.Priority >= g.Priority || framework.InGroup(q, g) {
 				continue
 			}
 			if q.Terminating {
-				leaving = append(leaving, q)
+				sim.leaving = append(sim.leaving, q)
 				continue
 			}
 			if u := units.of(q); u.priority < g.Priority && !seen[u] {
 				seen[u] = true
-				potential = append(potential, u)
+				sim.potential = append(sim.potential, u)
 			}
 		}
 	}
-	if len(potential) == 0 && len(leaving) == 0 {
+	if len(sim.potential) == 0 && len(sim.leaving) == 0 {
 		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
 	}
-	levels := priorityLevels(potential)
-	sim := &groupSim{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, leaving: leaving, potential: potential}
+	levels := priorityLevels(sim.potential)
 	if len(levels) == 0 {
 		levels = []int32{g.Priority - 1}
 	}
@@ -181,7 +203,7 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.Gro
 	for _, q := range leaving {
 		snap.RemovePod(q)
 	}
-	pl, err := schedule(ctx, rest, false)
+	pl, err := schedule(ctx, rest, framework.PlaceOptions{})
 	if err != nil {
 		return false, err
 	}
@@ -206,35 +228,68 @@ type groupSim struct {
 	rest      []*framework.PodInfo
 	need      int
 	schedule  framework.PodGroupSchedulingFunc
+	units     *unitIndex
 	leaving   []*framework.PodInfo
 	potential []*unit
+	// domain, when not nil, is the set of nodes the group is placed in: only victims there
+	// are removed; members of a victim group elsewhere count as victims but not as room.
+	domain []*framework.NodeInfo
 }
 
 // removeUpTo takes off the leaving pods and the units of priority up to level, returning
-// the units removed and the node each removed pod came from.
+// the units removed and the node each removed pod came from. With a domain, only pods on
+// its nodes are taken off.
 func (s *groupSim) removeUpTo(level int32) ([]*unit, map[*framework.PodInfo]*framework.NodeInfo) {
 	snap := s.e.Handle.Snapshot()
 	home := map[*framework.PodInfo]*framework.NodeInfo{}
-	take := func(q *framework.PodInfo) {
-		if _, done := home[q]; done {
-			return
-		}
-		if n := snap.Get(q.NodeName); n != nil {
+	var removed []*unit
+	seen := map[*unit]bool{}
+	take := func(q *framework.PodInfo, n *framework.NodeInfo) {
+		if _, done := home[q]; !done {
 			home[q] = n
 			snap.RemovePod(q)
 		}
 	}
-	for _, q := range s.leaving {
-		take(q)
+	if s.domain != nil {
+		for _, n := range s.domain {
+			for _, q := range slices.Clone(n.Pods) {
+				if q.Priority >= s.g.Priority || framework.InGroup(q, s.g) {
+					continue
+				}
+				if q.Terminating {
+					take(q, n)
+					continue
+				}
+				if q.Priority > level {
+					continue
+				}
+				u := s.units.of(q)
+				if u.priority > level {
+					continue
+				}
+				if !seen[u] {
+					seen[u] = true
+					removed = append(removed, u)
+				}
+				take(q, n)
+			}
+		}
+		return removed, home
 	}
-	var removed []*unit
+	for _, q := range s.leaving {
+		if n := snap.Get(q.NodeName); n != nil {
+			take(q, n)
+		}
+	}
 	for _, u := range s.potential {
 		if u.priority > level {
 			continue
 		}
 		removed = append(removed, u)
 		for _, q := range u.pods {
-			take(q)
+			if n := snap.Get(q.NodeName); n != nil {
+				take(q, n)
+			}
 		}
 	}
 	return removed, home
@@ -246,7 +301,7 @@ func (s *groupSim) probe(level int32) (bool, error) {
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	s.removeUpTo(level)
-	pl, err := s.schedule(s.ctx, s.rest, true)
+	pl, err := s.schedule(s.ctx, s.rest, framework.PlaceOptions{FirstFit: true, Nodes: s.domain})
 	if err != nil {
 		return false, err
 	}
@@ -261,7 +316,7 @@ func (s *groupSim) decide(level int32, placed *framework.GroupPlacement) (*Group
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	removed, home := s.removeUpTo(level)
-	pl, err := s.schedule(s.ctx, s.rest, true)
+	pl, err := s.schedule(s.ctx, s.rest, framework.PlaceOptions{FirstFit: true, Nodes: s.domain})
 	if err != nil {
 		return nil, err
 	}

@@ -125,8 +125,18 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 			check = func(n *framework.NodeInfo) *framework.Status { return fwkruntime.RunFilters(ctx, dynamic, state, p, n) }
 		}
 	}
+	if s.allowed != nil {
+		// A group placed in a domain: only its nodes are candidates.
+		kept := make([]*framework.NodeInfo, 0, len(candidates))
+		for _, n := range candidates {
+			if n.Index < len(s.allowed) && s.allowed[n.Index] {
+				kept = append(kept, n)
+			}
+		}
+		candidates = kept
+	}
 	feasible, err := s.scan(ctx, candidates, check, limit, diag)
-	if err != nil || len(feasible) > 0 || v == nil || narrowed {
+	if err != nil || len(feasible) > 0 || v == nil || narrowed || s.allowed != nil {
 		return feasible, err
 	}
 	// Nothing fits: the nodes the static filters ruled out belong in the diagnosis too.
@@ -137,6 +147,20 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 		}
 	}
 	return feasible, nil
+}
+
+// restrictTo limits the following cycles' candidates to a set of nodes (nil: no limit).
+func (s *Scheduler) restrictTo(nodes []*framework.NodeInfo) {
+	if nodes == nil {
+		s.allowed = nil
+		return
+	}
+	s.allowed = make([]bool, s.cache.NumNodes())
+	for _, n := range nodes {
+		if n.Index < len(s.allowed) {
+			s.allowed[n.Index] = true
+		}
+	}
 }
 
 // scan filters candidates from the rotating start index until enough feasible nodes are

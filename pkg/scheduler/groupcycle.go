@@ -38,7 +38,7 @@ func (s *Scheduler) scheduleGroupEntry(ctx context.Context, fwk *fwkruntime.Fram
 
 	cp := s.cache.Checkpoint()
 	s.addNominatedPodsFor(g.Priority, func(p *framework.PodInfo) bool { return framework.GroupKey(p) == g.Key })
-	placement, err := s.placeMembers(ctx, fwk, pending, false)
+	placement, err := s.placeMembers(ctx, fwk, pending, framework.PlaceOptions{})
 	if err != nil {
 		s.cache.Rollback(cp)
 		s.handleGroupFailure(fwk, e, gs, nil, true, err.Error(), nil, start)
@@ -73,18 +73,31 @@ func (s *Scheduler) groupNeed(g *framework.GroupInfo) int {
 
 // groupSchedulingFunc gives PodGroupPostFilter plugins the group algorithm of this profile.
 func (s *Scheduler) groupSchedulingFunc(fwk *fwkruntime.Framework) framework.PodGroupSchedulingFunc {
-	return func(ctx context.Context, members []*framework.PodInfo, firstFit bool) (*framework.GroupPlacement, error) {
-		return s.placeMembers(ctx, fwk, members, firstFit)
+	return func(ctx context.Context, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
+		return s.placeMembers(ctx, fwk, members, opts)
 	}
 }
 
 // placeMembers places members one after the other on the cache (inside the caller's
 // checkpoint), each seeing those placed before it, as KEP-5732's sequential processing.
 // A member nominated to a node tries that node first.
-func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework, members []*framework.PodInfo, firstFit bool) (*framework.GroupPlacement, error) {
+func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
 	pl := &framework.GroupPlacement{}
+	s.restrictTo(opts.Nodes)
+	defer s.restrictTo(nil)
+	firstFit := opts.FirstFit
 	rejectors := sets.New[string]()
+	// Placing members only adds pods to the snapshot, so a member that fits nowhere means
+	// the same for every later member that is equivalent to it: same requests, same static
+	// constraints, no constraint on other pods (a gang's replicas, typically). They are not
+	// tried again.
+	failed := map[string]bool{}
 	for _, m := range members {
+		eq := equivalenceKey(fwk, m)
+		if eq != "" && failed[eq] {
+			pl.Unplaced = append(pl.Unplaced, m)
+			continue
+		}
 		if m.ParseErr != nil {
 			pl.Unplaced = append(pl.Unplaced, m)
 			if pl.Message == "" {
@@ -103,6 +116,9 @@ func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework,
 		}
 		if len(feasible) == 0 {
 			pl.Unplaced = append(pl.Unplaced, m)
+			if eq != "" {
+				failed[eq] = true
+			}
 			rejectors = rejectors.Union(diag.UnschedulablePlugins)
 			if pl.Message == "" {
 				pl.Message = (&FitError{NumAllNodes: diag.NumNodes, Diagnosis: diag}).Error()
@@ -211,7 +227,7 @@ func (s *Scheduler) handleGroupFailure(fwk *fwkruntime.Framework, e *queue.Entry
 		reason, podReason, result = v1alpha1.PodGroupReasonSchedulerError, v1.PodReasonSchedulerError, metrics.ResultError
 	}
 	condMsg := msg
-	if res != nil && len(res.Nominations) > 0 {
+	if res != nil && (len(res.Nominations) > 0 || res.Waiting) {
 		condMsg = msgWaitingForPreemption
 	} else if res != nil {
 		for _, p := range gs.pending {
@@ -248,4 +264,14 @@ func (s *Scheduler) addNominatedPodsFor(priority int32, own func(*framework.PodI
 		}
 		s.cache.AddPod(np, node)
 	})
+}
+
+// equivalenceKey identifies members whose placement cannot differ: equal requests, equal
+// static filter keys, no host ports and no constraint involving other pods. "" for a
+// member that has no equivalent.
+func equivalenceKey(fwk *fwkruntime.Framework, m *framework.PodInfo) string {
+	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.ParseErr != nil || m.Pod.Spec.NodeName != "" {
+		return ""
+	}
+	return fwk.StaticFilterKey(framework.NewCycleState(), m) + "\x00" + m.Requests.Vector.String()
 }

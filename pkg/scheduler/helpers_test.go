@@ -98,3 +98,11 @@ func (inline) Parallel(n int, fn func(i int)) {
 		fn(i)
 	}
 }
+
+// defaultConfigWithArgs is the default configuration with arguments for one plugin.
+func defaultConfigWithArgs(t testing.TB, plugin, args string) *config.Configuration {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Profiles[0].PluginConfig = append(cfg.Profiles[0].PluginConfig, config.PluginConfig{Name: plugin, Args: []byte(args)})
+	return cfg
+}

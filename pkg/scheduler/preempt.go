@@ -44,6 +44,7 @@ func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims [
 		v.Terminating = true
 	}
 	s.preempting[preemptor.Key] = &inflightPreemption{victims: victims}
+	s.markVictimGroups(victims, msgPreemptedForPod)
 	if s.observer != nil {
 		s.observer.Preempting(preemptor, node, victims)
 	}
@@ -148,15 +149,7 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 	if s.observer != nil {
 		s.observer.PreemptingForGroup(g, nominations, victims)
 	}
-	// Victim groups (preempted whole) say so in their own status.
-	for _, vk := range victimGroups(victims) {
-		if vg := s.cache.Group(vk); vg != nil {
-			s.writeGroupStatus(vg.PodGroup, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
-				Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
-				Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msgPreemptedForGroup,
-			})
-		}
-	}
+	s.markVictimGroups(victims, msgPreemptedForGroup)
 	preemptor := g.PodGroup
 	type victimPod struct {
 		pod  *v1.Pod
@@ -214,18 +207,32 @@ func (s *Scheduler) evict(ctx context.Context, victim *v1.Pod, condMsg string, p
 	return nil
 }
 
-// victimGroups returns the keys of the groups among the victims, sorted.
-func victimGroups(victims []*framework.PodInfo) []string {
+// markVictimGroups gives the groups preempted whole (disruption mode All) their own
+// DisruptionTarget condition and the Preempted phase (KEP-5710). Members of Single groups
+// are preempted one by one and their group's status is left alone.
+func (s *Scheduler) markVictimGroups(victims []*framework.PodInfo, msg string) {
 	seen := map[string]bool{}
-	var out []string
+	var keys []string
 	for _, v := range victims {
 		if k := framework.GroupKey(v); k != "" && !seen[k] {
 			seen[k] = true
-			out = append(out, k)
+			keys = append(keys, k)
 		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(keys)
+	for _, k := range keys {
+		g := s.cache.Group(k)
+		if g == nil || !g.DisruptAll() {
+			continue
+		}
+		s.writeGroupStatus(g.PodGroup, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
+			Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
+			Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msg,
+		})
+		if gs := s.groups[k]; gs != nil {
+			gs.condition = ""
+		}
+	}
 }
 
 // preemptionGate holds a pod back while its preemption's API calls run.

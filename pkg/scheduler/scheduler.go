@@ -80,6 +80,9 @@ type Scheduler struct {
 	static             staticCache
 	filterScratch      []*framework.Status
 	eligibleScratch    []*framework.NodeInfo
+	// allowed, when not nil, restricts filtering to the nodes it marks (by Index): the
+	// domain a group is being placed in.
+	allowed []bool
 
 	// bindingsInFlight counts binding cycles not yet reported back.
 	bindingsInFlight int

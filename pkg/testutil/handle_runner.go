@@ -26,6 +26,11 @@ func (h *Handle) RunPreFilterExtensionRemovePod(context.Context, *framework.Cycl
 	return nil
 }
 
+// RunStaticFilterPlugins implements framework.PluginRunner (no plugins).
+func (h *Handle) RunStaticFilterPlugins(context.Context, *framework.CycleState, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+	return nil
+}
+
 // HasActivePreFilterExtensions implements framework.PluginRunner (no plugins).
 func (h *Handle) HasActivePreFilterExtensions(*framework.CycleState) bool { return false }
 

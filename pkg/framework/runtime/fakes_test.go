@@ -230,3 +230,31 @@ func pluginNames[P framework.Plugin](pls []P) []string {
 	}
 	return out
 }
+
+type groupPreEnqueue struct {
+	name   string
+	status *framework.Status
+}
+
+func (p *groupPreEnqueue) Name() string { return p.name }
+func (p *groupPreEnqueue) PreEnqueueGroup(context.Context, *framework.GroupInfo, []*framework.PodInfo, int) *framework.Status {
+	return p.status
+}
+
+type groupPostFilter struct {
+	name   string
+	result *framework.PodGroupPostFilterResult
+	status *framework.Status
+	log    *calls
+}
+
+func (p *groupPostFilter) Name() string { return p.name }
+func (p *groupPostFilter) PodGroupPostFilter(context.Context, *framework.GroupInfo, []*framework.PodInfo, *framework.GroupPlacement, framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
+	p.log.add(p.name, "PodGroupPostFilter")
+	return p.result, p.status
+}
+
+// noExtensions is a PreFilter plugin whose state needs no updates.
+type noExtensions struct{ preFilter }
+
+func (p *noExtensions) PreFilterExtensions() framework.PreFilterExtensions { return nil }

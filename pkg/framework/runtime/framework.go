@@ -223,6 +223,7 @@ func (f *Framework) RunGroupPreEnqueuePlugins(ctx context.Context, g *framework.
 // succeeds (KEP-5710); the reasons of those that did not are joined.
 func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	var reasons []string
+	var result *framework.PodGroupPostFilterResult
 	for _, pl := range f.podGroupPostFilter {
 		r, s := pl.PodGroupPostFilter(ctx, g, pending, placed, schedule)
 		if s.IsSuccess() {
@@ -231,9 +232,12 @@ func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framewo
 		if s.Code() == framework.Error {
 			return nil, s.WithPlugin(pl.Name())
 		}
+		if r != nil {
+			result = r
+		}
 		reasons = append(reasons, s.Reasons()...)
 	}
-	return nil, framework.NewStatus(framework.Unschedulable, reasons...)
+	return result, framework.NewStatus(framework.Unschedulable, reasons...)
 }
 
 // RunPreFilterPlugins runs PreFilter; the node sets of their results are intersected. A
@@ -614,6 +618,9 @@ func (h *handle) RunFilterPlugins(ctx context.Context, s *framework.CycleState, 
 }
 func (h *handle) RunPreFilterExtensionAddPod(ctx context.Context, s *framework.CycleState, p, a *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	return h.f.RunPreFilterExtensionAddPod(ctx, s, p, a, n)
+}
+func (h *handle) RunStaticFilterPlugins(ctx context.Context, s *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	return h.f.RunStaticFilterPlugins(ctx, s, p, n)
 }
 func (h *handle) HasActivePreFilterExtensions(s *framework.CycleState) bool {
 	return h.f.HasActivePreFilterExtensions(s)

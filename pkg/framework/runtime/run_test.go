@@ -605,3 +605,93 @@ func TestRunPreEnqueuePlugins(t *testing.T) {
 		t.Errorf("status %v, want nil", st)
 	}
 }
+
+func TestHasActivePreFilterExtensions(t *testing.T) {
+	with := &preFilter{filter: filter{name: "With"}}
+	without := &noExtensions{preFilter{filter: filter{name: "Without"}}}
+	tests := []struct {
+		name    string
+		plugins []framework.Plugin
+		skip    []string
+		want    bool
+	}{
+		{"none", nil, nil, false},
+		{"no extensions", []framework.Plugin{without}, nil, false},
+		{"extensions", []framework.Plugin{without, with}, nil, true},
+		{"extensions skipped", []framework.Plugin{without, with}, []string{"With"}, false},
+		{"other plugin skipped", []framework.Plugin{without, with}, []string{"Without"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state := framework.NewCycleState()
+			for _, s := range tt.skip {
+				if state.SkipFilterPlugins == nil {
+					state.SkipFilterPlugins = map[string]bool{}
+				}
+				state.SkipFilterPlugins[s] = true
+			}
+			if got := only(t, tt.plugins...).HasActivePreFilterExtensions(state); got != tt.want {
+				t.Errorf("HasActivePreFilterExtensions() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunGroupPreEnqueuePlugins(t *testing.T) {
+	g := &framework.GroupInfo{Key: "ns/g"}
+	f := only(t, &groupPreEnqueue{name: "A"}, &groupPreEnqueue{name: "B", status: newSt(framework.Pending, "wait")}, &groupPreEnqueue{name: "C", status: newSt(unsched, "c")})
+	st := f.RunGroupPreEnqueuePlugins(context.Background(), g, nil, 0)
+	if st.Code() != framework.Pending || st.Plugin() != "B" || st.Message() != "wait" {
+		t.Errorf("status %v from %q, want Pending wait from B", st, st.Plugin())
+	}
+	if st := only(t, &groupPreEnqueue{name: "A"}).RunGroupPreEnqueuePlugins(context.Background(), g, nil, 0); st != nil {
+		t.Errorf("status %v, want nil", st)
+	}
+}
+
+func TestRunPodGroupPostFilterPlugins(t *testing.T) {
+	nominate := &framework.PodGroupPostFilterResult{Nominations: map[*framework.PodInfo]string{testPod: "n1"}}
+	tests := []struct {
+		name        string
+		plugins     []*groupPostFilter
+		wantResult  *framework.PodGroupPostFilterResult
+		wantCode    framework.Code
+		wantReasons []string
+		wantPlugin  string
+		wantCalled  []string
+	}{
+		{name: "first success ends the chain",
+			plugins:    []*groupPostFilter{{name: "A", status: newSt(unsched, "a")}, {name: "B", result: nominate}, {name: "C"}},
+			wantResult: nominate, wantCalled: []string{"A", "B"}},
+		{name: "reasons joined",
+			plugins:  []*groupPostFilter{{name: "A", status: newSt(unsched, "a1", "a2")}, {name: "B", status: newSt(unres, "b")}},
+			wantCode: unsched, wantReasons: []string{"a1", "a2", "b"}, wantCalled: []string{"A", "B"}},
+		{name: "error stops the chain",
+			plugins:  []*groupPostFilter{{name: "A", status: framework.AsStatus(errBoom)}, {name: "B"}},
+			wantCode: framework.Error, wantReasons: []string{"boom"}, wantPlugin: "A", wantCalled: []string{"A"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log calls
+			pls := make([]framework.Plugin, len(tt.plugins))
+			for i, p := range tt.plugins {
+				p.log = &log
+				pls[i] = p
+			}
+			res, st := only(t, pls...).RunPodGroupPostFilterPlugins(context.Background(), &framework.GroupInfo{Key: "ns/g"}, nil, nil, nil)
+			if res != tt.wantResult {
+				t.Errorf("result %v, want %v", res, tt.wantResult)
+			}
+			if st.Code() != tt.wantCode || !slices.Equal(st.Reasons(), tt.wantReasons) || st.Plugin() != tt.wantPlugin {
+				t.Errorf("status %v %q from %q, want %v %q from %q", st.Code(), st.Reasons(), st.Plugin(), tt.wantCode, tt.wantReasons, tt.wantPlugin)
+			}
+			var called []string
+			for _, c := range log {
+				called = append(called, strings.TrimSuffix(c, ".PodGroupPostFilter"))
+			}
+			if !slices.Equal(called, tt.wantCalled) {
+				t.Errorf("called %v, want %v", called, tt.wantCalled)
+			}
+		})
+	}
+}

@@ -63,6 +63,9 @@ func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, g *framewo
 		return nil, framework.AsStatus(err)
 	case res.Nominations == nil:
 		m.PodGroupPreemptionAttempts.WithLabelValues("unschedulable").Inc()
+		if res.Waiting {
+			return &framework.PodGroupPostFilterResult{Waiting: true}, framework.NewStatus(framework.Unschedulable, res.Message)
+		}
 		if !res.Eligible {
 			return nil, framework.NewStatus(framework.Unschedulable, res.Message)
 		}
