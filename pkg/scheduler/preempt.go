@@ -53,7 +53,7 @@ func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims [
 	for i, v := range victims {
 		pods[i] = v.Pod
 	}
-	s.actuator.Exec.Go(func() {
+	s.preemptExec.Go(func() {
 		start := time.Now()
 		err := s.actuatePreemption(preemptorPod, node, pods)
 		result := "success"
@@ -164,7 +164,7 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 	for i, m := range members {
 		nominated[i], nodes[i] = m.Pod, nominations[m]
 	}
-	s.actuator.Exec.Go(func() {
+	s.preemptExec.Go(func() {
 		start := time.Now()
 		ctx := context.Background()
 		errs := make([]error, len(vps))

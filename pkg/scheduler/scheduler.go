@@ -44,6 +44,19 @@ type Options struct {
 	// Observer, when set, is told about every decision (the simulator's invariant checks
 	// and reports use it).
 	Observer Observer
+	// SyncPreemption makes preemption's API calls inside the scheduling cycle, as
+	// kube-scheduler did before KEP-4832, for comparison; by default they run off the loop.
+	SyncPreemption bool
+}
+
+// inlineExecutor runs work on the calling goroutine.
+type inlineExecutor struct{}
+
+func (inlineExecutor) Go(task func()) { task() }
+func (inlineExecutor) Parallel(n int, fn func(i int)) {
+	for i := range n {
+		fn(i)
+	}
 }
 
 // Observer sees the scheduler's decisions as they are made.
@@ -74,6 +87,9 @@ type Scheduler struct {
 	anyName  bool
 	observer Observer
 	metrics  *metrics.Metrics
+	// preemptExec runs preemptions' API calls: off the loop (the actuator's executor), or
+	// inline with SyncPreemption.
+	preemptExec actuator.Executor
 
 	parallelizer       framework.Parallelizer
 	nextStartNodeIndex int
@@ -127,6 +143,10 @@ func New(opts Options) (*Scheduler, error) {
 		groups:       map[string]*groupState{},
 	}
 	s.actuator = &actuator.Actuator{Client: opts.Client, Exec: opts.Exec, Post: s.Post, Name: "phalanx"}
+	s.preemptExec = opts.Exec
+	if opts.SyncPreemption {
+		s.preemptExec = inlineExecutor{}
+	}
 	events := map[string][]framework.ClusterEvent{
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
 		// Only the end of the preemption's API calls releases this gate; only a change of
