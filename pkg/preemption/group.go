@@ -323,11 +323,19 @@ func (s *groupSim) decide(level int32, placed *framework.GroupPlacement) (*Group
 	if len(pl.Assignments) < s.need {
 		return nil, nil
 	}
+	sortUnits(removed)
+	violating, ok := splitUnitsByPDB(removed, snap.PDBs())
+	if len(violating) > 0 && level < s.g.Priority-1 {
+		// Units a budget protects are put back before any other, whatever their priority
+		// (the preemption design's PDB rule): higher levels must be candidates too, or a
+		// protected low-priority unit would be preempted while an unprotected one of
+		// higher priority survives.
+		snap.Rollback(cp)
+		return s.decide(s.g.Priority-1, placed)
+	}
 	members := append(slices.Clone(placed.Assignments), pl.Assignments...)
 	r := &reprieval{h: h, ctx: s.ctx, members: members, home: home}
 	r.index()
-	sortUnits(removed)
-	violating, ok := splitUnitsByPDB(removed, snap.PDBs())
 	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}}
 	var victims []*unit
 	for _, group := range [][]*unit{violating, ok} {

@@ -122,7 +122,8 @@ func (sc *Scenario) admit() error {
 		if err := unique(pg, desc); err != nil {
 			return err
 		}
-		admitPodGroup(pg, classes)
+		t, _ := parseTiming(&pg.ObjectMeta)
+		admitPodGroup(pg, classes, t.createAt)
 	}
 	return nil
 }
@@ -201,10 +202,20 @@ func parseTiming(m *metav1.ObjectMeta) (timing, *field.Error) {
 type priorityClasses struct {
 	byName        map[string]*schedulingv1.PriorityClass
 	globalDefault *schedulingv1.PriorityClass
+	// createAt is when each class appears on the timeline.
+	createAt map[string]time.Duration
+}
+
+// existsAt returns the class if it exists at time t.
+func (c *priorityClasses) existsAt(pc *schedulingv1.PriorityClass, t time.Duration) *schedulingv1.PriorityClass {
+	if pc == nil || c.createAt[pc.Name] > t {
+		return nil
+	}
+	return pc
 }
 
 func (sc *Scenario) admitPriorityClasses(unique func(any, string) error) (*priorityClasses, error) {
-	pcs := &priorityClasses{byName: map[string]*schedulingv1.PriorityClass{
+	pcs := &priorityClasses{createAt: map[string]time.Duration{}, byName: map[string]*schedulingv1.PriorityClass{
 		"system-cluster-critical": {ObjectMeta: metav1.ObjectMeta{Name: "system-cluster-critical"}, Value: systemClusterCritical},
 		"system-node-critical":    {ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: systemNodeCritical},
 	}}
@@ -232,6 +243,8 @@ func (sc *Scenario) admitPriorityClasses(unique func(any, string) error) (*prior
 			pcs.globalDefault = pc
 		}
 		pcs.byName[pc.Name] = pc
+		t, _ := parseTiming(&pc.ObjectMeta)
+		pcs.createAt[pc.Name] = t.createAt
 	}
 	return pcs, nil
 }
@@ -342,13 +355,14 @@ func defaultAndCheckResources(r *v1.ResourceRequirements, path *field.Path) *fie
 }
 
 // admitPodGroup fills a group's priority and preemptionPolicy from its class or the global
-// default, as the KEP has admission do. An unknown class is left for the scheduler to
-// report in the group's condition.
-func admitPodGroup(pg *v1alpha1.PodGroup, classes *priorityClasses) {
+// default that exist when the group is created, as the KEP has admission do. An unknown
+// class (or one created later) is left for the scheduler to resolve and
+// report in the group's condition meanwhile.
+func admitPodGroup(pg *v1alpha1.PodGroup, classes *priorityClasses, createAt time.Duration) {
 	var pc *schedulingv1.PriorityClass
 	if name := pg.Spec.PriorityClassName; name != "" {
-		pc = classes.byName[name]
-	} else if pg.Spec.Priority == nil && classes.globalDefault != nil {
+		pc = classes.existsAt(classes.byName[name], createAt)
+	} else if pg.Spec.Priority == nil && classes.existsAt(classes.globalDefault, createAt) != nil {
 		pc = classes.globalDefault
 		pg.Spec.PriorityClassName = pc.Name
 	}
