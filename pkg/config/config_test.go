@@ -72,6 +72,7 @@ func TestParseFullExample(t *testing.T) {
 		PodMaxBackoff:                     Duration{time.Minute},
 		PodMaxInUnschedulablePodsDuration: Duration{90 * time.Second},
 		GangWaitTimeout:                   Duration{10 * time.Minute},
+		FeasiblePlacementsToFind:          DefaultFeasiblePlacementsToFind,
 		Seed:                              42,
 		Profiles: []Profile{
 			{
@@ -105,6 +106,7 @@ func TestDefaults(t *testing.T) {
 		PodMaxBackoff:                     Duration{10 * time.Second},
 		PodMaxInUnschedulablePodsDuration: Duration{5 * time.Minute},
 		GangWaitTimeout:                   Duration{5 * time.Minute},
+		FeasiblePlacementsToFind:          DefaultFeasiblePlacementsToFind,
 		Seed:                              1,
 		Profiles:                          []Profile{{SchedulerName: DefaultSchedulerName}},
 	}
@@ -165,6 +167,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad apiVersion", "apiVersion: v1", []string{"apiVersion", `"v1"`, "config.phalanx.dev/v1alpha1"}},
 		{"bad kind", "kind: KubeSchedulerConfiguration", []string{"kind", "KubeSchedulerConfiguration", "SchedulerConfiguration"}},
 		{"negative parallelism", "parallelism: -1", []string{"parallelism", "-1", "at least 1"}},
+		{"negative feasiblePlacementsToFind", "feasiblePlacementsToFind: -1", []string{"feasiblePlacementsToFind", "at least 1"}},
 		{"percentage 101", "percentageOfNodesToScore: 101", []string{"percentageOfNodesToScore", "101", "between 0 and 100"}},
 		{"negative percentage", "percentageOfNodesToScore: -1", []string{"percentageOfNodesToScore", "-1"}},
 		{"negative initial backoff", "podInitialBackoff: -1s", []string{"podInitialBackoff", "must be positive"}},

@@ -5,6 +5,9 @@ import "time"
 // DefaultSchedulerName is the scheduler name phalanx answers to by default.
 const DefaultSchedulerName = "phalanx"
 
+// DefaultFeasiblePlacementsToFind is the default of Configuration.FeasiblePlacementsToFind.
+const DefaultFeasiblePlacementsToFind = 8
+
 // DefaultPlugin is a plugin enabled by default, with its default score weight.
 type DefaultPlugin struct {
 	Name   string
@@ -26,6 +29,9 @@ var DefaultPlugins = []DefaultPlugin{
 	{Name: "InterPodAffinity", Weight: 2},
 	{Name: "NodeResourcesBalancedAllocation", Weight: 1},
 	{Name: "GangScheduling"},
+	{Name: "TopologyPlacement"},
+	{Name: "PlacementBinPacking", Weight: 1},
+	{Name: "PlacementPodCount", Weight: 4},
 	{Name: "DefaultPreemption"},
 	{Name: "WorkloadPreemption"},
 	{Name: "DefaultBinder"},
@@ -48,6 +54,9 @@ func SetDefaults(c *Configuration) {
 	}
 	if c.Parallelism == 0 {
 		c.Parallelism = 16
+	}
+	if c.FeasiblePlacementsToFind == 0 {
+		c.FeasiblePlacementsToFind = DefaultFeasiblePlacementsToFind
 	}
 	if c.PodInitialBackoff.Duration == 0 {
 		c.PodInitialBackoff.Duration = time.Second

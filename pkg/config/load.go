@@ -47,6 +47,9 @@ func Validate(c *Configuration) field.ErrorList {
 	if c.Parallelism < 1 {
 		errs = append(errs, field.Invalid(field.NewPath("parallelism"), c.Parallelism, "must be at least 1"))
 	}
+	if c.FeasiblePlacementsToFind < 1 {
+		errs = append(errs, field.Invalid(field.NewPath("feasiblePlacementsToFind"), c.FeasiblePlacementsToFind, "must be at least 1"))
+	}
 	if c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100 {
 		errs = append(errs, field.Invalid(field.NewPath("percentageOfNodesToScore"), c.PercentageOfNodesToScore, "must be between 0 and 100"))
 	}

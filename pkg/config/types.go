@@ -26,6 +26,11 @@ type Configuration struct {
 	// it stops filtering. 0 means kube-scheduler's adaptive default (50% on 100 nodes down
 	// to 5% on 5,000 and more, never fewer than 100 nodes).
 	PercentageOfNodesToScore int `json:"percentageOfNodesToScore,omitempty"`
+	// FeasiblePlacementsToFind is how many feasible placements of a topology-constrained
+	// group the scheduler evaluates, tightest first, before it scores them and picks one
+	// (KEP-5732's feasible placements limit; default 8). Larger finds better packings on
+	// clusters with many domains, at a cost that grows with it.
+	FeasiblePlacementsToFind int `json:"feasiblePlacementsToFind,omitempty"`
 	// PodInitialBackoff and PodMaxBackoff bound the exponential backoff after a failed
 	// attempt (defaults 1s and 10s).
 	PodInitialBackoff Duration `json:"podInitialBackoff,omitempty"`

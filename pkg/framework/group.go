@@ -68,8 +68,13 @@ type GroupPlacement struct {
 	// Unplaced are the members that fit nowhere, with why (the first one's diagnosis).
 	Unplaced []*PodInfo
 	Message  string
+	// Reasons are the distinct reasons the first unplaced member was rejected for
+	// ("Insufficient cpu"), to summarise failures across placements.
+	Reasons []string
 	// UnschedulablePlugins rejected some unplaced member somewhere.
 	UnschedulablePlugins []string
+	// Placement is where the members were placed, when the group has placements.
+	Placement *Placement
 }
 
 // PodGroupSchedulingFunc places the given members on the snapshot as it is (each placed
@@ -84,6 +89,9 @@ type PlaceOptions struct {
 	FirstFit bool
 	// Nodes, when not nil, restricts the members to these nodes (a domain).
 	Nodes []*NodeInfo
+	// Pack, when positive, adds the fill a node would have with the member (0 to
+	// MaxNodeScore) times Pack to its score, so members gather on few nodes.
+	Pack int64
 }
 
 // PodGroupPostFilterResult carries the nominations of a group's members. Waiting says the
@@ -94,10 +102,13 @@ type PodGroupPostFilterResult struct {
 }
 
 // PodGroupPostFilterPlugin runs once when a group's cycle fails (KEP-5710). Plugins run in
-// configured order; the first Success ends the chain.
+// configured order; the first Success ends the chain. placed holds the members that fit
+// without help (they are in the snapshot); placements, when not nil, are the group's
+// candidate placements (KEP-5732): the group must end up inside one of them, and placed is
+// then empty.
 type PodGroupPostFilterPlugin interface {
 	Plugin
-	PodGroupPostFilter(ctx context.Context, g *GroupInfo, pending []*PodInfo, placed *GroupPlacement, schedule PodGroupSchedulingFunc) (*PodGroupPostFilterResult, *Status)
+	PodGroupPostFilter(ctx context.Context, g *GroupInfo, pending []*PodInfo, placed *GroupPlacement, schedule PodGroupSchedulingFunc, placements *PlacementCandidates) (*PodGroupPostFilterResult, *Status)
 }
 
 // GroupPreEnqueuePlugin decides whether a group may enter the active queue: a gang waits

@@ -24,6 +24,11 @@ type Metrics struct {
 
 	PodGroupScheduleAttempts *prometheus.CounterVec
 
+	// PodGroupPlacements counts the placements of topology-constrained groups (KEP-5732)
+	// by stage: generated, pruned (too small in aggregate), evaluated, feasible.
+	PodGroupPlacements        *prometheus.CounterVec
+	PodGroupPlacementDuration *prometheus.HistogramVec
+
 	PodGroupPreemptionAttempts        *prometheus.CounterVec
 	PodGroupPreemptionAttemptDuration prometheus.Histogram
 	PodGroupPreemptionVictims         prometheus.Histogram
@@ -56,6 +61,15 @@ func New() *Metrics {
 			Name: "scheduler_podgroup_schedule_attempts_total",
 			Help: "Number of attempts to schedule pod groups, by the result.",
 		}, []string{"result", "profile"}),
+		PodGroupPlacements: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_podgroup_placements_total",
+			Help: "Number of placements of topology-constrained pod groups, by stage: generated, pruned, evaluated, feasible.",
+		}, []string{"stage"}),
+		PodGroupPlacementDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_podgroup_placement_duration_seconds",
+			Help:    "Time spent on the placements of a pod group cycle, by phase: generate, evaluate (pruning and evaluation), score.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 22),
+		}, []string{"phase"}),
 		PodGroupPreemptionAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "scheduler_podgroup_preemption_attempts_total",
 			Help: "Number of workload-aware preemption attempts for pod groups, by the result.",
@@ -93,7 +107,7 @@ func New() *Metrics {
 			Help: "Number of preemption goroutines executed, by their result.",
 		}, []string{"result"}),
 	}
-	m.Registry.MustRegister(m.PodGroupScheduleAttempts, m.PodGroupPreemptionAttempts, m.PodGroupPreemptionAttemptDuration,
+	m.Registry.MustRegister(m.PodGroupScheduleAttempts, m.PodGroupPlacements, m.PodGroupPlacementDuration, m.PodGroupPreemptionAttempts, m.PodGroupPreemptionAttemptDuration,
 		m.PodGroupPreemptionVictims, m.PodGroupPreemptionReprieved)
 	m.Registry.MustRegister(m.ScheduleAttempts, m.SchedulingAttemptDuration, m.PendingPods,
 		m.PreemptionAttempts, m.PreemptionVictims, m.PreemptionGoroutineDuration, m.PreemptionGoroutines)

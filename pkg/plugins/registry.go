@@ -12,10 +12,12 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeports"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeunschedulable"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/placementscore"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/podtopologyspread"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/prioritysort"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/schedulinggates"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/tainttoleration"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/topologyplacement"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/workloadpreemption"
 )
 
@@ -37,5 +39,8 @@ func NewRegistry() runtime.Registry {
 		defaultpreemption.Name:               defaultpreemption.New,
 		gangscheduling.Name:                  gangscheduling.New,
 		workloadpreemption.Name:              workloadpreemption.New,
+		topologyplacement.Name:               topologyplacement.New,
+		placementscore.BinPackingName:        placementscore.NewBinPacking,
+		placementscore.PodCountName:          placementscore.NewPodCount,
 	}
 }

@@ -29,7 +29,7 @@ const maxDomainTries = 4
 // priority level are gone, the lowest level that makes room for enough of them, and the
 // nodes where that room is cheapest (free room first, then room from the lowest levels).
 // It returns nil when the members are not alike, so that the caller simulates everything.
-func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int) *domainPlan {
+func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, nodes []*framework.NodeInfo) *domainPlan {
 	rep := rest[0]
 	selKey, tolKey := framework.NodeSelectionKey(rep.Pod), framework.TolerationsKey(rep.Pod.Spec.Tolerations)
 	for _, m := range rest {
@@ -46,7 +46,6 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo,
 	idx := append(slices.Clone(rep.RequestIdx), resource.Pods)
 
 	// The priority levels of the pods that could be victims.
-	nodes := h.Snapshot().NodeInfos()
 	var levels []int32
 	for _, n := range nodes {
 		for _, q := range n.Pods {
@@ -93,7 +92,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo,
 			for _, i := range idx {
 				cum[i] += byLevel[l][i]
 			}
-			r.fits[l] = fitCount(&cum, rep, idx)
+			r.fits[l] = max(0, cum.FitCount(&rep.Requests.Vector, idx))
 		}
 		if r.fits[nl] > 0 {
 			rooms = append(rooms, r)
@@ -163,23 +162,4 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo,
 		}
 	}
 	return plan
-}
-
-// fitCount is how many pods of p's requests fit in room v.
-func fitCount(v *resource.Vector, p *framework.PodInfo, idx []int8) int {
-	n := -1
-	for _, i := range idx {
-		req := p.Requests.Vector[i]
-		if req <= 0 {
-			continue
-		}
-		k := 0
-		if v[i] > 0 {
-			k = int(v[i] / req)
-		}
-		if n < 0 || k < n {
-			n = k
-		}
-	}
-	return max(n, 0)
 }

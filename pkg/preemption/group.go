@@ -3,6 +3,7 @@ package preemption
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -60,38 +61,51 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pe
 	if need <= 0 || len(rest) == 0 {
 		return &GroupResult{Eligible: true, Message: "preemption: nothing to make room for"}, nil
 	}
-	wait, err := e.waitingForVictims(ctx, g, rest, need, schedule)
+	wait, err := e.waitingForVictims(ctx, g, rest, need, schedule, nil)
 	if err != nil || wait {
 		return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 	}
+	res, err := e.preemptIn(ctx, g, rest, need, placed, schedule, nil)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupDoesNotFit}, nil
+	}
+	return res, nil
+}
 
+// preemptIn decides which units to preempt so that need of the members in rest fit,
+// within domain (nil: the whole cluster). nil when they cannot.
+func (e *GroupEvaluator) preemptIn(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) (*GroupResult, error) {
+	snap := e.Handle.Snapshot()
 	units := newUnitIndex(snap)
 	sim := &groupSim{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, units: units}
+	nodes := domain
+	if nodes == nil {
+		nodes = snap.NodeInfos()
+	}
 	// Replicas of one template can be reasoned about on resource vectors: find the lowest
 	// level that frees enough room, and the few nodes where it is cheapest, and simulate
 	// only those.
-	if plan := e.planDomain(ctx, g, rest, need); plan != nil {
+	if plan := e.planDomain(ctx, g, rest, need, nodes); plan != nil {
 		if plan.infeasible {
-			return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupDoesNotFit}, nil
+			return nil, nil
 		}
 		for _, dom := range plan.domains {
 			sim.domain = dom.nodes
 			res, err := sim.decide(dom.level, placed)
-			if err != nil {
-				return nil, err
-			}
-			if res != nil {
-				res.Eligible = true
-				return res, nil
+			if err != nil || res != nil {
+				return res, err
 			}
 		}
-		sim.domain = nil
 	}
 
-	// Otherwise the whole cluster is the domain: every lower-priority unit is a potential
-	// victim; lower-priority pods already leaving are room.
+	// Otherwise the whole domain is simulated: every lower-priority unit with a pod there
+	// is a potential victim; lower-priority pods already leaving are room.
+	sim.domain = domain
 	seen := map[*unit]bool{}
-	for _, n := range snap.NodeInfos() {
+	for _, n := range nodes {
 		for _, q := range n.Pods {
 			if q.Priority >= g.Priority || framework.InGroup(q, g) {
 				continue
@@ -107,7 +121,7 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pe
 		}
 	}
 	if len(sim.potential) == 0 && len(sim.leaving) == 0 {
-		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
+		return nil, nil
 	}
 	levels := priorityLevels(sim.potential)
 	if len(levels) == 0 {
@@ -142,10 +156,9 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pe
 			return nil, err
 		}
 	}
-	if res == nil {
-		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupDoesNotFit}, nil
+	if res != nil {
+		res.Eligible = true
 	}
-	res.Eligible = true
 	return res, nil
 }
 
@@ -177,7 +190,7 @@ func priorityLevels(us []*unit) []int32 {
 // waitingForVictims reports whether the group should wait for the victims of its last
 // preemption instead of preempting again: its members are nominated, lower-priority pods
 // are still leaving those nodes, and with them gone enough members fit.
-func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc) (bool, error) {
+func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) (bool, error) {
 	snap := e.Handle.Snapshot()
 	nodes := map[string]bool{}
 	for _, m := range rest {
@@ -186,7 +199,7 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.Gro
 		}
 	}
 	var leaving []*framework.PodInfo
-	for _, name := range slices.Sorted(keysOf(nodes)) {
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		if n := snap.Get(name); n != nil {
 			for _, q := range n.Pods {
 				if q.Terminating && q.Priority < g.Priority {
@@ -203,21 +216,11 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.Gro
 	for _, q := range leaving {
 		snap.RemovePod(q)
 	}
-	pl, err := schedule(ctx, rest, framework.PlaceOptions{})
+	pl, err := schedule(ctx, rest, framework.PlaceOptions{Nodes: domain})
 	if err != nil {
 		return false, err
 	}
 	return len(pl.Assignments) >= need, nil
-}
-
-func keysOf(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // groupSim runs the simulations of one group preemption.
@@ -453,7 +456,7 @@ func (r *reprieval) stillFits(back []*framework.PodInfo) (bool, error) {
 		}
 	}
 	snap := r.h.Snapshot()
-	for _, i := range slices.Sorted(intKeys(check)) {
+	for _, i := range slices.Sorted(maps.Keys(check)) {
 		a := r.members[i]
 		// A member is checked as the scheduler placed it: without itself on the node.
 		snap.RemovePod(a.Pod)
@@ -467,14 +470,4 @@ func (r *reprieval) stillFits(back []*framework.PodInfo) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-func intKeys(m map[int]bool) func(func(int) bool) {
-	return func(yield func(int) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

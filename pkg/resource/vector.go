@@ -106,3 +106,24 @@ func FromList(list v1.ResourceList) (Vector, error) {
 // IsScalar reports whether a resource name is one that NodeResourcesFit checks beyond cpu,
 // memory, pods and ephemeral storage: extended resources, hugepages, attachable volumes.
 func IsScalar(i int) bool { return i >= firstExtended }
+
+// FitCount is how many copies of req fit in v, looking at the positions in idx (those
+// req asks for); 0 when some position of v is not positive. A req that asks for nothing
+// at idx fits any number of times: the result is then -1.
+func (v *Vector) FitCount(req *Vector, idx []int8) int {
+	n := -1
+	for _, i := range idx {
+		r := req[i]
+		if r <= 0 {
+			continue
+		}
+		k := 0
+		if v[i] > 0 {
+			k = int(v[i] / r)
+		}
+		if n < 0 || k < n {
+			n = k
+		}
+	}
+	return n
+}

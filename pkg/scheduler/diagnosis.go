@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,4 +68,19 @@ func countReasons(d *Diagnosis, reasons map[string]int) int {
 		}
 	})
 	return n
+}
+
+// reasons lists the distinct reasons in the diagnosis, sorted.
+func (d *Diagnosis) reasons() []string {
+	if d.PreFilterMsg != "" {
+		return []string{d.PreFilterMsg}
+	}
+	set := map[string]int{}
+	countReasons(d, set)
+	if absent := d.NodeToStatus.Absent; absent != nil {
+		for _, r := range absent.Reasons() {
+			set[r]++
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }

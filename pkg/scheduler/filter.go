@@ -76,7 +76,7 @@ func (s *Scheduler) findNodesThatFitLimited(ctx context.Context, fwk *fwkruntime
 	}
 
 	// A pod nominated to a node tries that node first: the room was made for it.
-	if nominated := s.cache.Get(s.cache.NominatedNode(p.Key)); nominated != nil && (preRes == nil || preRes.NodeNames == nil || hasNode(preRes, nominated.Name)) {
+	if nominated := s.cache.Get(s.cache.NominatedNode(p.Key)); nominated != nil && s.allowedNode(nominated) && (preRes == nil || preRes.NodeNames == nil || hasNode(preRes, nominated.Name)) {
 		if st := fwk.RunFilterPlugins(ctx, state, p, nominated); st.IsSuccess() {
 			return []*framework.NodeInfo{nominated}, diag, nil
 		} else if st.Code() == framework.Error {
@@ -98,6 +98,12 @@ func hasNode(r *framework.PreFilterResult, name string) bool {
 func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, narrowed bool, limit int, diag *Diagnosis) ([]*framework.NodeInfo, error) {
 	all := s.cache.NodeInfos()
 	candidates := nodes
+	if s.domain != nil {
+		// A group placed in a domain: only its nodes are candidates, and only they count
+		// in the diagnosis.
+		candidates = s.inDomainOnly(nodes)
+		diag.NumNodes = len(s.domain)
+	}
 	var v *staticVerdicts
 	check := func(n *framework.NodeInfo) *framework.Status { return fwk.RunFilterPlugins(ctx, state, p, n) }
 	if fwk.HasStaticFilters() {
@@ -118,28 +124,35 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 				return nil, err
 			}
 			candidates = s.eligibleScratch[:0]
-			for _, i := range v.eligible {
-				candidates = append(candidates, all[i])
+			if s.domain != nil {
+				for _, n := range s.domain {
+					if v.status[n.Index] == nil {
+						candidates = append(candidates, n)
+					}
+				}
+			} else {
+				for _, i := range v.eligible {
+					candidates = append(candidates, all[i])
+				}
 			}
 			s.eligibleScratch = candidates
 			check = func(n *framework.NodeInfo) *framework.Status { return fwkruntime.RunFilters(ctx, dynamic, state, p, n) }
 		}
 	}
-	if s.allowed != nil {
-		// A group placed in a domain: only its nodes are candidates.
-		kept := make([]*framework.NodeInfo, 0, len(candidates))
-		for _, n := range candidates {
-			if n.Index < len(s.allowed) && s.allowed[n.Index] {
-				kept = append(kept, n)
-			}
-		}
-		candidates = kept
-	}
 	feasible, err := s.scan(ctx, candidates, check, limit, diag)
-	if err != nil || len(feasible) > 0 || v == nil || narrowed || s.allowed != nil {
+	if err != nil || len(feasible) > 0 || v == nil || narrowed {
 		return feasible, err
 	}
 	// Nothing fits: the nodes the static filters ruled out belong in the diagnosis too.
+	if s.domain != nil {
+		for _, n := range s.domain {
+			if st := v.status[n.Index]; st != nil {
+				diag.NodeToStatus.SetNode(n, st)
+				diag.UnschedulablePlugins.Insert(st.Plugin())
+			}
+		}
+		return feasible, nil
+	}
 	for i, st := range v.status {
 		if st != nil {
 			diag.NodeToStatus.SetNode(all[i], st)
@@ -151,16 +164,42 @@ func (s *Scheduler) filterNodes(ctx context.Context, fwk *fwkruntime.Framework, 
 
 // restrictTo limits the following cycles' candidates to a set of nodes (nil: no limit).
 func (s *Scheduler) restrictTo(nodes []*framework.NodeInfo) {
-	if nodes == nil {
-		s.allowed = nil
-		return
-	}
-	s.allowed = make([]bool, s.cache.NumNodes())
-	for _, n := range nodes {
-		if n.Index < len(s.allowed) {
-			s.allowed[n.Index] = true
+	for _, n := range s.domain {
+		if n.Index < len(s.inDomain) {
+			s.inDomain[n.Index] = false
 		}
 	}
+	s.domain = nodes
+	if nodes == nil {
+		return
+	}
+	if len(s.inDomain) != s.cache.NumNodes() {
+		s.inDomain = make([]bool, s.cache.NumNodes())
+	}
+	for _, n := range nodes {
+		if n.Index < len(s.inDomain) {
+			s.inDomain[n.Index] = true
+		}
+	}
+}
+
+// allowedNode reports whether n may be chosen: it is in the current domain, if any.
+func (s *Scheduler) allowedNode(n *framework.NodeInfo) bool {
+	return s.domain == nil || (n.Index < len(s.inDomain) && s.inDomain[n.Index])
+}
+
+// inDomainOnly keeps the nodes of the current domain.
+func (s *Scheduler) inDomainOnly(nodes []*framework.NodeInfo) []*framework.NodeInfo {
+	if len(nodes) == s.cache.NumNodes() {
+		return s.domain // every node: the domain is the answer
+	}
+	kept := make([]*framework.NodeInfo, 0, min(len(nodes), len(s.domain)))
+	for _, n := range nodes {
+		if n.Index < len(s.inDomain) && s.inDomain[n.Index] {
+			kept = append(kept, n)
+		}
+	}
+	return kept
 }
 
 // scan filters candidates from the rotating start index until enough feasible nodes are

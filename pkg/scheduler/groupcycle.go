@@ -38,6 +38,16 @@ func (s *Scheduler) scheduleGroupEntry(ctx context.Context, fwk *fwkruntime.Fram
 
 	cp := s.cache.Checkpoint()
 	s.addNominatedPodsFor(g.Priority, func(p *framework.PodInfo) bool { return framework.GroupKey(p) == g.Key })
+	if fwk.HasPlacementGenerators() {
+		state := framework.NewCycleState()
+		genStart := time.Now()
+		placements, generated, st := fwk.RunPlacementGeneratePlugins(ctx, state, g, pending)
+		s.metrics.PodGroupPlacementDuration.WithLabelValues("generate").Observe(time.Since(genStart).Seconds())
+		if !st.IsSuccess() || generated {
+			s.scheduleInPlacements(ctx, fwk, e, gs, cp, state, pending, need, placements, st, start)
+			return
+		}
+	}
 	placement, err := s.placeMembers(ctx, fwk, pending, framework.PlaceOptions{})
 	if err != nil {
 		s.cache.Rollback(cp)
@@ -49,7 +59,7 @@ func (s *Scheduler) scheduleGroupEntry(ctx context.Context, fwk *fwkruntime.Fram
 		if g.Gang() {
 			msg = fmt.Sprintf("%d of the %d pods needed fit: %s", len(placement.Assignments), need, placement.Message)
 		}
-		res, st := fwk.RunPodGroupPostFilterPlugins(ctx, g, pending, placement, s.groupSchedulingFunc(fwk))
+		res, st := fwk.RunPodGroupPostFilterPlugins(ctx, g, pending, placement, s.groupSchedulingFunc(fwk), nil)
 		s.cache.Rollback(cp)
 		if st.Code() == framework.Error {
 			s.handleGroupFailure(fwk, e, gs, placement, true, st.Message(), nil, start)
@@ -122,12 +132,13 @@ func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework,
 			rejectors = rejectors.Union(diag.UnschedulablePlugins)
 			if pl.Message == "" {
 				pl.Message = (&FitError{NumAllNodes: diag.NumNodes, Diagnosis: diag}).Error()
+				pl.Reasons = diag.reasons()
 			}
 			continue
 		}
 		host := feasible[0].Name
 		if !firstFit && len(feasible) > 1 {
-			if host, err = s.prioritizeNodes(ctx, fwk, state, m, feasible); err != nil {
+			if host, err = s.prioritizeNodes(ctx, fwk, state, m, feasible, opts.Pack); err != nil {
 				return nil, err
 			}
 		}
@@ -185,8 +196,11 @@ func (s *Scheduler) assumeGroup(ctx context.Context, fwk *fwkruntime.Framework, 
 	bound := len(s.cache.GroupMembers(g.Key))
 	if bound >= g.MinCount() {
 		if s.setGroupCondition(gs, true, v1alpha1.PodGroupReasonScheduled, "") {
-			s.actuator.Event(g.PodGroup, nil, v1.EventTypeNormal, "Scheduled", "Scheduling",
-				fmt.Sprintf("Scheduled %d pods of pod group %s", bound, g.Key))
+			msg := fmt.Sprintf("Scheduled %d pods of pod group %s", bound, g.Key)
+			if pl.Placement != nil {
+				msg += " in " + pl.Placement.Name
+			}
+			s.actuator.Event(g.PodGroup, nil, v1.EventTypeNormal, "Scheduled", "Scheduling", msg)
 		}
 	}
 	if len(gs.pending) == 0 {

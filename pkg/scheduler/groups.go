@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -110,7 +111,7 @@ func (s *Scheduler) resolveGroup(pg *v1alpha1.PodGroup) *framework.GroupInfo {
 			g.Invalid = fmt.Sprintf("spec.priorityClassName: Not found: no PriorityClass with name %q", name)
 		}
 	default:
-		for _, name := range slices.Sorted(mapsKeys(s.classes)) {
+		for _, name := range slices.Sorted(maps.Keys(s.classes)) {
 			if s.classes[name].GlobalDefault {
 				class = s.classes[name]
 				break
@@ -130,16 +131,6 @@ func (s *Scheduler) resolveGroup(pg *v1alpha1.PodGroup) *framework.GroupInfo {
 		g.PreemptionPolicy = *class.PreemptionPolicy
 	}
 	return g
-}
-
-func mapsKeys[M ~map[K]V, K comparable, V any](m M) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // updatePendingMember refreshes a pending member after its pod changed. A status-only

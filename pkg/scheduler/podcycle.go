@@ -56,7 +56,7 @@ func (s *Scheduler) schedulePodEntry(ctx context.Context, fwk *fwkruntime.Framew
 		s.handleFailure(fwk, e, diag.UnschedulablePlugins, false, fitErr.Error(), nomination, start)
 		return
 	}
-	host, err := s.prioritizeNodes(ctx, fwk, state, p, feasible)
+	host, err := s.prioritizeNodes(ctx, fwk, state, p, feasible, 0)
 	s.cache.Rollback(cp)
 	if err != nil {
 		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)

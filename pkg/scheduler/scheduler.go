@@ -96,9 +96,10 @@ type Scheduler struct {
 	static             staticCache
 	filterScratch      []*framework.Status
 	eligibleScratch    []*framework.NodeInfo
-	// allowed, when not nil, restricts filtering to the nodes it marks (by Index): the
-	// domain a group is being placed in.
-	allowed []bool
+	// domain, when not nil, restricts filtering to its nodes: the placement a group is
+	// being placed in. inDomain marks them by Index.
+	domain   []*framework.NodeInfo
+	inDomain []bool
 
 	// bindingsInFlight counts binding cycles not yet reported back.
 	bindingsInFlight int
@@ -154,6 +155,8 @@ func New(opts Options) (*Scheduler, error) {
 		gatePreemption:   nil,
 		gateGroupMissing: nil,
 		gateGroupInvalid: nil,
+		// Placements too small in aggregate grow only when pods leave or nodes come.
+		placementCapacityPlugin: placementCapacityEvents,
 	}
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{

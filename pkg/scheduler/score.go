@@ -5,10 +5,12 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// prioritizeNodes scores the feasible nodes and picks the best.
-func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, feasible []*framework.NodeInfo) (string, error) {
+// prioritizeNodes scores the feasible nodes and picks the best. pack, when positive,
+// weighs how full each node would be with the pod (see framework.PlaceOptions.Pack).
+func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, feasible []*framework.NodeInfo, pack int64) (string, error) {
 	if len(feasible) == 1 {
 		return feasible[0].Name, nil
 	}
@@ -19,7 +21,30 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *fwkruntime.Framewo
 	if !st.IsSuccess() {
 		return "", st.AsError()
 	}
+	if pack > 0 {
+		for i, n := range feasible {
+			scores[i].Score += pack * fillWith(n, p)
+		}
+	}
 	return s.selectHost(scores), nil
+}
+
+// fillWith is how full node n would be with pod p on it, from 0 to MaxNodeScore: the mean,
+// over the resources p requests (the pod count aside), of requested over allocatable.
+func fillWith(n *framework.NodeInfo, p *framework.PodInfo) int64 {
+	var sum float64
+	count := 0
+	for _, i := range p.RequestIdx {
+		if i == resource.Pods || n.Allocatable[i] <= 0 {
+			continue
+		}
+		sum += min(1, float64(n.Requested[i]+p.Requests.Vector[i])/float64(n.Allocatable[i]))
+		count++
+	}
+	if count == 0 {
+		return 0
+	}
+	return int64(sum / float64(count) * float64(framework.MaxNodeScore))
 }
 
 // selectHost returns the highest-scoring node; ties are broken by reservoir sampling with

@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -114,12 +115,39 @@ func (o *invariantObserver) checkWholeGroups(victims []*framework.PodInfo) {
 	}
 }
 
-// GroupPlaced checks that a gang is never started below its minCount.
+// GroupPlaced checks that a gang is never started below its minCount, and that the
+// running members of a group share one domain of each Required topology level.
 func (o *invariantObserver) GroupPlaced(g *framework.GroupInfo, assigned []framework.Assignment) {
-	if !g.Gang() {
+	c := o.s.sched.Cache()
+	members := c.GroupMembers(g.Key)
+	if g.Gang() && len(members) < g.MinCount() {
+		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, len(members), g.MinCount(), len(assigned))
+	}
+	sc := g.PodGroup.Spec.SchedulingConstraints
+	if sc == nil {
 		return
 	}
-	if running := len(o.s.sched.Cache().GroupMembers(g.Key)); running < g.MinCount() {
-		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, running, g.MinCount(), len(assigned))
+	for _, level := range sc.Topology {
+		if level.Mode == v1alpha1.TopologyModePreferred {
+			continue
+		}
+		domain, first := "", ""
+		for _, m := range members {
+			n := c.Get(m.NodeName)
+			if n == nil {
+				continue
+			}
+			v, ok := n.Node().Labels[level.Key]
+			switch {
+			case !ok:
+				o.s.violate("group %s: member %s runs on %s, which has no %s label", g.Key, m.Key, n.Name, level.Key)
+				return
+			case first == "":
+				domain, first = v, m.Key
+			case v != domain:
+				o.s.violate("group %s spans two domains of %s: %s in %s, %s in %s", g.Key, level.Key, first, domain, m.Key, v)
+				return
+			}
+		}
 	}
 }

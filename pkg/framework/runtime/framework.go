@@ -27,6 +27,9 @@ type Framework struct {
 	preEnqueue         []framework.PreEnqueuePlugin
 	groupPreEnqueue    []framework.GroupPreEnqueuePlugin
 	podGroupPostFilter []framework.PodGroupPostFilterPlugin
+	placementGenerate  []framework.PlacementGeneratePlugin
+	placementState     []framework.PlacementStatePlugin
+	placementScore     []weightedPlacementScore
 	preFilter          []framework.PreFilterPlugin
 	filter             []framework.FilterPlugin
 	staticFilter       []framework.StaticFilterPlugin
@@ -144,6 +147,15 @@ func (f *Framework) add(pl framework.Plugin, weight int64) {
 	if p, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
 		f.podGroupPostFilter = append(f.podGroupPostFilter, p)
 	}
+	if p, ok := pl.(framework.PlacementGeneratePlugin); ok {
+		f.placementGenerate = append(f.placementGenerate, p)
+	}
+	if p, ok := pl.(framework.PlacementStatePlugin); ok {
+		f.placementState = append(f.placementState, p)
+	}
+	if p, ok := pl.(framework.PlacementScorePlugin); ok {
+		f.placementScore = append(f.placementScore, weightedPlacementScore{p, weight})
+	}
 	if p, ok := pl.(framework.PreFilterPlugin); ok {
 		f.preFilter = append(f.preFilter, p)
 	}
@@ -221,11 +233,11 @@ func (f *Framework) RunGroupPreEnqueuePlugins(ctx context.Context, g *framework.
 
 // RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins in order until one
 // succeeds (KEP-5710); the reasons of those that did not are joined.
-func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, placements *framework.PlacementCandidates) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	var reasons []string
 	var result *framework.PodGroupPostFilterResult
 	for _, pl := range f.podGroupPostFilter {
-		r, s := pl.PodGroupPostFilter(ctx, g, pending, placed, schedule)
+		r, s := pl.PodGroupPostFilter(ctx, g, pending, placed, schedule, placements)
 		if s.IsSuccess() {
 			return r, nil
 		}

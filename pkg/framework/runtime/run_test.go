@@ -666,6 +666,9 @@ func TestRunPodGroupPostFilterPlugins(t *testing.T) {
 		{name: "reasons joined",
 			plugins:  []*groupPostFilter{{name: "A", status: newSt(unsched, "a1", "a2")}, {name: "B", status: newSt(unres, "b")}},
 			wantCode: unsched, wantReasons: []string{"a1", "a2", "b"}, wantCalled: []string{"A", "B"}},
+		{name: "result of a failed plugin kept",
+			plugins:    []*groupPostFilter{{name: "A", result: nominate, status: newSt(unsched, "a")}, {name: "B", status: newSt(unsched, "b")}},
+			wantResult: nominate, wantCode: unsched, wantReasons: []string{"a", "b"}, wantCalled: []string{"A", "B"}},
 		{name: "error stops the chain",
 			plugins:  []*groupPostFilter{{name: "A", status: framework.AsStatus(errBoom)}, {name: "B"}},
 			wantCode: framework.Error, wantReasons: []string{"boom"}, wantPlugin: "A", wantCalled: []string{"A"}},
@@ -678,7 +681,7 @@ func TestRunPodGroupPostFilterPlugins(t *testing.T) {
 				p.log = &log
 				pls[i] = p
 			}
-			res, st := only(t, pls...).RunPodGroupPostFilterPlugins(context.Background(), &framework.GroupInfo{Key: "ns/g"}, nil, nil, nil)
+			res, st := only(t, pls...).RunPodGroupPostFilterPlugins(context.Background(), &framework.GroupInfo{Key: "ns/g"}, nil, nil, nil, nil)
 			if res != tt.wantResult {
 				t.Errorf("result %v, want %v", res, tt.wantResult)
 			}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -22,13 +23,20 @@ type Args struct {
 	// BinarySearch finds the lowest priority level that must be preempted before removing
 	// any victim (default true; see docs/decisions).
 	BinarySearch *bool `json:"binarySearch,omitempty"`
+	// MaxPlacements bounds how many placements of a topology-constrained group are
+	// simulated per rank, the best first, after those too small even with their
+	// lower-priority pods gone are pruned (default 8).
+	MaxPlacements *int `json:"maxPlacements,omitempty"`
 }
 
 // WorkloadPreemption is a PodGroupPostFilter plugin.
 type WorkloadPreemption struct {
-	h         framework.Handle
-	evaluator *preemption.GroupEvaluator
+	h             framework.Handle
+	evaluator     *preemption.GroupEvaluator
+	maxPlacements int
 }
+
+var _ framework.PodGroupPostFilterPlugin = (*WorkloadPreemption)(nil)
 
 // New builds the plugin.
 func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
@@ -44,7 +52,14 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	if args.BinarySearch != nil {
 		binary = *args.BinarySearch
 	}
-	return &WorkloadPreemption{h: h, evaluator: &preemption.GroupEvaluator{Handle: h, BinarySearch: binary}}, nil
+	maxPlacements := preemption.DefaultMaxPlacements
+	if args.MaxPlacements != nil {
+		if *args.MaxPlacements < 1 {
+			return nil, fmt.Errorf("maxPlacements: Invalid value: %d: must be at least 1", *args.MaxPlacements)
+		}
+		maxPlacements = *args.MaxPlacements
+	}
+	return &WorkloadPreemption{h: h, evaluator: &preemption.GroupEvaluator{Handle: h, BinarySearch: binary}, maxPlacements: maxPlacements}, nil
 }
 
 // Name implements framework.Plugin.
@@ -52,10 +67,16 @@ func (*WorkloadPreemption) Name() string { return Name }
 
 // PodGroupPostFilter decides the group's preemption and has it carried out: victims
 // deleted, every placed member nominated to its node.
-func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, placements *framework.PlacementCandidates) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	m := pl.h.Metrics()
 	start := time.Now()
-	res, err := pl.evaluator.Preempt(ctx, g, pending, placed, schedule)
+	var res *preemption.GroupResult
+	var err error
+	if placements != nil {
+		res, err = pl.evaluator.PreemptInPlacements(ctx, g, pending, schedule, placements, pl.maxPlacements)
+	} else {
+		res, err = pl.evaluator.Preempt(ctx, g, pending, placed, schedule)
+	}
 	m.PodGroupPreemptionAttemptDuration.Observe(time.Since(start).Seconds())
 	switch {
 	case err != nil:

@@ -1,0 +1,71 @@
+package framework
+
+import "context"
+
+// Placement is a candidate domain for a pod group (KEP-5732): the nodes every member must
+// run on. Placements are valid for one group cycle.
+type Placement struct {
+	// Name says which domain it is, for messages: "example.com/block=b1,
+	// example.com/rack=r3", or "the cluster" for the whole cluster.
+	Name string
+	// Level is the index, in the group's topology constraints, of the level this
+	// placement is a domain of; -1 for the whole cluster.
+	Level int
+	// Parent is the enclosing placement (the domain of the level above), nil at the top.
+	Parent *Placement
+	// Nodes are the placement's nodes, in snapshot order.
+	Nodes []*NodeInfo
+	// Rank orders placements by preference: 0 meets every Preferred level; each Preferred
+	// level given up adds one. Every placement of a lower rank is tried before any of a
+	// higher rank.
+	Rank int
+	// Children are the domains of the next, Preferred, level inside a placement that gives
+	// that level up: the group fills them one after the other, the roomiest first, so that
+	// it spans as few of them as it can.
+	Children []*Placement
+	// PackWeight, when positive, makes the members prefer nodes the group leaves fullest
+	// (weighted against the profile's Score plugins), so a group does not fragment its
+	// domain.
+	PackWeight int64
+	// The KEP's DRAAllocations (devices proposed for the group's claims) will go here when
+	// phalanx schedules DRA claims; PlacementState plugins are where they are assumed.
+}
+
+// PlacementGeneratePlugin proposes placements for a group (KEP-5732's
+// PlacementGeneratorPlugin). Plugins run in order, each given the previous one's placements
+// as parents (nil for the first); one that has nothing to say about the group returns
+// Skip and the parents stand. A group for which no plugin generates placements is placed
+// on the whole cluster without the placement phases.
+type PlacementGeneratePlugin interface {
+	Plugin
+	GeneratePlacements(ctx context.Context, state *CycleState, g *GroupInfo, pending []*PodInfo, parents []*Placement) ([]*Placement, *Status)
+}
+
+// PlacementStatePlugin prepares the scheduling state for evaluating a placement
+// (AssumePlacement) and undoes that afterwards (RevertPlacement): the KEP's hook for
+// proposed DRA allocations. Revert is called for every placement Assume succeeded on.
+type PlacementStatePlugin interface {
+	Plugin
+	AssumePlacement(ctx context.Context, state *CycleState, g *GroupInfo, p *Placement) *Status
+	RevertPlacement(ctx context.Context, state *CycleState, g *GroupInfo, p *Placement)
+}
+
+// PlacementScorePlugin scores a feasible placement given where the group's members would
+// run in it, from 0 to MaxNodeScore (higher is better). The profile weighs the scores
+// like Score plugins'.
+type PlacementScorePlugin interface {
+	Plugin
+	ScorePlacement(ctx context.Context, state *CycleState, g *GroupInfo, p *Placement, placed *GroupPlacement, pending int) (int64, *Status)
+}
+
+// PlacementCandidates are the placements of a group that fit nowhere without preemption,
+// handed to PodGroupPostFilter plugins so that preemption too keeps the group inside one
+// placement.
+type PlacementCandidates struct {
+	// List is ordered by preference: rank, then the score the placement had before
+	// preemption (how much of the group it already holds, how tightly).
+	List []*Placement
+	// Score scores a placement for a decided preemption: the members at their nominated
+	// nodes, with the victims gone.
+	Score func(ctx context.Context, p *Placement, placed *GroupPlacement) int64
+}
