@@ -98,11 +98,16 @@ func TestAsyncWithGoExecutor(t *testing.T) {
 	loop := make(chan func())
 	a := &Actuator{Exec: GoExecutor{}, Post: func(f func()) { loop <- f }}
 	boom := errors.New("boom")
-	var got error
-	a.Async(func(context.Context) error { return boom }, func(err error) { got = err })
-	(<-loop)()
-	if !errors.Is(got, boom) {
-		t.Errorf("delivered %v, want %v", got, boom)
+	delivered := make(chan error, 1)
+	a.Async(func(context.Context) error { return boom }, func(err error) { delivered <- err })
+	select {
+	case f := <-loop:
+		f()
+		if got := <-delivered; !errors.Is(got, boom) {
+			t.Errorf("delivered %v, want %v", got, boom)
+		}
+	case <-delivered:
+		t.Fatal("the completion ran off the loop, without Post")
 	}
 }
 

@@ -83,7 +83,7 @@ func (p Parallelizer) Until(ctx context.Context, pieces int, fn func(i int)) {
 	if pieces <= 0 {
 		return
 	}
-	workers := min(p.workers, pieces)
+	workers := max(1, min(p.workers, pieces))
 	if workers == 1 || pieces < 32 {
 		for i := range pieces {
 			if ctx.Err() != nil {

@@ -70,30 +70,39 @@ type NodeToStatus struct {
 // NewNodeToStatus returns an empty map.
 func NewNodeToStatus() *NodeToStatus { return &NodeToStatus{} }
 
-// Set records a node's status.
+// Set records a node's status, replacing an earlier one.
 func (m *NodeToStatus) Set(node string, s *Status) {
+	m.buildIndex()
+	m.put(node, s)
+}
+
+// put records a node's status and returns its position; it replaces an earlier status
+// when the index knows the node.
+func (m *NodeToStatus) put(node string, s *Status) int {
 	if m.index != nil {
 		if i, ok := m.index[node]; ok {
 			m.statuses[i] = s
-			return
+			return i
 		}
 		m.index[node] = len(m.nodes)
 	}
 	m.nodes = append(m.nodes, node)
 	m.statuses = append(m.statuses, s)
+	return len(m.nodes) - 1
 }
 
-// SetNode records a node's status, indexed by the node's position for GetNode.
+// SetNode records a node's status, indexed by the node's position for GetNode. It is the
+// filtering hot path: without a name index (no Set or Get yet), every status came from
+// SetNode and byNode alone says whether the node is recorded.
 func (m *NodeToStatus) SetNode(n *NodeInfo, s *Status) {
 	if n.Index >= len(m.byNode) {
 		m.byNode = append(m.byNode, make([]int32, n.Index+1-len(m.byNode))...)
 	}
-	if i := m.byNode[n.Index]; i > 0 {
+	if i := m.byNode[n.Index]; i > 0 && m.nodes[i-1] == n.Name {
 		m.statuses[i-1] = s
 		return
 	}
-	m.Set(n.Name, s)
-	m.byNode[n.Index] = int32(len(m.statuses))
+	m.byNode[n.Index] = int32(m.put(n.Name, s)) + 1
 }
 
 // GetNode returns a node's status like Get, in O(1) for statuses recorded with SetNode.
@@ -108,16 +117,20 @@ func (m *NodeToStatus) GetNode(n *NodeInfo) *Status {
 
 // Get returns a node's status (Absent for nodes not recorded).
 func (m *NodeToStatus) Get(node string) *Status {
+	m.buildIndex()
+	if i, ok := m.index[node]; ok {
+		return m.statuses[i]
+	}
+	return m.Absent
+}
+
+func (m *NodeToStatus) buildIndex() {
 	if m.index == nil {
 		m.index = make(map[string]int, len(m.nodes))
 		for i, n := range m.nodes {
 			m.index[n] = i
 		}
 	}
-	if i, ok := m.index[node]; ok {
-		return m.statuses[i]
-	}
-	return m.Absent
 }
 
 // Len is the number of recorded nodes.

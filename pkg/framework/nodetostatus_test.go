@@ -134,3 +134,26 @@ func TestNodeToStatusGetNodeStaleIndex(t *testing.T) {
 		t.Errorf("GetNode(old at a new index) = %v, want old's status", got)
 	}
 }
+
+// Set replaces an earlier status of the same node, and SetNode after Set and Get points at
+// the node's own slot, never another node's.
+func TestNodeToStatusReplaces(t *testing.T) {
+	st := func(m string) *Status { return NewStatus(Unschedulable, m) }
+	m := NewNodeToStatus()
+	m.Set("a", st("old"))
+	m.Set("a", st("new"))
+	if m.Len() != 1 || m.Get("a").Message() != "new" {
+		t.Errorf("after Set twice: Len() = %d, Get(a) = %q; want 1, \"new\"", m.Len(), m.Get("a").Message())
+	}
+
+	a := &NodeInfo{Name: "a", Index: 0}
+	m = NewNodeToStatus()
+	m.Set("a", st("a1"))
+	m.Set("b", st("b1"))
+	m.Get("a")
+	m.SetNode(a, st("a2"))
+	m.SetNode(a, st("a3"))
+	if m.Len() != 2 || m.Get("b").Message() != "b1" || m.GetNode(a).Message() != "a3" {
+		t.Errorf("Len() = %d, b = %q, a = %q; want 2, \"b1\", \"a3\"", m.Len(), m.Get("b").Message(), m.GetNode(a).Message())
+	}
+}

@@ -83,3 +83,15 @@ func TestNewParallelizerBounds(t *testing.T) {
 		}
 	}
 }
+
+// The zero Parallelizer works, on one goroutine.
+func TestZeroParallelizer(t *testing.T) {
+	var p Parallelizer
+	seen := make([]int, 100)
+	p.Until(context.Background(), len(seen), func(i int) { seen[i]++ })
+	for i, n := range seen {
+		if n != 1 {
+			t.Fatalf("piece %d visited %d times", i, n)
+		}
+	}
+}

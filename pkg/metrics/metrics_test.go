@@ -16,6 +16,8 @@ func observeAll(m *Metrics) {
 	m.PreemptionGoroutineDuration.WithLabelValues(ResultError).Observe(0.5)
 	m.PreemptionGoroutines.WithLabelValues(ResultError).Inc()
 	m.PodGroupScheduleAttempts.WithLabelValues(ResultScheduled, "phalanx").Inc()
+	m.PodGroupPlacements.WithLabelValues("generated").Inc()
+	m.PodGroupPlacementDuration.WithLabelValues("generate").Observe(0.001)
 	m.PodGroupPreemptionAttempts.WithLabelValues(ResultScheduled).Inc()
 	m.PodGroupPreemptionAttemptDuration.Observe(0.001)
 	m.PodGroupPreemptionVictims.Observe(4)
@@ -64,6 +66,8 @@ func TestNewRegistersKubeSchedulerMetrics(t *testing.T) {
 		"scheduler_preemption_goroutines_execution_total":  {"COUNTER", []string{"result"}},
 
 		"scheduler_podgroup_schedule_attempts_total":             {"COUNTER", []string{"profile", "result"}},
+		"scheduler_podgroup_placements_total":                    {"COUNTER", []string{"stage"}},
+		"scheduler_podgroup_placement_duration_seconds":          {"HISTOGRAM", []string{"phase"}},
 		"scheduler_podgroup_preemption_attempts_total":           {"COUNTER", []string{"result"}},
 		"scheduler_podgroup_preemption_attempt_duration_seconds": {"HISTOGRAM", nil},
 		"scheduler_podgroup_preemption_victims":                  {"HISTOGRAM", nil},

@@ -380,8 +380,12 @@ func (f *Framework) StaticFilterKey(state *framework.CycleState, p *framework.Po
 func (f *Framework) HasStaticFilters() bool { return len(f.staticFilter)+len(f.precheck) > 0 }
 
 func filterFailure(pl framework.Plugin, s *framework.Status) *framework.Status {
-	if !s.IsRejected() {
+	switch {
+	case s.Code() == framework.Error:
 		s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
+	case !s.IsRejected():
+		// Skip, Wait or Pending mean nothing from a Filter: a plugin bug.
+		s = framework.NewStatus(framework.Error, fmt.Sprintf("running %q filter plugin: unexpected status %s", pl.Name(), s.Code()))
 	}
 	return s.WithPlugin(pl.Name())
 }

@@ -436,7 +436,8 @@ func TestRunFilterFailures(t *testing.T) {
 		{"unschedulable", newSt(unsched, "full"), unsched, "full", "F"},
 		{"unresolvable", newSt(unres, "no"), unres, "no", "F"},
 		{"error wrapped", framework.AsStatus(errBoom), framework.Error, `running "F" filter plugin: boom`, "F"},
-		{"unexpected code is an error", newSt(framework.Wait, "hm"), framework.Error, `running "F" filter plugin`, "F"},
+		{"unexpected code is an error", newSt(framework.Wait, "hm"), framework.Error, `running "F" filter plugin: unexpected status Wait`, "F"},
+		{"skip is an error too", newSt(framework.Skip), framework.Error, `running "F" filter plugin: unexpected status Skip`, "F"},
 		{"plugin name kept when set", newSt(unsched, "x").WithPlugin("Inner"), unsched, "x", "Inner"},
 	}
 	for _, tt := range tests {
