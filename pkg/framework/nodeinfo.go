@@ -62,16 +62,10 @@ func NewNodeInfo(node *v1.Node) *NodeInfo {
 // Node returns the node object; nil for a node deleted while pods still ran on it.
 func (n *NodeInfo) Node() *v1.Node { return n.node }
 
-// SetNode replaces the node object and its allocatable (capacity when allocatable is unset,
+// AllocatableOf is a node's allocatable as a vector (capacity when allocatable is unset,
 // as the simulator's input allows). Resource kinds beyond resource.Max are ignored: no pod
 // can ask for them either.
-func (n *NodeInfo) SetNode(node *v1.Node) {
-	old := n.node
-	n.node = node
-	if node == nil {
-		return
-	}
-	n.Name = node.Name
+func AllocatableOf(node *v1.Node) resource.Vector {
 	list := node.Status.Allocatable
 	if len(list) == 0 {
 		list = node.Status.Capacity
@@ -88,6 +82,18 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 			alloc[i] = q.Value()
 		}
 	}
+	return alloc
+}
+
+// SetNode replaces the node object and its allocatable (see AllocatableOf).
+func (n *NodeInfo) SetNode(node *v1.Node) {
+	old := n.node
+	n.node = node
+	if node == nil {
+		return
+	}
+	n.Name = node.Name
+	alloc := AllocatableOf(node)
 	if old == nil || alloc != n.Allocatable || !maps.Equal(old.Labels, node.Labels) || old.Spec.Unschedulable != node.Spec.Unschedulable ||
 		!slices.EqualFunc(old.Spec.Taints, node.Spec.Taints, func(a, b v1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value }) {
 		n.StaticGeneration = staticGenerations.Add(1)

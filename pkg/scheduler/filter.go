@@ -223,7 +223,8 @@ func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check
 	}
 	statuses := s.filterScratch[:n]
 	defer clear(statuses)
-	feasible := make([]*framework.NodeInfo, 0, want)
+	// The result is reused by the next scan: callers use it before filtering again.
+	feasible := s.feasibleScratch[:0]
 	batch := max(64, want/2)
 	if limit > 0 {
 		batch = max(16, want)
@@ -251,6 +252,7 @@ func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check
 		processed += size
 	}
 	s.nextStartNodeIndex = (start + processed) % n
+	s.feasibleScratch = feasible[:0]
 	// Why nodes failed matters only when none fits; then every node was filtered.
 	if len(feasible) == 0 {
 		for i := range n {

@@ -96,6 +96,7 @@ type Scheduler struct {
 	static             staticCache
 	filterScratch      []*framework.Status
 	eligibleScratch    []*framework.NodeInfo
+	feasibleScratch    []*framework.NodeInfo
 	// domain, when not nil, restricts filtering to its nodes: the placement a group is
 	// being placed in. inDomain marks them by Index.
 	domain   []*framework.NodeInfo

@@ -30,7 +30,8 @@ func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
 	if n == nil {
 		return
 	}
-	alloc := framework.NewNodeInfo(n).Allocatable
+	// Not a NodeInfo: building one would count as a change of the node's static parts.
+	alloc := framework.AllocatableOf(n)
 	var over []string
 	for i := range resource.Count() {
 		if v[i] > alloc[i] {

@@ -43,6 +43,8 @@ type Framework struct {
 	bind               []framework.BindPlugin
 	enqueueEvents      map[string][]framework.ClusterEvent
 	scoreScratch       [][]framework.NodeScore
+	totalsScratch      []framework.NodeScore
+	errsScratch        []*framework.Status
 }
 
 type weightedScore struct {
@@ -494,11 +496,17 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 }
 
 // RunScorePlugins scores every node with every plugin (in parallel over nodes), normalises,
-// weights and sums. The result is in the order of nodes.
+// weights and sums. The result is in the order of nodes, valid until the next call.
 func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) ([]framework.NodeScore, *framework.Status) {
-	totals := make([]framework.NodeScore, len(nodes))
+	// The totals and per-node errors are reused across cycles too: the caller is done with
+	// the result before the next call.
+	if cap(f.totalsScratch) < len(nodes) {
+		f.totalsScratch = make([]framework.NodeScore, len(nodes))
+		f.errsScratch = make([]*framework.Status, len(nodes))
+	}
+	totals := f.totalsScratch[:len(nodes)]
 	for i, n := range nodes {
-		totals[i].Name = n.Name
+		totals[i] = framework.NodeScore{Name: n.Name}
 	}
 	active := make([]weightedScore, 0, len(f.score))
 	for _, pl := range f.score {
@@ -522,7 +530,8 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		scores = append(scores, buf[:len(nodes)])
 	}
 	f.scoreScratch = scores
-	errs := make([]*framework.Status, len(nodes))
+	errs := f.errsScratch[:len(nodes)]
+	clear(errs)
 	f.parallelizer.Until(ctx, len(nodes), func(i int) {
 		for j, pl := range active {
 			s, st := pl.Score(ctx, state, p, nodes[i])

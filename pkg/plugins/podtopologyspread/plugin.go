@@ -134,6 +134,9 @@ type PodTopologySpread struct {
 	defaults        []v1.TopologySpreadConstraint
 	systemDefaulted bool
 	topo            topology
+	// counts and registered back the scoring state (see scoreBuffers).
+	counts     []int64
+	registered []bool
 }
 
 var (

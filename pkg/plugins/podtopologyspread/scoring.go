@@ -103,8 +103,9 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	}
 	t.mu.Unlock()
 
-	s.counts = make([]int64, size)
-	s.registered = make([]bool, size)
+	// The buffers are reused from cycle to cycle: a cycle's scoring is over before the
+	// next PreScore (only the scheduling loop scores).
+	s.counts, s.registered = pl.scoreBuffers(size)
 	domainOf := func(c *softConstraint, n int32) int32 {
 		if d := c.keys.domain[n]; d >= 0 {
 			return d
@@ -233,4 +234,15 @@ func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.
 		}
 	}
 	return nil
+}
+
+// scoreBuffers returns zeroed count and registration buffers of the given size.
+func (pl *PodTopologySpread) scoreBuffers(size int) ([]int64, []bool) {
+	if cap(pl.counts) < size {
+		pl.counts, pl.registered = make([]int64, size), make([]bool, size)
+	}
+	counts, registered := pl.counts[:size], pl.registered[:size]
+	clear(counts)
+	clear(registered)
+	return counts, registered
 }
