@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -27,8 +29,10 @@ type groupState struct {
 	schedulerName string
 	// condition is the last PodGroupScheduled condition written, to write only changes.
 	condition string
-	// gatedSince is when the group was first held for lack of members.
-	gatedSince int64
+	// gatedSince is when the group was first held for lack of members (zero: it is not);
+	// waitReported says the gang wait timeout was reported for this wait.
+	gatedSince   time.Time
+	waitReported bool
 }
 
 // groupEntryKey is the queue key of a group; it cannot clash with a pod's namespace/name.
@@ -220,14 +224,66 @@ func (s *Scheduler) groupPreEnqueue(e *queue.Entry, gs *groupState) *framework.S
 	fwk := s.profiles[e.Profile]
 	running := len(s.cache.GroupMembers(g.Key))
 	if st := fwk.RunGroupPreEnqueuePlugins(context.Background(), g, gs.pending, running); !st.IsSuccess() {
-		if gs.gatedSince == 0 {
-			gs.gatedSince = s.clock.Now().UnixNano()
+		if gs.gatedSince.IsZero() {
+			gs.gatedSince, gs.waitReported = s.clock.Now(), false
+			s.gangWaits[gs] = true
 		}
-		s.setGroupCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, st.Message())
+		msg := st.Message()
+		if gs.waitReported {
+			msg = s.gangWaitMessage(msg)
+		}
+		s.setGroupCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
 		return st
 	}
-	gs.gatedSince = 0
+	gs.gatedSince = time.Time{}
+	delete(s.gangWaits, gs)
 	return nil
+}
+
+// gangWaitMessage says a gang has waited for its members longer than GangWaitTimeout.
+func (s *Scheduler) gangWaitMessage(gate string) string {
+	return fmt.Sprintf("%s for more than %s", gate, s.cfg.GangWaitTimeout.Duration)
+}
+
+// reportGangWaits tells about the gangs held at their gate for lack of members longer than
+// GangWaitTimeout: phalanx never reserves room for part of a gang, so nothing is released,
+// but the group's condition, a Warning event and each pending member's PodScheduled
+// condition say that the members are late, once per wait.
+func (s *Scheduler) reportGangWaits() {
+	if len(s.gangWaits) == 0 {
+		return
+	}
+	now := s.clock.Now()
+	for _, gs := range slices.SortedFunc(maps.Keys(s.gangWaits), func(a, b *groupState) int { return strings.Compare(a.key, b.key) }) {
+		if gs.waitReported || now.Before(gs.gatedSince.Add(s.cfg.GangWaitTimeout.Duration)) {
+			continue
+		}
+		delete(s.gangWaits, gs)
+		e := s.queue.Get(groupEntryKey(gs.key))
+		if gs.info == nil || e == nil || !e.Gated() {
+			// No longer waiting (its members are gone): a new wait starts afresh.
+			gs.gatedSince = time.Time{}
+			continue
+		}
+		gs.waitReported = true
+		msg := s.gangWaitMessage(e.GatedMessage)
+		s.setGroupCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		s.actuator.Event(gs.info.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+		for _, p := range gs.pending {
+			s.reportFailure(p, v1.PodReasonUnschedulable, msg)
+		}
+	}
+}
+
+// nextGangWaitDeadline is when the next gang wait timeout is due.
+func (s *Scheduler) nextGangWaitDeadline() (time.Time, bool) {
+	var next time.Time
+	for gs := range s.gangWaits {
+		if t := gs.gatedSince.Add(s.cfg.GangWaitTimeout.Duration); next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	return next, !next.IsZero()
 }
 
 // groupProblem says why a group can never be scheduled as it stands: an invalid spec or

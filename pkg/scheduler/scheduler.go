@@ -114,6 +114,9 @@ type Scheduler struct {
 	classes map[string]*schedulingv1.PriorityClass
 	// groups are the PodGroups with pending members, by namespace/name.
 	groups map[string]*groupState
+	// gangWaits are the groups held at their gate for lack of members whose wait has not
+	// been reported yet.
+	gangWaits map[*groupState]bool
 
 	inboxMu sync.Mutex
 	inbox   []func()
@@ -143,6 +146,7 @@ func New(opts Options) (*Scheduler, error) {
 		preempting:   map[string]*inflightPreemption{},
 		classes:      map[string]*schedulingv1.PriorityClass{},
 		groups:       map[string]*groupState{},
+		gangWaits:    map[*groupState]bool{},
 	}
 	s.actuator = &actuator.Actuator{Client: opts.Client, Exec: opts.Exec, Post: s.Post, Name: "phalanx"}
 	s.preemptExec = opts.Exec
@@ -256,6 +260,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 	if len(s.waiting) > 0 {
 		s.expireWaitingPods()
 	}
+	s.reportGangWaits()
 	e := s.queue.Pop()
 	if e == nil {
 		return false
@@ -279,7 +284,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 // expiry or unschedulable flush.
 func (s *Scheduler) NextWakeup() (time.Time, bool) {
 	var next time.Time
-	for _, f := range []func() (time.Time, bool){s.queue.NextBackoffExpiry, s.queue.NextUnschedulableFlush, s.nextPermitDeadline} {
+	for _, f := range []func() (time.Time, bool){s.queue.NextBackoffExpiry, s.queue.NextUnschedulableFlush, s.nextPermitDeadline, s.nextGangWaitDeadline} {
 		if t, ok := f(); ok && (next.IsZero() || t.Before(next)) {
 			next = t
 		}

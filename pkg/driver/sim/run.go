@@ -277,7 +277,9 @@ func (s *Simulator) step(ctx context.Context) {
 		}
 		s.refreshPDBs()
 		if !s.sched.ScheduleOne(ctx) {
-			if s.queue.due(s.now) || len(s.tasks) > 0 {
+			// Nothing was ready, but the scheduler may still have queued work (reports of
+			// timeouts it checks before popping): settle it, and look again if it did any.
+			if s.settle() || s.queue.due(s.now) {
 				continue
 			}
 			return
@@ -286,19 +288,25 @@ func (s *Simulator) step(ctx context.Context) {
 	}
 }
 
-// settle runs queued actuator work and delivers its completions, until quiet.
-func (s *Simulator) settle() {
+// settle runs queued actuator work and delivers its completions, until quiet. It reports
+// whether there was any.
+func (s *Simulator) settle() bool {
+	worked := false
 	for {
-		s.sched.DrainInbox()
+		if s.sched.DrainInbox() {
+			worked = true
+		}
 		if len(s.tasks) == 0 {
 			if !s.sched.DrainInbox() {
-				return
+				return worked
 			}
+			worked = true
 			continue
 		}
 		task := s.tasks[0]
 		s.tasks = s.tasks[1:]
 		task()
+		worked = true
 	}
 }
 
