@@ -33,8 +33,8 @@ bench: ## Go benchmarks of the scheduling cycles (pods/s)
 bench-sim: ## time the whole `phalanx simulate` process on the benchmark cluster
 	hack/bench-simulate.sh
 
-e2e: ## end-to-end tests on a real kube-apiserver, etcd and kwok (built from Go modules)
-	hack/e2e.sh
+e2e: ## end-to-end tests on a real kube-apiserver, etcd and kwok (E2E_ARGS: go test flags)
+	hack/e2e.sh $(E2E_ARGS)
 
 clean:
 	rm -rf $(BIN)

@@ -62,6 +62,11 @@ trap teardown EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The phalanx under test, built from this checkout (tests run it as a process, so
+# they can kill and restart it).
+e2e::log "building phalanx into ${dir}"
+(cd "${E2E_REPO_ROOT}" && go build -o "${dir}/phalanx" ./cmd/phalanx) || e2e::die "building phalanx failed"
+
 t1=${SECONDS}
 e2e::log "starting control plane in ${dir}"
 "${E2E_BIN_DIR}/e2ectl" certs "${dir}/pki"
@@ -196,6 +201,7 @@ fi
 
 cat >"${dir}/env" <<EOF
 export KUBECONFIG=${kubeconfig}
+export PHALANX_E2E_PHALANX=${dir}/phalanx
 export PHALANX_E2E_DIR=${dir}
 export PHALANX_E2E_BIN_DIR=${E2E_BIN_DIR}
 export PHALANX_E2E_CTL=${E2E_REPO_ROOT}/hack/lib/e2e-ctl.sh

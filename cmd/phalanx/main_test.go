@@ -63,7 +63,6 @@ func TestExitCodes(t *testing.T) {
 		{"bad output format", []string{"simulate", "-f", "-", "-o", "xml"}, "", 2, "must be text, json or html"},
 		{"stdin", []string{"simulate", "-f", "-"}, "apiVersion: v1\nkind: Node\nmetadata: {name: node1}\n", 0, ""},
 		{"bad yaml on stdin", []string{"simulate", "-f", "-"}, "kind: [", 2, "<stdin>: document 1"},
-		{"run is not ready", []string{"run"}, "", 1, "not available yet"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,17 +1,151 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube"
 )
 
+// defaultBindAddress serves /healthz, /readyz and /metrics in plain HTTP. 10251 was
+// kube-scheduler's insecure port before it went away: no clash with a kube-scheduler
+// (10259) on the same host network.
+const defaultBindAddress = "0.0.0.0:10251"
+
+type runOptions struct {
+	kubeconfig  string
+	configFile  string
+	qps         float32
+	burst       int
+	async       bool
+	bindAddress string
+	le          kube.LeaderElection
+}
+
 func newRunCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "run",
-		Short: "Schedule pods in a real cluster (not yet available)",
-		RunE: func(*cobra.Command, []string) error {
-			return errors.New("phalanx run is not available yet: use phalanx simulate")
+	o := &runOptions{le: kube.DefaultLeaderElection()}
+	cmd := &cobra.Command{
+		Use:   "run [--kubeconfig FILE] [--config FILE]",
+		Short: "Schedule pods in a real cluster, as a secondary scheduler",
+		Long: `run schedules the pods whose spec.schedulerName is one of the configuration's
+profiles ("phalanx" by default) in the cluster that --kubeconfig names, or in the cluster
+it runs in when there is no --kubeconfig.
+
+With --leader-elect (the default), replicas take turns through a Lease: one schedules,
+the others keep their caches warm and take over when it goes away. A replica that loses
+its Lease exits with status 1, to be restarted clean.
+
+/healthz, /readyz and /metrics are served on --bind-address. SIGTERM or SIGINT stops
+scheduling, releases the Lease and exits 0.
+
+Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could not run,
+2 for bad flags or configuration.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unexpected arguments %q: run takes only flags", args)}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context())
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default: the in-cluster configuration)")
+	f.StringVar(&o.configFile, "config", "", "scheduler configuration file (SchedulerConfiguration)")
+	f.Float32Var(&o.qps, "kube-api-qps", 50, "requests per second to the API server (informers and scheduling decisions)")
+	f.IntVar(&o.burst, "kube-api-burst", 100, "burst of requests to the API server")
+	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
+	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
+	f.BoolVar(&o.le.Enabled, "leader-elect", o.le.Enabled, "take turns with other replicas through a Lease; only the holder schedules")
+	f.StringVar(&o.le.Namespace, "leader-elect-resource-namespace", o.le.Namespace, "namespace of the leader-election Lease")
+	f.StringVar(&o.le.Name, "leader-elect-resource-name", o.le.Name, "name of the leader-election Lease")
+	f.DurationVar(&o.le.LeaseDuration, "leader-elect-lease-duration", o.le.LeaseDuration, "how long standby replicas wait after the last renewal before taking the Lease")
+	f.DurationVar(&o.le.RenewDeadline, "leader-elect-renew-deadline", o.le.RenewDeadline, "how long the leader keeps trying to renew before it gives up (and exits)")
+	f.DurationVar(&o.le.RetryPeriod, "leader-elect-retry-period", o.le.RetryPeriod, "how often replicas try to acquire or renew the Lease")
+
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	f.AddGoFlagSet(klogFlags)
+	return cmd
+}
+
+func (o *runOptions) run(ctx context.Context) error {
+	defer klog.Flush()
+	opts, err := o.driverOptions()
+	if err != nil {
+		return usageError{err}
+	}
+	d, err := kube.New(opts)
+	if err != nil {
+		return usageError{err}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		// A second signal kills at once.
+		stop()
+	}()
+	err = d.Run(ctx)
+	if errors.Is(err, kube.ErrLeadershipLost) {
+		return exitError{code: exitFailure, msg: "lost the leader-election Lease; exiting to restart clean"}
+	}
+	return err
+}
+
+// driverOptions checks the flags and loads the configuration and the connection.
+func (o *runOptions) driverOptions() (kube.Options, error) {
+	opts := kube.Options{
+		QPS: o.qps, Burst: o.burst, AsyncPreemption: o.async, LeaderElection: o.le,
+		BindAddress: o.bindAddress, Logger: klog.Background(),
+	}
+	if err := opts.Validate(); err != nil {
+		return opts, err
+	}
+	if o.configFile != "" {
+		cfg, err := config.Load(o.configFile)
+		if err != nil {
+			return opts, err
+		}
+		opts.Config = cfg
+	}
+	rc, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return opts, err
+	}
+	opts.REST = rc
+	return opts, nil
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
+		}
+		return rc, nil
+	}
+	rc, err := rest.InClusterConfig()
+	if errors.Is(err, rest.ErrNotInCluster) {
+		return nil, errors.New("no --kubeconfig given and not running in a cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("in-cluster configuration: %w", err)
+	}
+	return rc, nil
 }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// `phalanx run` refuses bad input with status 2 and a message naming it, before it
+// talks to any cluster.
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badConfig := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badConfig, []byte("apiVersion: config.phalanx.dev/v1alpha1\nkind: SchedulerConfiguration\npodMaxBackof: 1s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: https://127.0.0.1:1}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: x}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		inStderr string
+	}{
+		{"missing kubeconfig", []string{"run", "--kubeconfig", "no/such/kubeconfig"}, "no/such/kubeconfig"},
+		{"bad config", []string{"run", "--kubeconfig", kubeconfig, "--config", badConfig}, "podMaxBackof"},
+		{"missing config", []string{"run", "--kubeconfig", kubeconfig, "--config", "no/such/config.yaml"}, "no/such/config.yaml"},
+		{"bad lease durations", []string{"run", "--kubeconfig", kubeconfig, "--leader-elect-renew-deadline=20s"}, "--leader-elect-lease-duration"},
+		{"bad qps", []string{"run", "--kubeconfig", kubeconfig, "--kube-api-qps=0"}, "--kube-api-qps"},
+		{"unknown flag", []string{"run", "--frobnicate"}, "unknown flag"},
+		{"arguments", []string{"run", "extra"}, "unexpected arguments"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := run(t, "", tc.args...)
+			if code != exitBadInput {
+				t.Errorf("exit %d, want %d; stderr: %s", code, exitBadInput, stderr)
+			}
+			if !strings.Contains(stderr, tc.inStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.inStderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace on stderr: %s", stderr)
+			}
+		})
+	}
+}
+
+// Without --kubeconfig outside a cluster there is nothing to connect to.
+func TestRunOutsideACluster(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	_, stderr, code := run(t, "", "run")
+	if code != exitBadInput || !strings.Contains(stderr, "not running in a cluster") {
+		t.Errorf("exit %d, stderr %q: want 2 and a message saying there is no cluster", code, stderr)
+	}
+}
+
+// The Deployment's arguments are flags `phalanx run` knows.
+func TestDeploymentArgsParse(t *testing.T) {
+	data, err := os.ReadFile("../../config/deploy/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := &appsv1.Deployment{}
+	if err := yaml.Unmarshal(data, dep); err != nil {
+		t.Fatal(err)
+	}
+	args := dep.Spec.Template.Spec.Containers[0].Args
+	if len(args) == 0 || args[0] != "run" {
+		t.Fatalf("args %v: want run first", args)
+	}
+	cmd := newRunCommand()
+	if err := cmd.ParseFlags(args[1:]); err != nil {
+		t.Errorf("phalanx run %v: %v", args[1:], err)
+	}
+	for _, f := range []string{"config", "leader-elect", "leader-elect-resource-namespace", "bind-address", "v"} {
+		if !cmd.Flags().Changed(f) {
+			t.Errorf("the Deployment does not set --%s", f)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+	"unicode/utf8"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/actuator"
+)
+
+// callTimeout bounds each API call the actuator makes. Calls run on their own goroutines
+// with a background context; without a bound, a hung connection would keep a binding
+// in flight for ever.
+const callTimeout = 30 * time.Second
+
+// Client is the actuator's client for a real cluster: bindings, deletions, status
+// writes and events, through the API server.
+type Client struct {
+	core      kubernetes.Interface
+	podGroups *PodGroupClient
+	recorder  events.EventRecorder
+	logger    klog.Logger
+}
+
+var _ actuator.Client = (*Client)(nil)
+
+// NewClient returns a Client. recorder may be nil (events are then only logged).
+func NewClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, logger klog.Logger) *Client {
+	return &Client{core: core, podGroups: podGroups, recorder: recorder, logger: logger}
+}
+
+// BindPod binds the pod through pods/binding. The binding carries the pod's UID, so a
+// pod deleted and created again under the same name is not bound in its place.
+func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	binding := &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Target:     v1.ObjectReference{Kind: "Node", Name: node},
+	}
+	return c.core.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
+}
+
+// DeletePod deletes the pod gracefully (grace nil: the pod's own period), on the
+// condition that it is still the pod the scheduler saw (same UID). A pod of the same
+// name that replaced it is left alone, and the call reports NotFound: the pod the
+// scheduler meant is gone.
+func (c *Client) DeletePod(ctx context.Context, pod *v1.Pod, grace *int64) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	opts := metav1.DeleteOptions{GracePeriodSeconds: grace}
+	if pod.UID != "" {
+		uid := pod.UID
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	err := c.core.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+	if apierrors.IsConflict(err) && pod.UID != "" {
+		return apierrors.NewNotFound(v1.Resource("pods"), pod.Name)
+	}
+	return err
+}
+
+// PatchPodStatus sets a condition and/or status.nominatedNodeName with a strategic merge
+// patch on the status subresource. The patch names only what changes (conditions merge
+// by type), so concurrent writers of other status fields (the kubelet) are not undone,
+// and an empty nominated node is sent as null, which removes the field whatever the
+// scheduler's copy of the pod says.
+func (c *Client) PatchPodStatus(ctx context.Context, pod *v1.Pod, cond *v1.PodCondition, nominatedNode *string) error {
+	if cond == nil && nominatedNode == nil {
+		return nil
+	}
+	body, err := podStatusPatch(pod, cond, nominatedNode)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	_, err = c.core.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+	return err
+}
+
+// podStatusPatch builds PatchPodStatus's body. It carries metadata.uid, which the API
+// server checks against the pod's (uid is immutable), so a replacement pod of the same
+// name is not patched. A condition whose status does not change keeps its
+// lastTransitionTime.
+func podStatusPatch(pod *v1.Pod, cond *v1.PodCondition, nominatedNode *string) ([]byte, error) {
+	status := map[string]any{}
+	if cond != nil {
+		c := *cond
+		for _, old := range pod.Status.Conditions {
+			if old.Type == c.Type && old.Status == c.Status && !old.LastTransitionTime.IsZero() {
+				c.LastTransitionTime = old.LastTransitionTime
+			}
+		}
+		entry := map[string]any{"type": c.Type, "status": c.Status}
+		if c.Reason != "" {
+			entry["reason"] = c.Reason
+		}
+		if c.Message != "" {
+			entry["message"] = c.Message
+		}
+		if !c.LastTransitionTime.IsZero() {
+			entry["lastTransitionTime"] = c.LastTransitionTime
+		}
+		if !c.LastProbeTime.IsZero() {
+			entry["lastProbeTime"] = c.LastProbeTime
+		}
+		status["conditions"] = []any{entry}
+	}
+	if nominatedNode != nil {
+		if *nominatedNode == "" {
+			status["nominatedNodeName"] = nil
+		} else {
+			status["nominatedNodeName"] = *nominatedNode
+		}
+	}
+	patch := map[string]any{"status": status}
+	if pod.UID != "" {
+		patch["metadata"] = map[string]any{"uid": pod.UID}
+	}
+	return json.Marshal(patch)
+}
+
+// UpdateStatus writes a PodGroup's status through the status subresource. On a conflict
+// (the scheduler's copy is older than the server's) it reads the group again, puts the
+// conditions, phase and observed generation it was asked to write on the fresh copy, and
+// tries again.
+func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
+	pg, ok := obj.(*v1alpha1.PodGroup)
+	if !ok {
+		return fmt.Errorf("UpdateStatus: unsupported type %T", obj)
+	}
+	if c.podGroups == nil {
+		return fmt.Errorf("UpdateStatus: no PodGroup client")
+	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	next := pg
+	first := true
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			latest, err := c.podGroups.Get(ctx, pg.Namespace, pg.Name)
+			if err != nil {
+				return err
+			}
+			next = mergePodGroupStatus(latest, pg)
+		}
+		first = false
+		_, err := c.podGroups.UpdateStatus(ctx, next)
+		return err
+	})
+}
+
+// mergePodGroupStatus returns latest with want's conditions, phase and observed
+// generation applied.
+func mergePodGroupStatus(latest, want *v1alpha1.PodGroup) *v1alpha1.PodGroup {
+	out := latest.DeepCopy()
+	for _, cond := range want.Status.Conditions {
+		meta.SetStatusCondition(&out.Status.Conditions, cond)
+	}
+	if want.Status.Phase != "" {
+		out.Status.Phase = want.Status.Phase
+	}
+	if want.Status.ObservedGeneration > out.Status.ObservedGeneration {
+		out.Status.ObservedGeneration = want.Status.ObservedGeneration
+	}
+	return out
+}
+
+// Event records an event through events.k8s.io/v1, without blocking: the recorder queues
+// it and a background sink writes it, aggregating repeats into a series.
+func (c *Client) Event(regarding, related runtime.Object, eventType, reason, action, note string) {
+	if isNil(regarding) {
+		return
+	}
+	if isNil(related) {
+		related = nil
+	}
+	note = truncateNote(note)
+	if c.recorder == nil {
+		c.logger.V(4).Info("Event", "type", eventType, "reason", reason, "action", action, "note", note)
+		return
+	}
+	c.recorder.Eventf(regarding, related, eventType, reason, action, "%s", note)
+}
+
+func isNil(obj runtime.Object) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// noteLimit is the API server's limit on an event's note (events.k8s.io/v1), in bytes.
+const noteLimit = 1024
+
+// truncateNote shortens a note the API server would refuse, as kube-scheduler does for
+// long FailedScheduling diagnoses, keeping whole UTF-8 characters.
+func truncateNote(note string) string {
+	if len(note) <= noteLimit {
+		return note
+	}
+	const suffix = " ..."
+	cut := noteLimit - len(suffix)
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + suffix
+}

@@ -1,0 +1,459 @@
+// Package kube runs phalanx's scheduler against a real cluster: client-go informers feed
+// the scheduling loop, an actuator client makes the API calls (bindings, status patches,
+// deletions, events), leader election lets replicas stand by, and one HTTP listener
+// serves /healthz, /readyz and /metrics. The scheduling core never imports client-go;
+// everything that does lives here.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/actuator"
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/plugins"
+	"github.com/phalanx-dev/phalanx/pkg/scheduler"
+)
+
+// ErrLeadershipLost is Run's error when the Lease was lost: the process should exit
+// and be restarted with a clean state, as kube-scheduler does.
+var ErrLeadershipLost = errors.New("leader election lost")
+
+// LeaderElection configures the Lease that lets replicas stand by.
+type LeaderElection struct {
+	Enabled       bool
+	Namespace     string
+	Name          string
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+}
+
+// DefaultLeaderElection is kube-scheduler's: 15 s lease, 10 s renew deadline, 2 s
+// retry, on a Lease kube-system/phalanx.
+func DefaultLeaderElection() LeaderElection {
+	return LeaderElection{
+		Enabled: true, Namespace: "kube-system", Name: "phalanx",
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+	}
+}
+
+// Options configure the driver.
+type Options struct {
+	// REST is the connection to the API server (kubeconfig or in-cluster).
+	REST *rest.Config
+	// QPS and Burst limit the driver's requests (informers and actuator share them;
+	// events and leader election have their own, so neither starves the other).
+	QPS   float32
+	Burst int
+	// Config is the scheduler configuration (nil: the defaults).
+	Config *config.Configuration
+	// AsyncPreemption makes preemptions' API calls off the scheduling loop (KEP-4832);
+	// false keeps them in the cycle, for comparison.
+	AsyncPreemption bool
+	LeaderElection  LeaderElection
+	// BindAddress is where /healthz, /readyz and /metrics are served ("" for nowhere).
+	BindAddress string
+	Logger      klog.Logger
+}
+
+// Validate reports options that cannot work.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.QPS <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps %v: must be positive", o.QPS))
+	}
+	if o.Burst <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst %d: must be positive", o.Burst))
+	}
+	if le := o.LeaderElection; le.Enabled {
+		switch {
+		case le.Namespace == "" || le.Name == "":
+			errs = append(errs, errors.New("--leader-elect-resource-namespace and --leader-elect-resource-name must not be empty"))
+		case le.RetryPeriod <= 0:
+			errs = append(errs, fmt.Errorf("--leader-elect-retry-period %s: must be positive", le.RetryPeriod))
+		case float64(le.RenewDeadline) <= leaderelection.JitterFactor*float64(le.RetryPeriod):
+			errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline %s: must be more than %v times --leader-elect-retry-period (%s)",
+				le.RenewDeadline, leaderelection.JitterFactor, le.RetryPeriod))
+		case le.LeaseDuration <= le.RenewDeadline:
+			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration %s: must be more than --leader-elect-renew-deadline (%s)",
+				le.LeaseDuration, le.RenewDeadline))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Driver connects one scheduler to a cluster.
+type Driver struct {
+	opts     Options
+	logger   klog.Logger
+	cfg      *config.Configuration
+	sched    *scheduler.Scheduler
+	client   *Client
+	events   *eventRecorder
+	leClient kubernetes.Interface
+	identity string
+
+	factory   informers.SharedInformerFactory
+	informers []namedInformer
+	// handlers feed the scheduler; they are registered when this replica starts to
+	// schedule (as leader), so a standby replica keeps warm caches but runs no loop and
+	// makes no API call.
+	handlers []cache.ResourceEventHandler
+
+	gatherer prometheus.Gatherer
+	health   *leaderelection.HealthzAdaptor
+	synced   atomic.Bool
+	stopping atomic.Bool
+	server   *server
+}
+
+type namedInformer struct {
+	name     string
+	informer cache.SharedIndexInformer
+}
+
+// New builds the driver and its scheduler. It makes no API call: errors are the
+// caller's options or configuration.
+func New(o Options) (*Driver, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.REST == nil {
+		return nil, errors.New("no connection to an API server")
+	}
+	registerProcessMetrics()
+	cfg := o.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+
+	// Informers and the actuator share one rate limiter; events and leader election
+	// each get their own.
+	limited := rest.CopyConfig(o.REST)
+	limited.QPS, limited.Burst = o.QPS, o.Burst
+	limited.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(o.QPS, o.Burst)
+	protobuf := func(c *rest.Config) *rest.Config {
+		c = rest.CopyConfig(c)
+		c.ContentType = runtime.ContentTypeProtobuf
+		c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+		return c
+	}
+	own := func(agent string) *rest.Config {
+		c := protobuf(o.REST)
+		c.QPS, c.Burst = o.QPS, o.Burst
+		c.UserAgent = "phalanx/" + agent
+		return c
+	}
+	mainCfg := protobuf(limited)
+	mainCfg.UserAgent = "phalanx/scheduler"
+	core, err := kubernetes.NewForConfig(mainCfg)
+	if err != nil {
+		return nil, err
+	}
+	pgCfg := rest.CopyConfig(limited)
+	pgCfg.UserAgent = "phalanx/scheduler"
+	pgClient, err := NewPodGroupClient(pgCfg, scheme)
+	if err != nil {
+		return nil, err
+	}
+	eventClient, err := kubernetes.NewForConfig(own("events"))
+	if err != nil {
+		return nil, err
+	}
+	leClient, err := kubernetes.NewForConfig(own("leader-election"))
+	if err != nil {
+		return nil, err
+	}
+	hostname, err := os.Hostname()
+	if err != nil {
+		hostname = "phalanx"
+	}
+
+	d := &Driver{
+		opts:     o,
+		logger:   o.Logger,
+		cfg:      cfg,
+		events:   newEventRecorder(eventClient, scheme),
+		leClient: leClient,
+		identity: hostname + "_" + string(uuid.NewUUID()),
+		health:   leaderelection.NewLeaderHealthzAdaptor(20 * time.Second),
+	}
+	d.client = NewClient(core, pgClient, d.events.recorder, o.Logger)
+	d.sched, err = scheduler.New(scheduler.Options{
+		Config:         cfg,
+		Registry:       plugins.NewRegistry(),
+		Clock:          realClock{},
+		Client:         d.client,
+		Exec:           actuator.GoExecutor{},
+		Logger:         o.Logger,
+		SyncPreemption: !o.AsyncPreemption,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.gatherer = prometheus.Gatherers{d.sched.Metrics().Registry, processRegistry}
+
+	d.factory = informers.NewSharedInformerFactory(core, 0)
+	pods := d.factory.InformerFor(&v1.Pod{}, newPodInformer)
+	pgInformer := pgClient.NewInformer(0)
+	d.informers = []namedInformer{
+		{"nodes", d.factory.Core().V1().Nodes().Informer()},
+		{"namespaces", d.factory.Core().V1().Namespaces().Informer()},
+		{"priorityclasses", d.factory.Scheduling().V1().PriorityClasses().Informer()},
+		{"poddisruptionbudgets", d.factory.Policy().V1().PodDisruptionBudgets().Informer()},
+		{"podgroups", pgInformer},
+		{"pods", pods},
+	}
+	for _, inf := range d.informers {
+		if err := inf.informer.SetTransform(stripManagedFields); err != nil {
+			return nil, err
+		}
+	}
+	profiles := map[string]bool{}
+	for _, p := range cfg.Profiles {
+		profiles[p.SchedulerName] = true
+	}
+	h := Handlers(d.sched)
+	d.handlers = []cache.ResourceEventHandler{
+		nodeHandler(h), namespaceHandler(h), priorityClassHandler(h), pdbHandler(h), podGroupHandler(h),
+		&podHandler{h: h, profiles: profiles},
+	}
+	return d, nil
+}
+
+// NewScheme returns a scheme with Kubernetes' types and phalanx's PodGroup: events
+// name their objects through it, and the PodGroup client decodes with it.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+// newPodInformer watches pods that are not finished: a pod that succeeded or failed
+// holds no room, and the informer reports it as deleted.
+func newPodInformer(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+	selector := fields.ParseSelectorOrDie("status.phase!=" + string(v1.PodSucceeded) + ",status.phase!=" + string(v1.PodFailed))
+	return coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
+		o.FieldSelector = selector.String()
+	})
+}
+
+// stripManagedFields drops what the scheduler never reads, to keep the caches small.
+func stripManagedFields(obj any) (any, error) {
+	if a, err := meta.Accessor(obj); err == nil && a.GetManagedFields() != nil {
+		a.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// Scheduler is the driver's scheduler (for tests).
+func (d *Driver) Scheduler() *scheduler.Scheduler { return d.sched }
+
+// Identity is this replica's name in the Lease.
+func (d *Driver) Identity() string { return d.identity }
+
+// Addr is the address of the HTTP listener once Run has started it.
+func (d *Driver) Addr() string { return d.server.Addr() }
+
+// Run serves the probes and metrics, starts the informers, waits until their caches
+// are full, then schedules: at once, or once this replica holds the Lease. It returns
+// nil when ctx is cancelled (after releasing the Lease and writing out pending events),
+// ErrLeadershipLost when the Lease was lost, or an error it could not get past.
+func (d *Driver) Run(ctx context.Context) error {
+	logger := d.logger
+	var err error
+	d.server, err = listen(d.opts.BindAddress, newMux(checks{live: d.live, ready: d.ready}, d.gatherer, logger))
+	if err != nil {
+		return err
+	}
+	d.server.serve(logger)
+	if err := d.events.start(); err != nil {
+		d.server.shutdown()
+		return err
+	}
+	// The informers stop with this context, also when Run returns for a lost Lease.
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		d.stopping.Store(true)
+		cancel()
+		d.factory.Shutdown()
+		d.events.flush(5 * time.Second)
+		d.server.shutdown()
+	}()
+
+	logger.Info("Starting informers", "identity", d.identity, "profiles", len(d.cfg.Profiles),
+		"asyncPreemption", d.opts.AsyncPreemption, "leaderElection", d.opts.LeaderElection.Enabled, "address", d.server.Addr())
+	d.factory.Start(ctx.Done())
+	synced := make([]cache.InformerSynced, len(d.informers))
+	for i, inf := range d.informers {
+		if inf.name == "podgroups" { // not from the factory
+			go inf.informer.RunWithContext(ctx)
+		}
+		synced[i] = inf.informer.HasSynced
+	}
+	go d.reportUnsynced(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return nil // cancelled
+	}
+	d.synced.Store(true)
+	logger.Info("Informer caches synced")
+
+	if !d.opts.LeaderElection.Enabled {
+		d.schedule(ctx)
+		return nil
+	}
+	return d.runLeaderElection(ctx)
+}
+
+// reportUnsynced names, every 30 s until all have synced, the informers whose caches
+// are still empty: a missing CRD or permission otherwise shows only as a replica that
+// never becomes ready.
+func (d *Driver) reportUnsynced(ctx context.Context) {
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var waiting []string
+		for _, inf := range d.informers {
+			if !inf.informer.HasSynced() {
+				waiting = append(waiting, inf.name)
+			}
+		}
+		if len(waiting) == 0 {
+			return
+		}
+		d.logger.Info("Waiting for informer caches to sync (is the PodGroup CRD installed, and the RBAC of config/rbac granted?)", "informers", waiting)
+	}
+}
+
+func (d *Driver) runLeaderElection(ctx context.Context) error {
+	logger := d.logger
+	le := d.opts.LeaderElection
+	leading := make(chan context.Context, 1)
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: le.Namespace, Name: le.Name},
+			Client:     d.leClient.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: d.identity},
+		},
+		LeaseDuration:   le.LeaseDuration,
+		RenewDeadline:   le.RenewDeadline,
+		RetryPeriod:     le.RetryPeriod,
+		ReleaseOnCancel: true,
+		Name:            le.Name,
+		WatchDog:        d.health,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(lctx context.Context) { leading <- lctx },
+			OnStoppedLeading: func() { logger.Info("Stopped leading", "identity", d.identity) },
+			OnNewLeader: func(id string) {
+				if id != d.identity {
+					logger.Info("New leader elected", "leader", id)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	d.health.SetLeaderElection(elector)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		elector.Run(ctx)
+	}()
+	select {
+	case <-done:
+		// Never led: cancelled while waiting for the Lease.
+		return nil
+	case lctx := <-leading:
+		// lctx ends when ctx does, or when the Lease could not be renewed.
+		d.schedule(lctx)
+		<-done
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return ErrLeadershipLost
+}
+
+// schedule feeds the informers' contents to the scheduler and runs its loop until ctx
+// ends. Handlers are registered in an order that puts nodes, namespaces, classes, PDBs
+// and groups in the loop's inbox before pods, and the loop starts only once every
+// handler has received its informer's whole list, so the first cycle sees the cluster.
+func (d *Driver) schedule(ctx context.Context) {
+	logger := d.logger
+	synced := make([]cache.InformerSynced, 0, len(d.informers))
+	for i, inf := range d.informers {
+		reg, err := inf.informer.AddEventHandler(d.handlers[i])
+		if err != nil {
+			logger.Error(err, "Registering an event handler", "informer", inf.name)
+			return
+		}
+		synced = append(synced, reg.HasSynced)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return
+	}
+	logger.Info("Scheduling", "identity", d.identity)
+	d.sched.Run(ctx)
+	logger.Info("Stopped scheduling")
+}
+
+// live fails when this replica leads but has not renewed its Lease for a while (a stuck
+// process, which a restart fixes).
+func (d *Driver) live(r *http.Request) error { return d.health.Check(r) }
+
+// ready is true once the informers' caches are full, on the leader and on standby
+// replicas alike: a standby is ready to take over, and a Deployment's rollout waits
+// for readiness.
+func (d *Driver) ready() error {
+	switch {
+	case d.stopping.Load():
+		return errors.New("shutting down")
+	case !d.synced.Load():
+		return errors.New("informer caches not synced yet")
+	}
+	return nil
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }

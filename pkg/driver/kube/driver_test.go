@@ -1,0 +1,135 @@
+package kube
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/config"
+)
+
+func validOptions() Options {
+	return Options{
+		REST: &rest.Config{Host: "https://127.0.0.1:1"}, QPS: 50, Burst: 100,
+		LeaderElection: DefaultLeaderElection(), AsyncPreemption: true, Logger: klog.Background(),
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Options)
+		want   string
+	}{
+		{"defaults", func(*Options) {}, ""},
+		{"zero qps", func(o *Options) { o.QPS = 0 }, "--kube-api-qps"},
+		{"zero burst", func(o *Options) { o.Burst = 0 }, "--kube-api-burst"},
+		{"renew >= lease", func(o *Options) { o.LeaderElection.RenewDeadline = 15 * time.Second }, "--leader-elect-lease-duration"},
+		{"retry too long", func(o *Options) { o.LeaderElection.RetryPeriod = 9 * time.Second }, "--leader-elect-renew-deadline"},
+		{"no lease name", func(o *Options) { o.LeaderElection.Name = "" }, "--leader-elect-resource-name"},
+		{"leader election off ignores its settings", func(o *Options) {
+			o.LeaderElection = LeaderElection{}
+		}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := validOptions()
+			tc.change(&o)
+			err := o.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// New builds everything without talking to the API server, and refuses a
+// configuration the scheduler cannot run.
+func TestNew(t *testing.T) {
+	d, err := New(validOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Scheduler() == nil || d.Identity() == "" {
+		t.Fatal("no scheduler or identity")
+	}
+	if len(d.informers) != len(d.handlers) || d.informers[len(d.informers)-1].name != "pods" {
+		t.Errorf("informers %v: pods must come last, one handler each", d.informers)
+	}
+
+	bad := validOptions()
+	cfg, err := config.Parse([]byte("apiVersion: config.phalanx.dev/v1alpha1\nkind: SchedulerConfiguration\nprofiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    disabled: [{name: PrioritySort}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Config = cfg
+	if _, err := New(bad); err == nil {
+		t.Errorf("New accepted profiles with different QueueSort plugins")
+	}
+}
+
+// /readyz follows the caches (and shutdown), /healthz the leader's lease, /metrics the
+// scheduler's and the client's collectors.
+func TestEndpoints(t *testing.T) {
+	d, err := New(validOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(newMux(checks{live: d.live, ready: d.ready}, d.gatherer, klog.Background()))
+	defer ts.Close()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get("/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "not synced") {
+		t.Errorf("/readyz before sync: %d %q", code, body)
+	}
+	d.synced.Store(true)
+	if code, _ := get("/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz after sync: %d", code)
+	}
+	d.stopping.Store(true)
+	if code, _ := get("/readyz"); code != http.StatusServiceUnavailable {
+		t.Errorf("/readyz while stopping: %d", code)
+	}
+	if code, _ := get("/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz: %d", code)
+	}
+	code, body := get("/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: %d", code)
+	}
+	for _, name := range []string{"scheduler_preemption_attempts_total", "go_goroutines", "process_start_time_seconds"} {
+		if !strings.Contains(body, name) {
+			t.Errorf("/metrics has no %s", name)
+		}
+	}
+}
+
+func TestListenError(t *testing.T) {
+	s, err := listen("127.0.0.1:0", http.NewServeMux())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.ln.Close()
+	if _, err := listen(s.Addr(), http.NewServeMux()); err == nil {
+		t.Errorf("listening twice on %s: %v, want an error", s.Addr(), err)
+	}
+	if s, err := listen("", nil); s != nil || err != nil {
+		t.Errorf(`listen(""): %v %v, want no server`, s, err)
+	}
+}

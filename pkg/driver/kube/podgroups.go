@@ -1,0 +1,87 @@
+package kube
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+)
+
+// PodGroupClient reads and writes PodGroups with a REST client typed by api/v1alpha1's
+// scheme (decision 6: no generated clientset, no unstructured conversion).
+type PodGroupClient struct {
+	rest rest.Interface
+}
+
+const podGroupsResource = "podgroups"
+
+// NewPodGroupClient returns a client for scheduling.phalanx.dev/v1alpha1 PodGroups. It
+// speaks JSON (custom resources have no protobuf) and shares base's rate limiter, if it
+// has one.
+func NewPodGroupClient(base *rest.Config, scheme *runtime.Scheme) (*PodGroupClient, error) {
+	cfg := rest.CopyConfig(base)
+	cfg.GroupVersion = &v1alpha1.SchemeGroupVersion
+	cfg.APIPath = "/apis"
+	cfg.ContentType = runtime.ContentTypeJSON
+	cfg.AcceptContentTypes = runtime.ContentTypeJSON
+	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &PodGroupClient{rest: rc}, nil
+}
+
+// List lists PodGroups in all namespaces.
+func (c *PodGroupClient) List(ctx context.Context, opts metav1.ListOptions) (*v1alpha1.PodGroupList, error) {
+	out := &v1alpha1.PodGroupList{}
+	err := c.rest.Get().Resource(podGroupsResource).
+		VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(out)
+	return out, err
+}
+
+// Watch watches PodGroups in all namespaces.
+func (c *PodGroupClient) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	opts.Watch = true
+	return c.rest.Get().Resource(podGroupsResource).
+		VersionedParams(&opts, metav1.ParameterCodec).Watch(ctx)
+}
+
+// Get reads one PodGroup.
+func (c *PodGroupClient) Get(ctx context.Context, namespace, name string) (*v1alpha1.PodGroup, error) {
+	out := &v1alpha1.PodGroup{}
+	err := c.rest.Get().Namespace(namespace).Resource(podGroupsResource).Name(name).Do(ctx).Into(out)
+	return out, err
+}
+
+// UpdateStatus writes a PodGroup's status subresource (optimistic concurrency on its
+// resourceVersion).
+func (c *PodGroupClient) UpdateStatus(ctx context.Context, pg *v1alpha1.PodGroup) (*v1alpha1.PodGroup, error) {
+	out := &v1alpha1.PodGroup{}
+	err := c.rest.Put().Namespace(pg.Namespace).Resource(podGroupsResource).Name(pg.Name).
+		SubResource("status").Body(pg).Do(ctx).Into(out)
+	return out, err
+}
+
+// NewInformer returns a shared informer of all PodGroups.
+func (c *PodGroupClient) NewInformer(resync time.Duration) cache.SharedIndexInformer {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return c.Watch(ctx, opts)
+		},
+	}
+	return cache.NewSharedIndexInformer(lw, &v1alpha1.PodGroup{}, resync, cache.Indexers{})
+}
