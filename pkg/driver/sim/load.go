@@ -122,7 +122,7 @@ func readDocs(file string, stdin io.Reader) ([]rawDoc, error) {
 		if err != nil {
 			return nil, &InputError{Where: fmt.Sprintf("%s: document %d", name, n), Msg: err.Error()}
 		}
-		if len(bytes.TrimSpace(stripComments(data))) == 0 {
+		if !hasContent(data) {
 			continue
 		}
 		docs = append(docs, rawDoc{where: origin{file: name, doc: n, item: -1}, data: data})
@@ -130,17 +130,22 @@ func readDocs(file string, stdin io.Reader) ([]rawDoc, error) {
 	}
 }
 
-// stripComments drops comment-only lines, so a document of only comments counts as empty.
-func stripComments(data []byte) []byte {
-	var out []byte
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 || t[0] == '#' || bytes.Equal(t, []byte("---")) {
-			continue
+// hasContent reports whether a document has a line that is not blank, a comment or a
+// document marker: a document of only comments counts as empty.
+func hasContent(data []byte) bool {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
 		}
-		out = append(out, line...)
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("---")) {
+			return true
+		}
 	}
-	return out
+	return false
 }
 
 // decodeAll decodes documents on all cores; YAML parsing dominates the simulator's start
@@ -174,9 +179,12 @@ type typeMeta struct {
 }
 
 func decodeDoc(d rawDoc) decoded {
-	js, err := yaml.YAMLToJSON(d.data)
-	if err != nil {
-		return decoded{err: &InputError{Where: d.where.String(), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")}}
+	js, ok := fastYAMLToJSON(d.data)
+	if !ok {
+		var err error
+		if js, err = yaml.YAMLToJSON(d.data); err != nil {
+			return decoded{err: &InputError{Where: d.where.String(), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")}}
+		}
 	}
 	var res decoded
 	if err := decodeObject(js, d.where, &res); err != nil {
