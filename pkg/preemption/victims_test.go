@@ -31,7 +31,6 @@ func setup(t *testing.T, nodes []*v1.Node, pods []*v1.Pod) (*cache.Cache, *fwkru
 	if err != nil {
 		t.Fatal(err)
 	}
-	type handle interface{ framework.Handle }
 	e := &preemption.Evaluator{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100, ResourcePlugins: []string{noderesources.FitName}}
 	e.Handle = handleOf(t, fwk, c)
 	return c, fwk, e

@@ -199,6 +199,25 @@ func (q *Queue) Activate(keys ...string) {
 	}
 }
 
+// Backoff moves an entry that waits (unschedulable, gated or backing off) to backoff from
+// now, as after an error: a failed preemption is tried again, but not in a tight loop
+// against an API server that keeps refusing it. PreEnqueue gates apply when it leaves.
+func (q *Queue) Backoff(key string) {
+	e := q.entries[key]
+	if e == nil {
+		return
+	}
+	switch e.where {
+	case inGated, inUnschedulable, inBackoff:
+		q.detach(e)
+		now := q.opts.Clock.Now()
+		e.lastFailure = now
+		e.backoffExpiry = now.Add(q.backoffDuration(e))
+		q.setWhere(e, inBackoff)
+		q.backoff.push(e)
+	}
+}
+
 // OnEvent moves the unschedulable entries that the event may help to the active queue (or
 // to backoff while they still back off), and re-runs PreEnqueue on gated entries whose
 // gate registered the event. Entries for which accept returns false stay.

@@ -22,6 +22,8 @@ func (s *Scheduler) AddPod(pod *v1.Pod) {
 	switch {
 	case isTerminal(pod):
 		return
+	case pod.Spec.NodeName == "" && pod.DeletionTimestamp != nil:
+		return // a pending pod being deleted: nothing to schedule (kube-scheduler skips it too)
 	case pod.Spec.NodeName != "":
 		s.addBoundPod(pod)
 	default:
@@ -33,7 +35,7 @@ func (s *Scheduler) AddPod(pod *v1.Pod) {
 func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	switch {
-	case isTerminal(pod):
+	case isTerminal(pod), pod.Spec.NodeName == "" && pod.DeletionTimestamp != nil:
 		s.DeletePod(pod)
 	case pod.Spec.NodeName != "":
 		if old != nil && old.Spec.NodeName == pod.Spec.NodeName && !boundPodChanged(old, pod) {

@@ -21,8 +21,10 @@ type fakeCluster struct {
 	s       *Scheduler
 	binds   map[string]string
 	bindErr error
-	events  []string
-	deleted int
+	// deleteErr, when set, makes every deletion fail (after counting it).
+	deleteErr error
+	events    []string
+	deleted   int
 }
 
 func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error {
@@ -42,7 +44,11 @@ func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error
 func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error {
 	f.mu.Lock()
 	f.deleted++
+	err := f.deleteErr
 	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	f.s.Post(func() { f.s.DeletePod(pod) })
 	return nil
 }

@@ -84,7 +84,7 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, node string, victims []
 
 // preemptionDone releases the preemptor (a pod, or a group's queue entry). On failure the
 // nominations are reverted, victims not deleted are no longer counted as leaving, and the
-// preemptor is tried again at once.
+// preemptor is tried again after a backoff, as after an error.
 func (s *Scheduler) preemptionDone(key string, err error) {
 	inflight := s.preempting[key]
 	delete(s.preempting, key)
@@ -124,7 +124,7 @@ func (s *Scheduler) preemptionDone(key string, err error) {
 			}
 		}
 	}
-	s.queue.Activate(key)
+	s.queue.Backoff(key)
 }
 
 // PreemptForGroup carries out a group's preemption (framework.GroupPreemptionActuator):

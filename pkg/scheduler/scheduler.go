@@ -6,13 +6,13 @@ package scheduler
 
 import (
 	"context"
-
 	"fmt"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
 
@@ -118,6 +118,10 @@ type Scheduler struct {
 	// been reported yet.
 	gangWaits map[*groupState]bool
 
+	// pendingGauges are scheduler_pending_pods for the active, backoff, unschedulable and
+	// gated pools.
+	pendingGauges [4]prometheus.Gauge
+
 	inboxMu sync.Mutex
 	inbox   []func()
 	notify  chan struct{}
@@ -147,6 +151,9 @@ func New(opts Options) (*Scheduler, error) {
 		classes:      map[string]*schedulingv1.PriorityClass{},
 		groups:       map[string]*groupState{},
 		gangWaits:    map[*groupState]bool{},
+	}
+	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
+		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
 	}
 	s.actuator = &actuator.Actuator{Client: opts.Client, Exec: opts.Exec, Post: s.Post, Name: "phalanx"}
 	s.preemptExec = opts.Exec
@@ -304,6 +311,7 @@ func (s *Scheduler) Busy() bool {
 func (s *Scheduler) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		s.DrainInbox()
+		s.observeQueue()
 		if s.ScheduleOne(ctx) {
 			continue
 		}
@@ -329,4 +337,12 @@ func (s *Scheduler) profileFor(schedulerName string) (*fwkruntime.Framework, str
 		return s.first, s.first.SchedulerName(), nil
 	}
 	return nil, "", fmt.Errorf("no profile for scheduler name %q", schedulerName)
+}
+
+// observeQueue sets scheduler_pending_pods from the queue's pools.
+func (s *Scheduler) observeQueue() {
+	active, backoff, unschedulable, gated := s.queue.Counts()
+	for i, n := range []int{active, backoff, unschedulable, gated} {
+		s.pendingGauges[i].Set(float64(n))
+	}
 }

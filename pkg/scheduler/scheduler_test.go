@@ -3,6 +3,8 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +175,76 @@ func TestPlacementsIndependentOfParallelism(t *testing.T) {
 	for k, v := range one {
 		if many[k] != v {
 			t.Fatalf("pod %s: node %s with 1 worker, %s with 16", k, v, many[k])
+		}
+	}
+}
+
+// A preemption whose API calls fail is tried again after a backoff, not at once: with a
+// victim the API server never lets go, an immediate retry would be a hot loop of status
+// patches, deletions and events.
+func TestFailedPreemptionBacksOff(t *testing.T) {
+	s, fc, clock := newTestScheduler(t, nil)
+	fc.deleteErr = errors.New("admission webhook denied the request")
+	s.AddNode(testutil.Node("n1").Capacity("cpu", "2", "memory", "4Gi").Obj())
+	s.AddPod(testutil.Pod("victim").Req("cpu", "2").Priority(10).Node("n1").Obj())
+	s.AddPod(testutil.Pod("preemptor").Req("cpu", "2").Priority(1000).Obj())
+	drain(s)
+	drain(s)
+	if fc.deleted != 1 {
+		t.Fatalf("%d deletions with the clock stopped, want 1", fc.deleted)
+	}
+	if got := s.cache.NominatedNode("default/preemptor"); got != "" {
+		t.Errorf("preemptor still nominated to %q after the failure", got)
+	}
+	clock.t = clock.t.Add(2 * time.Second)
+	drain(s)
+	if fc.deleted != 2 {
+		t.Errorf("%d deletions after the backoff, want 2 (one retry)", fc.deleted)
+	}
+}
+
+// A pending pod being deleted is not scheduled: the API server would refuse its binding.
+func TestPendingPodBeingDeletedIsNotScheduled(t *testing.T) {
+	s, fc, _ := newTestScheduler(t, nil)
+	s.AddNode(testutil.Node("n1").Capacity("cpu", "2", "memory", "4Gi").Obj())
+	gone := testutil.Pod("gone").Req("cpu", "1").Obj()
+	now := metav1.Now()
+	gone.DeletionTimestamp = &now
+	s.AddPod(gone)
+	p := testutil.Pod("p").Req("cpu", "1").Obj()
+	s.AddPod(p)
+	leaving := p.DeepCopy()
+	leaving.DeletionTimestamp = &now
+	s.UpdatePod(p, leaving)
+	drain(s)
+	if len(fc.binds) != 0 || s.queue.Get("default/p") != nil || s.queue.Get("default/gone") != nil {
+		t.Errorf("binds %v; queued p: %v, gone: %v; want nothing", fc.binds, s.queue.Get("default/p") != nil, s.queue.Get("default/gone") != nil)
+	}
+}
+
+// scheduler_pending_pods follows the queue's pools.
+func TestPendingPodsMetric(t *testing.T) {
+	s, _, _ := newTestScheduler(t, nil)
+	s.AddNode(testutil.Node("n1").Capacity("cpu", "1", "memory", "1Gi").Obj())
+	s.AddPod(testutil.Pod("big").Req("cpu", "2").Obj())
+	gated := testutil.Pod("gated").Req("cpu", "1").Obj()
+	gated.Spec.SchedulingGates = []v1.PodSchedulingGate{gate("wait")}
+	s.AddPod(gated)
+	drain(s)
+	s.observeQueue()
+	got := map[string]float64{}
+	mfs, _ := s.metrics.Registry.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "scheduler_pending_pods" {
+			for _, m := range mf.GetMetric() {
+				got[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	want := map[string]float64{"active": 0, "backoff": 0, "unschedulable": 1, "gated": 1}
+	for pool, n := range want {
+		if got[pool] != n {
+			t.Errorf("scheduler_pending_pods{queue=%q} = %v, want %v (all: %v)", pool, got[pool], n, got)
 		}
 	}
 }
