@@ -3,7 +3,6 @@ package preemption
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -168,25 +167,10 @@ type roomBound struct {
 }
 
 func newRoomBound(g *framework.GroupInfo, pending []*framework.PodInfo, need int) *roomBound {
-	b := &roomBound{g: g}
-	seen := map[int8]bool{}
-	for _, m := range pending {
-		for _, i := range m.RequestIdx {
-			if !seen[i] {
-				seen[i] = true
-				b.idx = append(b.idx, i)
-			}
-		}
-	}
-	reqs := make([]int64, len(pending))
-	for _, i := range b.idx {
-		for k, m := range pending {
-			reqs[k] = m.Requests.Vector[i]
-		}
-		slices.Sort(reqs)
-		for _, r := range reqs[:min(need, len(reqs))] {
-			b.want[i] += r
-		}
+	rp := framework.NewRequestPrefixes(pending)
+	b := &roomBound{g: g, idx: rp.Idx}
+	for j, i := range rp.Idx {
+		b.want[i] = rp.Sums[j][min(need, len(pending))]
 	}
 	return b
 }

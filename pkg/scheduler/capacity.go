@@ -58,29 +58,8 @@ func (s *Scheduler) newCapacityEstimator(ctx context.Context, fwk *fwkruntime.Fr
 		}
 		return est, nil
 	}
-	used := map[int8]bool{}
-	for _, m := range pending {
-		for _, i := range m.RequestIdx {
-			if !used[i] {
-				used[i] = true
-				est.idx = append(est.idx, i)
-			}
-		}
-	}
-	slices.Sort(est.idx)
-	est.prefix = make([][]int64, len(est.idx))
-	reqs := make([]int64, len(pending))
-	for j, i := range est.idx {
-		for k, m := range pending {
-			reqs[k] = m.Requests.Vector[i]
-		}
-		slices.Sort(reqs)
-		sums := make([]int64, len(pending)+1)
-		for k, r := range reqs {
-			sums[k+1] = sums[k] + r
-		}
-		est.prefix[j] = sums
-	}
+	rp := framework.NewRequestPrefixes(pending)
+	est.idx, est.prefix = rp.Idx, rp.Sums
 	return est, nil
 }
 

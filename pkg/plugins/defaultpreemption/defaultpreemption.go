@@ -3,7 +3,6 @@
 package defaultpreemption
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,12 +33,8 @@ type DefaultPreemption struct {
 // New builds the plugin.
 func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	args := Args{}
-	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args); err != nil {
-			return nil, err
-		}
+	if err := framework.DecodeArgs(raw, &args); err != nil {
+		return nil, err
 	}
 	pct, abs := 10, 100
 	if args.MinCandidateNodesPercentage != nil {

@@ -1,10 +1,10 @@
 package interpodaffinity
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
 // DefaultHardPodAffinityWeight is kube-scheduler's default for Args.HardPodAffinityWeight.
@@ -25,15 +25,8 @@ type Args struct {
 // in a config file is not a silent default), fills defaults and validates them.
 func ParseArgs(raw json.RawMessage) (Args, error) {
 	var args Args
-	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args); err != nil {
-			return Args{}, fmt.Errorf("InterPodAffinityArgs: %w", err)
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return Args{}, fmt.Errorf("InterPodAffinityArgs: unexpected data after the arguments")
-		}
+	if err := framework.DecodeArgs(raw, &args); err != nil {
+		return Args{}, fmt.Errorf("InterPodAffinityArgs: %w", err)
 	}
 	if args.HardPodAffinityWeight == nil {
 		w := DefaultHardPodAffinityWeight

@@ -4,7 +4,6 @@
 package nodeaffinity
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -69,12 +68,8 @@ var (
 // parse.
 func New(raw json.RawMessage, _ framework.Handle) (framework.Plugin, error) {
 	args := &Args{}
-	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(args); err != nil {
-			return nil, fmt.Errorf("NodeAffinity args: %w", err)
-		}
+	if err := framework.DecodeArgs(raw, args); err != nil {
+		return nil, fmt.Errorf("NodeAffinity args: %w", err)
 	}
 	pl := &NodeAffinity{}
 	aa := args.AddedAffinity

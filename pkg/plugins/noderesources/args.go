@@ -4,13 +4,14 @@
 package noderesources
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
 // ScoringStrategyType names how NodeResourcesFit scores.
@@ -65,12 +66,7 @@ var defaultResources = []ResourceSpec{{Name: v1.ResourceCPU, Weight: 1}, {Name: 
 // decodeStrict decodes plugin arguments, rejecting unknown fields so that a typo in a
 // config file is an error, not a silent default.
 func decodeStrict(raw json.RawMessage, into any) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(into)
+	return framework.DecodeArgs(raw, into)
 }
 
 func parseFitArgs(raw json.RawMessage) (*FitArgs, error) {

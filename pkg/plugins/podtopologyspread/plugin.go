@@ -1,7 +1,6 @@
 package podtopologyspread
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -67,12 +66,8 @@ var systemDefaultConstraints = []v1.TopologySpreadConstraint{
 // default), defaults them and validates them as kube-scheduler does.
 func parseArgs(raw json.RawMessage) (*Args, error) {
 	args := &Args{}
-	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(args); err != nil {
-			return nil, err
-		}
+	if err := framework.DecodeArgs(raw, args); err != nil {
+		return nil, err
 	}
 	if args.DefaultingType == "" {
 		args.DefaultingType = SystemDefaulting

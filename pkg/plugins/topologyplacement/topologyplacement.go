@@ -5,7 +5,6 @@
 package topologyplacement
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -40,12 +39,8 @@ type TopologyPlacement struct {
 // New builds the plugin.
 func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	args := Args{}
-	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args); err != nil {
-			return nil, err
-		}
+	if err := framework.DecodeArgs(raw, &args); err != nil {
+		return nil, err
 	}
 	pack := int64(DefaultPackingWeight)
 	if args.PackingWeight != nil {

@@ -5,7 +5,6 @@
 package workloadpreemption
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,12 +40,8 @@ var _ framework.PodGroupPostFilterPlugin = (*WorkloadPreemption)(nil)
 // New builds the plugin.
 func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	args := Args{}
-	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args); err != nil {
-			return nil, err
-		}
+	if err := framework.DecodeArgs(raw, &args); err != nil {
+		return nil, err
 	}
 	binary := true
 	if args.BinarySearch != nil {
