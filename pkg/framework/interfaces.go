@@ -211,6 +211,15 @@ type EnqueueExtensions interface {
 	EventsToRegister() []ClusterEvent
 }
 
+// QueueingHintPlugin refines EnqueueExtensions (kube-scheduler's queueing hints): for an
+// event about a node that matches the plugin's registration, QueueingHint says whether
+// it may really undo the plugin's rejection of p, so that a node too small for a pod does
+// not send it back to the active queue.
+type QueueingHintPlugin interface {
+	Plugin
+	QueueingHint(ev ClusterEvent, p *PodInfo, node *NodeInfo) bool
+}
+
 // Snapshot is the cluster state a cycle reads: the cache, owned by the scheduling loop. Its
 // mutators exist for simulations inside one cycle (assuming gang members, removing
 // preemption victims); every such change is undone by Rollback to a Checkpoint.

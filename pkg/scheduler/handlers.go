@@ -131,15 +131,14 @@ func (s *Scheduler) addPendingPod(pod *v1.Pod) {
 
 // AddNode handles a node that appeared.
 func (s *Scheduler) AddNode(node *v1.Node) {
-	s.cache.AddNode(node)
-	s.onClusterEvent(framework.EventNodeAdd)
+	s.onNodeEvent(framework.EventNodeAdd, s.cache.AddNode(node))
 }
 
 // UpdateNode handles a changed node; only changes that could make pods fit trigger retries.
 func (s *Scheduler) UpdateNode(old, node *v1.Node) {
-	s.cache.AddNode(node)
+	n := s.cache.AddNode(node)
 	if old == nil {
-		s.onClusterEvent(framework.EventNodeAdd)
+		s.onNodeEvent(framework.EventNodeAdd, n)
 		return
 	}
 	var action framework.ActionType
@@ -156,7 +155,7 @@ func (s *Scheduler) UpdateNode(old, node *v1.Node) {
 		action |= framework.UpdateNodeSchedulable
 	}
 	if action != 0 {
-		s.onClusterEvent(framework.ClusterEvent{Resource: framework.Node, Action: action, Label: "NodeUpdate"})
+		s.onNodeEvent(framework.ClusterEvent{Resource: framework.Node, Action: action, Label: "NodeUpdate"}, n)
 	}
 }
 
@@ -177,6 +176,41 @@ func (s *Scheduler) DeleteNamespace(ns *v1.Namespace) { s.cache.RemoveNamespace(
 
 func (s *Scheduler) onClusterEvent(ev framework.ClusterEvent) {
 	s.queue.OnEvent(ev, nil)
+}
+
+// onNodeEvent is onClusterEvent for an event about node n: a pod whose rejecting plugins
+// have queueing hints is retried only if one of them says the node may help it.
+func (s *Scheduler) onNodeEvent(ev framework.ClusterEvent, n *framework.NodeInfo) {
+	s.queue.OnEvent(ev, func(e *queue.Entry) bool {
+		if n == nil || e.Pod == nil || e.Gated() || len(e.UnschedulablePlugins) == 0 {
+			return true
+		}
+		fwk := s.profiles[e.Profile]
+		for name := range e.UnschedulablePlugins {
+			if !s.registered(name, ev) {
+				continue
+			}
+			if h := fwk.QueueingHint(name); h == nil || h.QueueingHint(ev, e.Pod, n) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// registered reports whether an event may undo a rejection by the plugin (a plugin that
+// registered nothing may be helped by anything).
+func (s *Scheduler) registered(plugin string, ev framework.ClusterEvent) bool {
+	regs, ok := s.events[plugin]
+	if !ok {
+		return true
+	}
+	for _, r := range regs {
+		if r.Matches(ev) {
+			return true
+		}
+	}
+	return false
 }
 
 // preEnqueue runs the entry's profile PreEnqueue plugins.

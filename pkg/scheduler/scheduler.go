@@ -118,6 +118,8 @@ type Scheduler struct {
 	// been reported yet.
 	gangWaits map[*groupState]bool
 
+	// events are the cluster events each plugin (and pseudo-plugin) registered.
+	events map[string][]framework.ClusterEvent
 	// pendingGauges are scheduler_pending_pods for the active, backoff, unschedulable and
 	// gated pools.
 	pendingGauges [4]prometheus.Gauge
@@ -203,6 +205,7 @@ func New(opts Options) (*Scheduler, error) {
 		}
 		less = qs.Less
 	}
+	s.events = events
 	s.queue = queue.New(queue.Options{
 		Less:             less,
 		Clock:            opts.Clock,

@@ -42,6 +42,7 @@ type Framework struct {
 	permit             []framework.PermitPlugin
 	bind               []framework.BindPlugin
 	enqueueEvents      map[string][]framework.ClusterEvent
+	hints              map[string]framework.QueueingHintPlugin
 	scoreScratch       [][]framework.NodeScore
 	totalsScratch      []framework.NodeScore
 	errsScratch        []*framework.Status
@@ -78,6 +79,7 @@ func New(profile config.Profile, path *field.Path, registry Registry, opts Optio
 		nominator:     opts.Nominator,
 		parallelizer:  opts.Parallelizer,
 		enqueueEvents: map[string][]framework.ClusterEvent{},
+		hints:         map[string]framework.QueueingHintPlugin{},
 	}
 	args := map[string][]byte{}
 	for _, pc := range profile.PluginConfig {
@@ -195,6 +197,9 @@ func (f *Framework) add(pl framework.Plugin, weight int64) {
 	if p, ok := pl.(framework.EnqueueExtensions); ok {
 		f.enqueueEvents[pl.Name()] = p.EventsToRegister()
 	}
+	if p, ok := pl.(framework.QueueingHintPlugin); ok {
+		f.hints[pl.Name()] = p
+	}
 }
 
 // QueueSort returns the profile's QueueSort plugin, or nil.
@@ -209,6 +214,9 @@ func (f *Framework) Plugins() []framework.Plugin { return f.plugins }
 // EventsToRegister returns, per plugin, the events that may undo its rejection. A plugin
 // without EnqueueExtensions is absent: any event may help it.
 func (f *Framework) EventsToRegister() map[string][]framework.ClusterEvent { return f.enqueueEvents }
+
+// QueueingHint returns the queueing hint of a plugin, or nil when it has none.
+func (f *Framework) QueueingHint(plugin string) framework.QueueingHintPlugin { return f.hints[plugin] }
 
 // HasPostFilter reports whether any PostFilter plugin is enabled.
 func (f *Framework) HasPostFilter() bool { return len(f.postFilter) > 0 }

@@ -81,6 +81,13 @@ func (f *Fit) Filter(_ context.Context, _ *framework.CycleState, p *framework.Po
 	return f.status(insufficient, unresolvable)
 }
 
+// QueueingHint implements framework.QueueingHintPlugin: a node that appeared or changed
+// can only undo this plugin's rejection if it has room for the pod now, as kube-scheduler's
+// isSchedulableAfterNodeChange decides.
+func (f *Fit) QueueingHint(_ framework.ClusterEvent, p *framework.PodInfo, n *framework.NodeInfo) bool {
+	return f.Filter(context.Background(), nil, p, n).IsSuccess()
+}
+
 // StaticFilterKey implements framework.StaticPrecheckPlugin: the extended resources the pod
 // asks for, and how much.
 func (f *Fit) StaticFilterKey(p *framework.PodInfo) string {
@@ -191,3 +198,9 @@ func (*Fit) EventsToRegister() []framework.ClusterEvent {
 		{Resource: framework.UnscheduledPod, Action: framework.Update},
 	}
 }
+
+var (
+	_ framework.StaticPrecheckPlugin = (*Fit)(nil)
+	_ framework.ScorePlugin          = (*Fit)(nil)
+	_ framework.QueueingHintPlugin   = (*Fit)(nil)
+)
