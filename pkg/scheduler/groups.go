@@ -74,6 +74,7 @@ func (s *Scheduler) UpdatePodGroup(_, pg *v1alpha1.PodGroup) { s.AddPodGroup(pg)
 func (s *Scheduler) DeletePodGroup(pg *v1alpha1.PodGroup) {
 	key := pg.Namespace + "/" + pg.Name
 	s.cache.RemoveGroup(key)
+	delete(s.statusWriters, key)
 	if gs := s.groups[key]; gs != nil {
 		gs.info = nil
 		if e := s.queue.Get(groupEntryKey(key)); e != nil {

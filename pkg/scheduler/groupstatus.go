@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 )
@@ -31,9 +32,32 @@ func (s *Scheduler) setGroupCondition(gs *groupState, scheduled bool, reason, ms
 	return true
 }
 
-// writeGroupStatus sets a condition and the phase on a copy of the group and writes it.
+// groupStatusWriter serialises the status writes of one PodGroup: one write in flight at
+// a time, and the latest status wins. Writes issued close together would otherwise race
+// (each on its own goroutine in a real cluster), and an older one landing last, or
+// re-applied after a conflict, would leave a stale condition for good.
+type groupStatusWriter struct {
+	uid types.UID
+	// desired is the last status phalanx decided; every write builds on it.
+	desired  *v1alpha1.PodGroup
+	inFlight bool
+	// dirty says desired changed while a write was in flight.
+	dirty bool
+}
+
+// writeGroupStatus sets a condition and the phase on the group's desired status and
+// writes it, after the write in flight if there is one.
 func (s *Scheduler) writeGroupStatus(pg *v1alpha1.PodGroup, phase v1alpha1.PodGroupPhase, cond metav1.Condition) {
+	key := pg.Namespace + "/" + pg.Name
+	w := s.statusWriters[key]
+	if w == nil || w.uid != pg.UID {
+		w = &groupStatusWriter{uid: pg.UID}
+		s.statusWriters[key] = w
+	}
 	next := pg.DeepCopy()
+	if w.desired != nil {
+		next.Status = *w.desired.Status.DeepCopy()
+	}
 	cond.ObservedGeneration = pg.Generation
 	cond.LastTransitionTime = metav1.NewTime(s.clock.Now())
 	meta.SetStatusCondition(&next.Status.Conditions, cond)
@@ -41,15 +65,32 @@ func (s *Scheduler) writeGroupStatus(pg *v1alpha1.PodGroup, phase v1alpha1.PodGr
 		next.Status.Phase = phase
 	}
 	next.Status.ObservedGeneration = pg.Generation
-	if g := s.cache.Group(pg.Namespace + "/" + pg.Name); g != nil && g.PodGroup == pg {
-		// Later writes build on this one even before the informer reports it back.
+	w.desired = next
+	if g := s.cache.Group(key); g != nil && g.PodGroup == pg {
+		// Later decisions see this status even before the informer reports it back.
 		g.PodGroup = next
 	}
+	if w.inFlight {
+		w.dirty = true
+		return
+	}
+	s.flushGroupStatus(key, w)
+}
+
+// flushGroupStatus writes the desired status off the loop, and again when it changed
+// meanwhile.
+func (s *Scheduler) flushGroupStatus(key string, w *groupStatusWriter) {
+	obj := w.desired
+	w.inFlight, w.dirty = true, false
 	s.actuator.Async(func(ctx context.Context) error {
-		return s.actuator.Client.UpdateStatus(ctx, next)
+		return s.actuator.Client.UpdateStatus(ctx, obj)
 	}, func(err error) {
+		w.inFlight = false
 		if err != nil {
-			s.logger.V(2).Info("Could not update the PodGroup status", "podgroup", pg.Namespace+"/"+pg.Name, "err", err)
+			s.logger.V(2).Info("Could not update the PodGroup status", "podgroup", key, "err", err)
+		}
+		if w.dirty && s.statusWriters[key] == w {
+			s.flushGroupStatus(key, w)
 		}
 	})
 }

@@ -114,6 +114,8 @@ type Scheduler struct {
 	classes map[string]*schedulingv1.PriorityClass
 	// groups are the PodGroups with pending members, by namespace/name.
 	groups map[string]*groupState
+	// statusWriters serialise each PodGroup's status writes, by namespace/name.
+	statusWriters map[string]*groupStatusWriter
 	// gangWaits are the groups held at their gate for lack of members whose wait has not
 	// been reported yet.
 	gangWaits map[*groupState]bool
@@ -136,23 +138,24 @@ func New(opts Options) (*Scheduler, error) {
 		cfg = config.Default()
 	}
 	s := &Scheduler{
-		cfg:          cfg,
-		cache:        cache.New(),
-		profiles:     map[string]*fwkruntime.Framework{},
-		clock:        opts.Clock,
-		logger:       opts.Logger,
-		rand:         rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
-		anyName:      opts.AnySchedulerName,
-		observer:     opts.Observer,
-		metrics:      metrics.New(),
-		parallelizer: framework.NewParallelizer(cfg.Parallelism),
-		notify:       make(chan struct{}, 1),
-		waiting:      map[string]*waitingPod{},
-		failures:     map[string]string{},
-		preempting:   map[string]*inflightPreemption{},
-		classes:      map[string]*schedulingv1.PriorityClass{},
-		groups:       map[string]*groupState{},
-		gangWaits:    map[*groupState]bool{},
+		cfg:           cfg,
+		cache:         cache.New(),
+		profiles:      map[string]*fwkruntime.Framework{},
+		clock:         opts.Clock,
+		logger:        opts.Logger,
+		rand:          rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
+		anyName:       opts.AnySchedulerName,
+		observer:      opts.Observer,
+		metrics:       metrics.New(),
+		parallelizer:  framework.NewParallelizer(cfg.Parallelism),
+		notify:        make(chan struct{}, 1),
+		waiting:       map[string]*waitingPod{},
+		failures:      map[string]string{},
+		preempting:    map[string]*inflightPreemption{},
+		classes:       map[string]*schedulingv1.PriorityClass{},
+		groups:        map[string]*groupState{},
+		statusWriters: map[string]*groupStatusWriter{},
+		gangWaits:     map[*groupState]bool{},
 	}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
