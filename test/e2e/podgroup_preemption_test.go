@@ -119,18 +119,15 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 	p := c.StartPhalanx(t, "pg-preemption")
 	p.WaitReady(t)
 
-	// The victim gang, placed by phalanx: 4 x 2 CPUs on 2 x 4 CPUs, two per node.
-	//
-	// Members are created before their group (here and below): phalanx then sees each
-	// group complete, and writes no "waiting for minCount pods ... (k of n)" condition
-	// just before the next one. Status writes issued that close together can reach the
-	// API server out of order, the stale one last (a known bug, reported separately).
+	// The victim gang, placed by phalanx: 4 x 2 CPUs on 2 x 4 CPUs, two per node. The
+	// group comes first, as a controller creates it (phalanx writes its "waiting for
+	// minCount pods" condition as members arrive).
 	lowMembers := []string{"low-0", "low-1", "low-2", "low-3"}
+	c.CreatePodGroup(t, gangGroup(ns, "low", 4, low, mode))
 	for _, name := range lowMembers {
 		c.CreatePod(t, pin(member(e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: sched, CPU: "2", Memory: "100Mi",
 			Priority: low, GracePeriod: ptr[int64](4)}.Build(), "low"), pinValue))
 	}
-	c.CreatePodGroup(t, gangGroup(ns, "low", 4, low, mode))
 	lowBound := c.WaitPodsBound(t, ns, lowMembers, time.Minute)
 	perNode := map[string]int{}
 	for _, pod := range lowBound {
@@ -148,11 +145,11 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 	var preemptors []string
 	if byGroup {
 		preemptors = []string{"high-0", "high-1"}
+		c.CreatePodGroup(t, gangGroup(ns, "high", 2, high, nil))
 		for _, name := range preemptors {
 			c.CreatePod(t, pin(member(e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: sched, CPU: "1", Memory: "100Mi",
 				Priority: high}.Build(), "high"), pinValue))
 		}
-		c.CreatePodGroup(t, gangGroup(ns, "high", 2, high, nil))
 		// While the victims terminate, the group says it waits for them.
 		c.WaitPodGroupCondition(t, ns, "high", v1alpha1.PodGroupScheduled, metav1.ConditionFalse, msgWaitingForPreemption, time.Minute)
 	} else {
