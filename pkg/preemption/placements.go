@@ -36,6 +36,9 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 			return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 		}
 	}
+	if !anyLowerPriority(g, cands.List) {
+		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
+	}
 	bound := newRoomBound(g, pending, need)
 	tooSmall, tried := 0, 0
 	empty := &framework.GroupPlacement{}
@@ -77,6 +80,21 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 	return &GroupResult{Eligible: true, Message: fmt.Sprintf(
 		"preemption: no placement can hold the pod group even with its lower-priority pods preempted (%d simulated, %d too small with them gone).",
 		tried, tooSmall)}, nil
+}
+
+// anyLowerPriority reports whether any placement runs a pod of lower priority than the
+// group (one of its own members aside).
+func anyLowerPriority(g *framework.GroupInfo, list []*framework.Placement) bool {
+	for _, p := range list {
+		for _, n := range p.Nodes {
+			for _, q := range n.Pods {
+				if q.Priority < g.Priority && !framework.InGroup(q, g) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // nominatedPlacement returns the first placement that holds every node the members are
