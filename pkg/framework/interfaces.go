@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -70,6 +71,13 @@ type NodeToStatus struct {
 // NewNodeToStatus returns an empty map.
 func NewNodeToStatus() *NodeToStatus { return &NodeToStatus{} }
 
+// Grow makes room for n more nodes, so that recording every node of a cluster does not
+// grow the map step by step.
+func (m *NodeToStatus) Grow(n int) {
+	m.nodes = slices.Grow(m.nodes, n)
+	m.statuses = slices.Grow(m.statuses, n)
+}
+
 // Set records a node's status, replacing an earlier one.
 func (m *NodeToStatus) Set(node string, s *Status) {
 	m.buildIndex()
@@ -96,7 +104,13 @@ func (m *NodeToStatus) put(node string, s *Status) int {
 // SetNode and byNode alone says whether the node is recorded.
 func (m *NodeToStatus) SetNode(n *NodeInfo, s *Status) {
 	if n.Index >= len(m.byNode) {
-		m.byNode = append(m.byNode, make([]int32, n.Index+1-len(m.byNode))...)
+		if n.Index >= cap(m.byNode) {
+			grown := make([]int32, n.Index+1, max(n.Index+1, 2*cap(m.byNode), 64))
+			copy(grown, m.byNode)
+			m.byNode = grown
+		} else {
+			m.byNode = m.byNode[:n.Index+1] // the tail was never written: still zero
+		}
 	}
 	if i := m.byNode[n.Index]; i > 0 && m.nodes[i-1] == n.Name {
 		m.statuses[i-1] = s

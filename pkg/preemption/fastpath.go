@@ -38,10 +38,17 @@ func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framewo
 		return true
 	}
 	units := newUnitIndex(e.Handle.Snapshot())
-	// onNode are each unit's pods on this node: only they free room here.
-	onNode := map[*unit][]*framework.PodInfo{}
+	// onNode are the pods of a group unit on this node: only they free room here. A
+	// single-pod unit's pod is on this node.
+	var onNode map[*unit][]*framework.PodInfo
+	here := func(u *unit) []*framework.PodInfo {
+		if u.group {
+			return onNode[u]
+		}
+		return u.pods
+	}
 	adjust := func(u *unit, sign int64) {
-		for _, q := range onNode[u] {
+		for _, q := range here(u) {
 			for _, i := range idx {
 				free[i] += sign * q.Requests.Vector[i]
 			}
@@ -62,10 +69,17 @@ func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framewo
 		if u.priority >= p.Priority {
 			continue
 		}
-		if _, seen := onNode[u]; !seen {
+		if u.group {
+			if onNode == nil {
+				onNode = map[*unit][]*framework.PodInfo{}
+			}
+			if _, seen := onNode[u]; !seen {
+				potential = append(potential, u)
+			}
+			onNode[u] = append(onNode[u], q)
+		} else {
 			potential = append(potential, u)
 		}
-		onNode[u] = append(onNode[u], q)
 		for _, i := range idx {
 			free[i] += q.Requests.Vector[i]
 		}

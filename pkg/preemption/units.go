@@ -30,15 +30,21 @@ func newUnitIndex(snap framework.Snapshot) *unitIndex {
 	return &unitIndex{snap: snap, units: map[string]*unit{}}
 }
 
-// of returns the unit of a pod.
+// of returns the unit of a pod. A pod outside groups of disruption mode All is a unit of
+// its own, made afresh without the index (the common case, on the preemption hot path):
+// callers visit each pod once.
 func (x *unitIndex) of(p *framework.PodInfo) *unit {
 	key := p.Key
-	gk := framework.GroupKey(p)
 	all := false
-	if gk != "" {
+	gk := ""
+	if p.Group != "" {
+		gk = framework.GroupKey(p)
 		if g := x.snap.Group(gk); g != nil && g.DisruptAll() {
 			key, all = "PodGroup:"+gk, true
 		}
+	}
+	if !all {
+		return &unit{key: key, pods: []*framework.PodInfo{p}, priority: p.Priority, start: p.StartTime(), qos: qosRank[p.QOS]}
 	}
 	if u := x.units[key]; u != nil {
 		return u

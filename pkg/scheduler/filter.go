@@ -255,6 +255,7 @@ func (s *Scheduler) scan(ctx context.Context, nodes []*framework.NodeInfo, check
 	s.feasibleScratch = feasible[:0]
 	// Why nodes failed matters only when none fits; then every node was filtered.
 	if len(feasible) == 0 {
+		diag.NodeToStatus.Grow(n)
 		for i := range n {
 			idx := (start + i) % n
 			diag.NodeToStatus.SetNode(nodes[idx], statuses[idx])
