@@ -49,16 +49,13 @@ func (x *unitIndex) of(p *framework.PodInfo) *unit {
 	if u := x.units[key]; u != nil {
 		return u
 	}
-	u := &unit{key: key, group: all}
-	if all {
-		members := x.snap.GroupMembers(gk)
-		if !slices.Contains(members, p) {
-			members = append(slices.Clone(members), p)
-		}
-		u.pods = members
-	} else {
-		u.pods = []*framework.PodInfo{p}
+	// A whole group: all its bound members, wherever they run.
+	u := &unit{key: key, group: true}
+	members := x.snap.GroupMembers(gk)
+	if !slices.Contains(members, p) {
+		members = append(slices.Clone(members), p)
 	}
+	u.pods = members
 	for i, q := range u.pods {
 		if i == 0 || q.Priority > u.priority {
 			u.priority = q.Priority
@@ -66,9 +63,6 @@ func (x *unitIndex) of(p *framework.PodInfo) *unit {
 		if t := q.StartTime(); i == 0 || t.Before(u.start) {
 			u.start = t
 		}
-	}
-	if !all {
-		u.qos = qosRank[p.QOS]
 	}
 	x.units[key] = u
 	return u

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -193,71 +192,11 @@ func testValidatingAdmissionPolicy(t *testing.T, c *e2eutil.Cluster, ns, nodeNam
 	c.CreatePod(t, e2eutil.Pod{Namespace: ns, Name: "undeletable", NodeName: nodeName, Labels: map[string]string{undeletableLabel: "true"}}.Build())
 	c.CreatePod(t, e2eutil.Pod{Namespace: ns, Name: "deletable", NodeName: nodeName}.Build())
 
-	name := e2eutil.UniqueName(t, "deny-delete")
-	vap := c.Client.AdmissionregistrationV1()
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: new(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Delete},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups:   []string{""},
-							APIVersions: []string{"v1"},
-							Resources:   []string{"pods"},
-						},
-					},
-				}},
-			},
-			Validations: []admissionregistrationv1.Validation{{
-				// On DELETE, object is null and oldObject the pod being deleted.
-				Expression: `!has(oldObject.metadata.labels) || !('` + undeletableLabel + `' in oldObject.metadata.labels) || oldObject.metadata.labels['` + undeletableLabel + `'] != 'true'`,
-				Message:    "pod is labelled " + undeletableLabel + "=true",
-				Reason:     new(metav1.StatusReasonForbidden),
-			}},
-		},
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			// Only this test's namespace, so other tests are not affected.
-			MatchResources: &admissionregistrationv1.MatchResources{
-				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
-			},
-		},
-	}
-	if _, err := vap.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create policy: %v", err)
-	}
-	if _, err := vap.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create binding: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = vap.ValidatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{})
-		_ = vap.ValidatingAdmissionPolicies().Delete(ctx, name, metav1.DeleteOptions{})
-		// The policy's removal reaches admission asynchronously; dropping
-		// the label lets the namespace's deletion remove the pod at once.
-		patch := []byte(`{"metadata":{"labels":{"` + undeletableLabel + `":null}}}`)
-		_, _ = pods.Patch(ctx, "undeletable", "application/merge-patch+json", patch, metav1.PatchOptions{})
-	})
-
-	// Policies reach the admission plugin through an informer: wait until a
-	// dry-run delete is refused, then the real one must be too.
+	// The helper waits until a dry-run delete is refused (policies reach admission
+	// through an informer); then the real one must be too.
+	c.DenyPodDeletion(t, ns, undeletableLabel, "undeletable")
 	dryRun := metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
-	var lastErr error
-	err := e2eutil.Poll(ctx, time.Minute, func(ctx context.Context) (bool, error) {
-		lastErr = pods.Delete(ctx, "undeletable", dryRun)
-		return apierrors.IsForbidden(lastErr), nil
-	})
-	if err != nil {
-		t.Fatalf("dry-run delete of a labelled pod never refused; last result: %v", lastErr)
-	}
-	err = pods.Delete(ctx, "undeletable", metav1.DeleteOptions{})
+	err := pods.Delete(ctx, "undeletable", metav1.DeleteOptions{})
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("delete of a labelled pod: got %v, want Forbidden by the policy", err)
 	}

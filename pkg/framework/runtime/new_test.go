@@ -166,7 +166,10 @@ func TestNewGoodArgs(t *testing.T) {
 		{Name: "NodeResourcesFit", Args: json.RawMessage(`{"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}]}}`)},
 		{Name: "DefaultPreemption", Args: json.RawMessage(`{"minCandidateNodesPercentage": 20}`)},
 	}}
-	build(t, plugins.NewRegistry(), prof)
+	f := build(t, plugins.NewRegistry(), prof)
+	if got := pluginNames(f.Plugins()); !slices.Contains(got, "NodeResourcesFit") || !slices.Contains(got, "DefaultPreemption") {
+		t.Errorf("plugins %v, want NodeResourcesFit and DefaultPreemption built with their arguments", got)
+	}
 }
 
 func TestNewMissingDefaultPlugin(t *testing.T) {

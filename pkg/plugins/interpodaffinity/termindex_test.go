@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -128,7 +129,8 @@ func TestTermIndexDuplicateValues(t *testing.T) {
 }
 
 // TestConcurrentCycles runs PreFilter, Filter, PreScore and Score from several goroutines
-// at once (go test -race): the indexes are shared, the cycle states are not.
+// at once (run it with -race too): the indexes are shared, the cycle states are not, so
+// every concurrent cycle must reach the verdicts and scores a cycle run alone reaches.
 func TestConcurrentCycles(t *testing.T) {
 	r := newRandomCluster(5, 10, 100)
 	c := r.cache()
@@ -137,27 +139,43 @@ func TestConcurrentCycles(t *testing.T) {
 	for i := range pods {
 		pods[i] = framework.NewPodInfo(r.pod("", 2))
 	}
-	done := make(chan struct{})
-	for _, p := range pods {
+	// cycle returns, per node, the Filter code and the Score of one full cycle.
+	cycle := func(p *framework.PodInfo) []string {
+		ctx := context.Background()
+		state := framework.NewCycleState()
+		var out []string
+		if _, st := pl.PreFilter(ctx, state, p); st.IsSuccess() {
+			for _, n := range c.NodeInfos() {
+				out = append(out, pl.Filter(ctx, state, p, n).Code().String())
+			}
+		}
+		if st := pl.PreScore(ctx, state, p, c.NodeInfos()); st.IsSuccess() {
+			for _, n := range c.NodeInfos() {
+				s, _ := pl.Score(ctx, state, p, n)
+				out = append(out, fmt.Sprint(s))
+			}
+		}
+		return out
+	}
+	want := make([][]string, len(pods))
+	for i, p := range pods {
+		want[i] = cycle(p)
+	}
+	errs := make(chan string, len(pods))
+	for i, p := range pods {
 		go func() {
-			defer func() { done <- struct{}{} }()
 			for range 20 {
-				ctx := context.Background()
-				state := framework.NewCycleState()
-				if _, st := pl.PreFilter(ctx, state, p); st.IsSuccess() {
-					for _, n := range c.NodeInfos() {
-						pl.Filter(ctx, state, p, n)
-					}
-				}
-				if st := pl.PreScore(ctx, state, p, c.NodeInfos()); st.IsSuccess() {
-					for _, n := range c.NodeInfos() {
-						pl.Score(ctx, state, p, n)
-					}
+				if got := cycle(p); !slices.Equal(got, want[i]) {
+					errs <- fmt.Sprintf("pod %s: concurrent cycle gave %v, alone %v", p.Key, got, want[i])
+					return
 				}
 			}
+			errs <- ""
 		}()
 	}
 	for range pods {
-		<-done
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
 	}
 }
