@@ -95,7 +95,9 @@ func capture(c *Cache) state {
 			Anti: names(n.PodsWithRequiredAntiAffinity), Ports: portList(n), Generation: n.Generation})
 	}
 	for k, kp := range c.labels.keys {
-		s.Totals[k] = kp.total
+		if kp.total != 0 {
+			s.Totals[k] = kp.total
+		}
 		for v, p := range kp.values {
 			for _, it := range p.items {
 				s.Postings[k+"="+v] = append(s.Postings[k+"="+v], it.e.pi.Key)
@@ -183,8 +185,8 @@ func TestRollbackRestoresEveryField(t *testing.T) {
 			if !reflect.DeepEqual(before, after) {
 				t.Errorf("rollback did not restore the state: %s", firstDifference(before, after))
 			}
-			if len(c.undo) != 0 || c.open != 0 {
-				t.Errorf("undo log not empty after the outermost rollback: %d ops, %d open", len(c.undo), c.open)
+			if len(c.undo) != 0 || len(c.marks) != 0 {
+				t.Errorf("undo log not empty after the outermost rollback: %d ops, %d open", len(c.undo), len(c.marks))
 			}
 		})
 	}

@@ -22,7 +22,7 @@ func (c *Cache) GroupMembers(key string) []*framework.PodInfo { return c.members
 // trackMember keeps GroupMembers up to date for real changes; changes inside a simulation
 // (under a checkpoint) are left out, since they are rolled back anyway.
 func (c *Cache) trackMember(pi *framework.PodInfo, added bool) {
-	if c.open > 0 || pi.Group == "" {
+	if c.simulating() || pi.Group == "" {
 		return
 	}
 	key := framework.GroupKey(pi)

@@ -77,7 +77,25 @@ func (x *labelIndex) remove(e *podEntry, record bool) []int32 {
 		p.items = p.items[:last]
 	}
 	x.adjustTotals(e, -1)
+	if !record {
+		x.dropEmpty(e)
+	}
 	return saved
+}
+
+// dropEmpty forgets the posting lists and keys a real removal left empty, so that label
+// values of pods long gone (job names, controller uids) do not pile up. Inside a
+// simulation they stay: a rollback puts the pod back into these very lists.
+func (x *labelIndex) dropEmpty(e *podEntry) {
+	for k, v := range e.pi.Pod.Labels {
+		kp := x.keys[k]
+		if p := kp.values[v]; p != nil && len(p.items) == 0 {
+			delete(kp.values, v)
+		}
+		if len(kp.values) == 0 {
+			delete(x.keys, k)
+		}
+	}
 }
 
 // restore undoes remove, putting the pod back at the positions it had.

@@ -84,6 +84,12 @@ func (c *Cache) RemovePod(pi *framework.PodInfo) {
 }
 
 func (c *Cache) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
+	if old, ok := c.entries[pi]; ok {
+		// A pod already on a node: adding it again would corrupt its positions. This is a
+		// scheduler bug; it is refused and reported by Verify instead of spreading.
+		c.faults = append(c.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
+		return
+	}
 	e := &podEntry{pi: pi, node: n}
 	c.entries[pi] = e
 	c.pods[pi.Key] = pi
@@ -106,7 +112,7 @@ func (c *Cache) removePod(pi *framework.PodInfo) {
 	e := c.entries[pi]
 	n := e.node
 	op := undoOp{kind: opRemove, entry: e, generation: n.Generation, antiPos: -1, affinityPos: -1}
-	op.labelPos = c.labels.remove(e, c.open > 0)
+	op.labelPos = c.labels.remove(e, c.simulating())
 	op.slot = n.RemovePod(pi)
 	if n.Node() != nil {
 		if len(pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 0 {
@@ -120,7 +126,7 @@ func (c *Cache) removePod(pi *framework.PodInfo) {
 	if c.pods[pi.Key] == pi {
 		delete(c.pods, pi.Key)
 	}
-	if n.Node() == nil && len(n.Pods) == 0 && c.open == 0 {
+	if n.Node() == nil && len(n.Pods) == 0 && !c.simulating() {
 		delete(c.ghosts, n.Name)
 	}
 	c.trackMember(pi, false)

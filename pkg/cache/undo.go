@@ -21,25 +21,47 @@ type undoOp struct {
 }
 
 func (c *Cache) log(op undoOp) {
-	if c.open > 0 {
+	if c.simulating() {
 		c.undo = append(c.undo, op)
 	}
 }
 
-// Checkpoint starts recording mutations so that Rollback can undo them. Checkpoints nest;
-// each must be matched by a Rollback.
+// mark is an open checkpoint: its identity and where the undo log stood when it was taken.
+type mark struct {
+	id  framework.Checkpoint
+	pos int
+}
+
+// simulating reports whether a checkpoint is open: mutations are then recorded, and the
+// bookkeeping of real changes (group members, ghost nodes) is left alone.
+func (c *Cache) simulating() bool { return len(c.marks) > 0 }
+
+// Checkpoint starts recording mutations so that Rollback can undo them. Checkpoints nest
+// like savepoints: rolling back to one also closes every checkpoint taken after it, and
+// rolling back to one that is already closed does nothing, so a stray second Rollback can
+// never close a checkpoint its caller still holds.
 func (c *Cache) Checkpoint() framework.Checkpoint {
-	c.open++
-	return framework.Checkpoint(len(c.undo))
+	c.nextMark++
+	c.marks = append(c.marks, mark{id: c.nextMark, pos: len(c.undo)})
+	return c.nextMark
 }
 
 // Rollback undoes every pod mutation since the checkpoint, newest first, restoring every
-// field of the nodes, the label index and the node sets as they were.
+// field of the nodes, the label index and the node sets as they were, and closes it.
 func (c *Cache) Rollback(cp framework.Checkpoint) {
-	if c.open == 0 {
-		return
+	depth := -1
+	for i := len(c.marks) - 1; i >= 0; i-- {
+		if c.marks[i].id == cp {
+			depth = i
+			break
+		}
 	}
-	for i := len(c.undo) - 1; i >= int(cp); i-- {
+	if depth < 0 {
+		return // already rolled back, with an enclosing checkpoint or by itself
+	}
+	to := c.marks[depth].pos
+	c.marks = c.marks[:depth]
+	for i := len(c.undo) - 1; i >= to; i-- {
 		op := &c.undo[i]
 		e := op.entry
 		n := e.node
@@ -72,6 +94,8 @@ func (c *Cache) Rollback(cp framework.Checkpoint) {
 		n.Generation = op.generation
 		c.undo[i] = undoOp{}
 	}
-	c.undo = c.undo[:cp]
-	c.open--
+	c.undo = c.undo[:to]
 }
+
+// OpenCheckpoints is the number of checkpoints not yet rolled back; 0 between cycles.
+func (c *Cache) OpenCheckpoints() int { return len(c.marks) }

@@ -2,68 +2,229 @@ package cache
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// Verify checks the cache's internal consistency: nodes, the label index and the node sets
-// agree with the pods. Tests and the simulator's invariant checks call it after mutations
-// and rollbacks.
+// Verify checks that every index the cache keeps equals one rebuilt from scratch out of
+// the pods on the nodes: per-node pod positions and usage vectors, the pod map, the label
+// index, the node sets, ghost nodes, nominations and (outside simulations) group
+// membership. Tests and the simulator's invariant checks call it after mutations and
+// rollbacks; it is O(pods × labels).
 func (c *Cache) Verify() error {
+	if len(c.faults) > 0 {
+		return fmt.Errorf("refused: %s", c.faults[0])
+	}
+	for _, check := range []func() error{c.verifyNodes, c.verifyPods, c.verifyLabels, c.verifyNodeSets, c.verifyNominations, c.verifyMembers} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyNodes: the node list and its index agree, and each node's own sums and positions
+// match its pods (NodeInfo.Verify).
+func (c *Cache) verifyNodes() error {
+	if len(c.nodeIndex) != len(c.nodes) {
+		return fmt.Errorf("%d nodes, %d indexed", len(c.nodes), len(c.nodeIndex))
+	}
 	for i, n := range c.nodes {
-		if c.nodeIndex[n.Name] != i {
-			return fmt.Errorf("node %s at %d indexed at %d", n.Name, i, c.nodeIndex[n.Name])
+		if c.nodeIndex[n.Name] != i || n.Index != i {
+			return fmt.Errorf("node %s at %d indexed at %d, thinks %d", n.Name, i, c.nodeIndex[n.Name], n.Index)
+		}
+		if n.Node() == nil {
+			return fmt.Errorf("live node %s has no node object", n.Name)
 		}
 		if err := n.Verify(); err != nil {
 			return err
 		}
+	}
+	for name, n := range c.ghosts {
+		if n.Node() != nil || n.Name != name {
+			return fmt.Errorf("ghost node %s is live or misnamed (%s)", name, n.Name)
+		}
+		if _, live := c.nodeIndex[name]; live {
+			return fmt.Errorf("node %s is both live and a ghost", name)
+		}
+		if len(n.Pods) == 0 && !c.simulating() {
+			return fmt.Errorf("ghost node %s kept without pods", name)
+		}
+		if err := n.Verify(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyPods: every pod on a node has an entry for that node and is the pod of its key;
+// there are no other entries.
+func (c *Cache) verifyPods() error {
+	total := 0
+	visit := func(n *framework.NodeInfo) error {
+		for _, p := range n.Pods {
+			total++
+			e := c.entries[p]
+			if e == nil || e.node != n || e.pi != p {
+				return fmt.Errorf("pod %s on node %s has no entry for that node", p.Key, n.Name)
+			}
+			if c.pods[p.Key] != p {
+				return fmt.Errorf("pod %s on node %s is not the cache's pod of that key", p.Key, n.Name)
+			}
+		}
+		return nil
+	}
+	for _, n := range c.nodes {
+		if err := visit(n); err != nil {
+			return err
+		}
+	}
+	for _, n := range c.ghosts {
+		if err := visit(n); err != nil {
+			return err
+		}
+	}
+	if total != len(c.entries) || total != len(c.pods) {
+		return fmt.Errorf("%d pods on nodes, %d entries, %d keys", total, len(c.entries), len(c.pods))
+	}
+	if !c.simulating() && len(c.undo) > 0 {
+		return fmt.Errorf("%d undo records outside a simulation", len(c.undo))
+	}
+	return nil
+}
+
+// verifyLabels rebuilds the label index's counts from the entries and compares, and
+// checks each pod's recorded positions in its posting lists.
+func (c *Cache) verifyLabels() error {
+	if len(c.labels.all.items) != len(c.entries) {
+		return fmt.Errorf("%d pods, %d in the label index", len(c.entries), len(c.labels.all.items))
+	}
+	want := map[string]map[string]int{}
+	for pi, e := range c.entries {
+		if len(e.postings) != len(pi.Pod.Labels)+1 || e.postings[0] != &c.labels.all {
+			return fmt.Errorf("pod %s: %d postings for %d labels", pi.Key, len(e.postings), len(pi.Pod.Labels))
+		}
+		for s, p := range e.postings {
+			if int(e.pos[s]) >= len(p.items) {
+				return fmt.Errorf("pod %s: posting slot %d past the end", pi.Key, s)
+			}
+			if it := p.items[e.pos[s]]; it.e != e || it.slot != int32(s) {
+				return fmt.Errorf("pod %s: posting slot %d out of place", pi.Key, s)
+			}
+		}
+		for k, v := range pi.Pod.Labels {
+			if want[k] == nil {
+				want[k] = map[string]int{}
+			}
+			want[k][v]++
+		}
+	}
+	for k, kp := range c.labels.keys {
+		total := 0
+		for v, p := range kp.values {
+			if len(p.items) != want[k][v] {
+				return fmt.Errorf("label %s=%s: %d indexed, %d pods carry it", k, v, len(p.items), want[k][v])
+			}
+			total += len(p.items)
+			for _, it := range p.items {
+				if c.entries[it.e.pi] != it.e {
+					return fmt.Errorf("label %s=%s indexes %s, which is not in the cache", k, v, it.e.pi.Key)
+				}
+			}
+		}
+		if total != kp.total {
+			return fmt.Errorf("label key %s: total %d but %d indexed", k, kp.total, total)
+		}
+		delete(want, k)
+	}
+	for k := range want {
+		return fmt.Errorf("label key %s carried by pods but not indexed", k)
+	}
+	return nil
+}
+
+// verifyNodeSets: the anti-affinity and affinity node sets are exactly the live nodes with
+// such pods, and their positions are right.
+func (c *Cache) verifyNodeSets() error {
+	for _, n := range c.nodes {
 		if (len(n.PodsWithRequiredAntiAffinity) > 0) != c.antiNodes.has(n) {
 			return fmt.Errorf("node %s: anti-affinity node set out of date", n.Name)
 		}
 		if (len(n.PodsWithAffinity) > 0) != c.affinityNodes.has(n) {
 			return fmt.Errorf("node %s: affinity node set out of date", n.Name)
 		}
-		for _, p := range n.Pods {
-			e := c.entries[p]
-			if e == nil || e.node != n {
-				return fmt.Errorf("pod %s on node %s has no entry for that node", p.Key, n.Name)
-			}
-		}
 	}
 	for _, set := range []*nodeSet{&c.antiNodes, &c.affinityNodes} {
+		if len(set.pos) != len(set.items) {
+			return fmt.Errorf("node set: %d items, %d positions", len(set.items), len(set.pos))
+		}
 		for i, n := range set.items {
 			if set.pos[n] != int32(i) {
 				return fmt.Errorf("node set: %s at %d thinks %d", n.Name, i, set.pos[n])
 			}
-		}
-	}
-	total := 0
-	for _, n := range c.nodes {
-		total += len(n.Pods)
-	}
-	for _, n := range c.ghosts {
-		total += len(n.Pods)
-	}
-	if total != len(c.entries) || len(c.labels.all.items) != len(c.entries) {
-		return fmt.Errorf("%d pods on nodes, %d entries, %d indexed", total, len(c.entries), len(c.labels.all.items))
-	}
-	for pi, e := range c.entries {
-		if e.pi != pi {
-			return fmt.Errorf("entry of %s points to %s", pi.Key, e.pi.Key)
-		}
-		for s, p := range e.postings {
-			if it := p.items[e.pos[s]]; it.e != e || it.slot != int32(s) {
-				return fmt.Errorf("pod %s: posting slot %d out of place", pi.Key, s)
+			if c.Get(n.Name) != n {
+				return fmt.Errorf("node set holds %s, which is not a live node", n.Name)
 			}
 		}
 	}
-	for k, kp := range c.labels.keys {
-		n := 0
-		for _, p := range kp.values {
-			n += len(p.items)
+	return nil
+}
+
+// verifyNominations: the per-node lists and the order are the per-pod nominations.
+func (c *Cache) verifyNominations() error {
+	nm := &c.nominator
+	if len(nm.order) != len(nm.byPod) {
+		return fmt.Errorf("%d nominations, %d in order", len(nm.byPod), len(nm.order))
+	}
+	for _, key := range nm.order {
+		if _, ok := nm.byPod[key]; !ok {
+			return fmt.Errorf("nomination order names %s, which is not nominated", key)
 		}
-		if n != kp.total {
-			return fmt.Errorf("label key %s: total %d but %d indexed", k, kp.total, n)
+	}
+	count := 0
+	for node, list := range nm.byNode {
+		if len(list) == 0 {
+			return fmt.Errorf("node %s kept with no nominated pods", node)
+		}
+		for _, pi := range list {
+			count++
+			if nom, ok := nm.byPod[pi.Key]; !ok || nom.node != node || nom.pi != pi {
+				return fmt.Errorf("pod %s listed as nominated to %s, nominated to %q", pi.Key, node, nom.node)
+			}
+		}
+	}
+	if count != len(nm.byPod) {
+		return fmt.Errorf("%d nominations, %d listed by node", len(nm.byPod), count)
+	}
+	return nil
+}
+
+// verifyMembers: outside simulations, each group's members are exactly its pods in the
+// cache. Inside one the list deliberately shows the cluster without the simulation.
+func (c *Cache) verifyMembers() error {
+	if c.simulating() {
+		return nil
+	}
+	want := map[string][]*framework.PodInfo{}
+	for pi := range c.entries {
+		if pi.Group != "" {
+			key := framework.GroupKey(pi)
+			want[key] = append(want[key], pi)
+		}
+	}
+	if len(want) != len(c.members) {
+		return fmt.Errorf("%d groups have pods, %d have members", len(want), len(c.members))
+	}
+	for key, pods := range want {
+		got := c.members[key]
+		if len(got) != len(pods) {
+			return fmt.Errorf("group %s: %d members listed, %d in the cache", key, len(got), len(pods))
+		}
+		for _, p := range pods {
+			if !slices.Contains(got, p) {
+				return fmt.Errorf("group %s: member %s not listed", key, p.Key)
+			}
 		}
 	}
 	return nil

@@ -274,8 +274,8 @@ type Snapshot interface {
 	RemovePod(p *PodInfo)
 }
 
-// Checkpoint is a position in the snapshot's undo log.
-type Checkpoint int
+// Checkpoint identifies a point in the snapshot's undo log that Rollback returns to.
+type Checkpoint uint64
 
 // QueuedUnit is what queue ordering sees of an entry: a pod or a pod group.
 type QueuedUnit struct {

@@ -276,7 +276,9 @@ func (s *Simulator) step(ctx context.Context) {
 			s.settle()
 		}
 		s.refreshPDBs()
-		if !s.sched.ScheduleOne(ctx) {
+		popped := s.sched.ScheduleOne(ctx)
+		s.checkCache(popped)
+		if !popped {
 			// Nothing was ready, but the scheduler may still have queued work (reports of
 			// timeouts it checks before popping): settle it, and look again if it did any.
 			if s.settle() || s.queue.due(s.now) {
@@ -307,6 +309,24 @@ func (s *Simulator) settle() bool {
 		s.tasks = s.tasks[1:]
 		task()
 		worked = true
+	}
+}
+
+// checkCache checks, with invariants on, that a cycle left no simulation open in the
+// cache, and at the end of each step (nothing popped) that every index of the cache equals
+// one rebuilt from scratch.
+func (s *Simulator) checkCache(popped bool) {
+	if !s.opts.CheckInvariants {
+		return
+	}
+	c := s.sched.Cache()
+	if n := c.OpenCheckpoints(); n > 0 {
+		s.violate("a scheduling cycle left %d cache checkpoint(s) open", n)
+	}
+	if !popped {
+		if err := c.Verify(); err != nil {
+			s.violate("cache inconsistent: %v", err)
+		}
 	}
 }
 
