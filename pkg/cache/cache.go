@@ -35,10 +35,10 @@ type Cache struct {
 	// members are the bound or assumed members of each group, outside simulations.
 	members map[string][]*framework.PodInfo
 
-	undo     []undoOp
-	marks    []mark
+	undo  []undoOp
+	marks []mark
 	// faults are misuses the cache refused (a pod added twice); Verify reports them.
-	faults []string
+	faults   []string
 	nextMark framework.Checkpoint
 	// layoutVersion changes whenever nodes are added or removed (their Index changes).
 	layoutVersion uint64
