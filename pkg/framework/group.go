@@ -92,6 +92,9 @@ type PlaceOptions struct {
 	// Pack, when positive, adds the fill a node would have with the member (0 to
 	// MaxNodeScore) times Pack to its score, so members gather on few nodes.
 	Pack int64
+	// Need is how many members must be placed; when the first pass places fewer, a
+	// bounded search looks for an assignment that places that many (0: every member).
+	Need int
 }
 
 // PodGroupPostFilterResult carries the nominations of a group's members. Waiting says the

@@ -46,6 +46,9 @@ type PodInfo struct {
 	// resource kinds). Such a pod is reported unschedulable with this error.
 	ParseErr error
 
+	// holder marks a SlotHolder.
+	holder bool
+
 	// Where the pod sits in the slices of the NodeInfo that holds it, so removal is O(1).
 	nodePos, affinityPos, antiAffinityPos int32
 	// StaticFilterKey is the scheduler's key for cached static filter verdicts (see
@@ -270,3 +273,24 @@ func (p *PodInfo) newAffinityTerm(term *v1.PodAffinityTerm) (AffinityTerm, error
 	}
 	return AffinityTerm{Namespaces: ns, NamespaceSelector: nsSel, Selector: sel, TopologyKey: term.TopologyKey}, nil
 }
+
+// SlotHolder returns a pod that takes p's place on its node for resources only: same
+// requests, no labels, no ports, no affinity, in no namespace. Preemption puts it where a
+// BestEffort victim was, so that removing that victim helps only the filters that are not
+// about resources (the preemption design never evicts a BestEffort pod for resources: it
+// frees none, only its pod slot).
+func SlotHolder(p *PodInfo) *PodInfo {
+	return &PodInfo{
+		Pod:        &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Pod.Name + "~slot", UID: p.Pod.UID + "~slot"}},
+		Key:        p.Key + "~slot",
+		Requests:   p.Requests,
+		RequestIdx: p.RequestIdx,
+		Priority:   p.Priority,
+		QOS:        p.QOS,
+		holder:     true,
+		nodePos:    -1, affinityPos: -1, antiAffinityPos: -1,
+	}
+}
+
+// Holder reports whether the pod is a SlotHolder, not a real pod.
+func (p *PodInfo) Holder() bool { return p.holder }

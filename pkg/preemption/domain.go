@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
@@ -39,6 +41,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo,
 		}
 	}
 	h := e.Handle
+	snap := h.Snapshot()
 	state := framework.NewCycleState()
 	if _, st := h.RunPreFilterPlugins(ctx, state, rep); !st.IsSuccess() {
 		return nil
@@ -49,8 +52,8 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo,
 	var levels []int32
 	for _, n := range nodes {
 		for _, q := range n.Pods {
-			if q.Priority < g.Priority && !q.Terminating && !framework.InGroup(q, g) {
-				levels = append(levels, q.Priority)
+			if p := VictimPriority(snap, q); p < g.Priority && !q.Terminating && !q.Holder() && !framework.InGroup(q, g) {
+				levels = append(levels, p)
 			}
 		}
 	}
@@ -74,12 +77,14 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo,
 			byLevel[0][i] = n.Allocatable[i] - n.Requested[i]
 		}
 		for _, q := range n.Pods {
-			if q.Priority >= g.Priority || framework.InGroup(q, g) {
+			p := VictimPriority(snap, q)
+			if p >= g.Priority || q.Holder() || framework.InGroup(q, g) || (q.QOS == v1.PodQOSBestEffort && !q.Terminating) {
+				// A BestEffort pod frees no room as a victim (only its slot, which it keeps).
 				continue
 			}
 			l := 0
 			if !q.Terminating {
-				k, _ := slices.BinarySearch(levels, q.Priority)
+				k, _ := slices.BinarySearch(levels, p)
 				l = k + 1
 			}
 			for _, i := range idx {

@@ -28,9 +28,19 @@ type Evaluator struct {
 	// 10% and 100).
 	MinCandidateNodesPercentage int
 	MinCandidateNodesAbsolute   int
-	// ResourcePlugins are the filters whose rejections are about resources; a BestEffort
-	// pod is never a victim to fix those.
+	// ResourcePlugins are the filters whose rejections are about resources: a node
+	// rejected only by them is first reasoned about on resource vectors.
 	ResourcePlugins []string
+	// ExactSearchMaxUnits: a node with at most this many candidate units has its victims
+	// found by exact search (0: DefaultExactSearchMaxUnits; negative: never).
+	ExactSearchMaxUnits int
+}
+
+func (e *Evaluator) exactMax() int {
+	if e.ExactSearchMaxUnits == 0 {
+		return DefaultExactSearchMaxUnits
+	}
+	return e.ExactSearchMaxUnits
 }
 
 // Result is the outcome of Preempt.
@@ -54,6 +64,13 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 	if wait, err := e.waitingForVictims(ctx, state, p, filtered); err != nil || wait {
 		return &Result{Message: "preemption: " + MsgTerminatingVictims}, err
 	}
+	return e.PreemptOn(ctx, state, p, filtered)
+}
+
+// PreemptOn is Preempt without the policy and waiting checks: the candidate nodes are
+// searched and the least disruptive is chosen. Group preemption uses it for a group that
+// needs one more member, so that it decides exactly as for a pod.
+func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*Result, error) {
 	snap := e.Handle.Snapshot()
 	all := snap.NodeInfos()
 	var potential []*framework.NodeInfo
@@ -84,7 +101,7 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 				continue
 			}
 			cands = append(cands, c)
-			if c.PDBViolations == 0 {
+			if c.Cost.Violations == 0 {
 				nonViolating++
 			}
 			if nonViolating > 0 && len(cands) >= want {
@@ -106,7 +123,7 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 // by simulation, and replaced by the full search's result on its node when the check fails.
 func (e *Evaluator) pickVerified(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, cands []*Candidate) (*Candidate, error) {
 	for len(cands) > 0 {
-		best := pick(cands, e.Handle.Rand())
+		best := pick(cands)
 		if !best.unverified {
 			return best, nil
 		}
@@ -154,7 +171,7 @@ func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.Cycl
 	}
 	var leaving []*framework.PodInfo
 	for _, q := range nominated.Pods {
-		if q.Terminating && q.Priority < p.Priority {
+		if q.Terminating && VictimPriority(snap, q) < p.Priority {
 			leaving = append(leaving, q)
 		}
 	}
@@ -212,4 +229,41 @@ func sortByImportance(pods []*framework.PodInfo) {
 		}
 		return 0
 	})
+}
+
+// NewPodEvaluator builds the pod evaluator from plugin arguments (nil: kube-scheduler's
+// defaults of 10% and 100 candidate nodes) and the exact-search bound.
+func NewPodEvaluator(h framework.Handle, pct, abs *int, exactMax int) (*Evaluator, error) {
+	p, a := 10, 100
+	if pct != nil {
+		p = *pct
+	}
+	if abs != nil {
+		a = *abs
+	}
+	if p < 0 || p > 100 {
+		return nil, fmt.Errorf("minCandidateNodesPercentage: %d must be between 0 and 100", p)
+	}
+	if a < 0 || (p == 0 && a == 0) {
+		return nil, fmt.Errorf("minCandidateNodesAbsolute: %d must be at least 0, and not both 0", a)
+	}
+	return &Evaluator{Handle: h, MinCandidateNodesPercentage: p, MinCandidateNodesAbsolute: a,
+		ResourcePlugins: []string{resourceFitPlugin}, ExactSearchMaxUnits: exactMax}, nil
+}
+
+// resourceFitPlugin is NodeResourcesFit's name: its rejections are about resources.
+const resourceFitPlugin = "NodeResourcesFit"
+
+// ExactSearchBound turns the exactSearchMaxUnits argument into an evaluator's bound: the
+// default when unset, "never" (-1) when 0 or less.
+func ExactSearchBound(arg *int) (int, error) {
+	switch {
+	case arg == nil:
+		return DefaultExactSearchMaxUnits, nil
+	case *arg <= 0:
+		return -1, nil
+	case *arg > 64:
+		return 0, fmt.Errorf("exactSearchMaxUnits: Invalid value: %d: must be at most 64 (the search is exponential in it)", *arg)
+	}
+	return *arg, nil
 }

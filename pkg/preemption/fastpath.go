@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
@@ -20,103 +18,105 @@ func (e *Evaluator) resourceOnly(p *framework.PodInfo, st *framework.Status) boo
 }
 
 // selectVictimsByResources is SelectVictims for a resource-only rejection, computed on
-// resource vectors without simulating anything: the same units, the same BestEffort rule
-// and the same reprieval order. Its candidate is unverified: other filters were not run,
-// so the candidate that wins is checked with a full simulation before use.
+// resource vectors without simulating anything: the same units, the same search and the
+// same cost. BestEffort pods are no candidates (they free no resources). Its candidate is
+// unverified: other filters were not run, so the candidate that wins is checked with a
+// full simulation before use.
 func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
-	idx := append(slices.Clone(p.RequestIdx), resource.Pods)
-	var free resource.Vector
-	for _, i := range idx {
-		free[i] = node.Allocatable[i] - node.Requested[i]
+	snap := e.Handle.Snapshot()
+	o := &vectorOracle{p: p, idx: append(slices.Clone(p.RequestIdx), resource.Pods)}
+	for _, i := range o.idx {
+		o.free[i] = node.Allocatable[i] - node.Requested[i]
 	}
-	fits := func() bool {
-		for _, i := range idx {
-			if p.Requests.Vector[i] > free[i] {
-				return false
-			}
-		}
-		return true
-	}
-	units := newUnitIndex(e.Handle.Snapshot())
-	// onNode are the pods of a group unit on this node: only they free room here. A
-	// single-pod unit's pod is on this node.
-	var onNode map[*unit][]*framework.PodInfo
-	here := func(u *unit) []*framework.PodInfo {
-		if u.group {
-			return onNode[u]
-		}
-		return u.pods
-	}
-	adjust := func(u *unit, sign int64) {
-		for _, q := range here(u) {
-			for _, i := range idx {
-				free[i] += sign * q.Requests.Vector[i]
-			}
-		}
-	}
+	units := newUnitIndex(snap)
 	var potential []*unit
 	for _, q := range node.Pods {
-		if q.Priority >= p.Priority {
+		if VictimPriority(snap, q) >= p.Priority {
 			continue
 		}
 		if q.Terminating {
-			for _, i := range idx {
-				free[i] += q.Requests.Vector[i]
-			}
+			o.adjust([]*framework.PodInfo{q}, 1)
 			continue
 		}
 		u := units.of(q)
-		if u.priority >= p.Priority {
+		if u.priority >= p.Priority || u.bestEffort() {
 			continue
 		}
 		if u.group {
-			if onNode == nil {
-				onNode = map[*unit][]*framework.PodInfo{}
+			// Only the pods of a group unit on this node free room here.
+			if o.onNode == nil {
+				o.onNode = map[*unit][]*framework.PodInfo{}
 			}
-			if _, seen := onNode[u]; !seen {
+			if _, seen := o.onNode[u]; !seen {
 				potential = append(potential, u)
 			}
-			onNode[u] = append(onNode[u], q)
+			o.onNode[u] = append(o.onNode[u], q)
 		} else {
 			potential = append(potential, u)
 		}
-		for _, i := range idx {
-			free[i] += q.Requests.Vector[i]
-		}
+		o.adjust([]*framework.PodInfo{q}, 1)
 	}
-	if !fits() {
+	if !o.fits() {
 		return nil
 	}
 	sortUnits(potential)
-	c := &Candidate{Node: node, unverified: true}
-	var rest, victims []*unit
-	for _, u := range potential {
-		if u.group || u.pods[0].QOS != v1.PodQOSBestEffort {
-			rest = append(rest, u)
-			continue
-		}
-		// Putting a BestEffort pod back can only fail for its pod slot: a resource.
-		if adjust(u, -1); !fits() {
-			return nil
-		}
+	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax()}
+	victims, err := search.run()
+	if err != nil {
+		return nil // the vector oracle never fails
 	}
-	violating, nonViolating := splitUnitsByPDB(rest, e.Handle.Snapshot().PDBs())
-	for _, u := range violating {
-		if adjust(u, -1); !fits() {
-			adjust(u, 1)
-			victims = append(victims, u)
-			c.PDBViolations++
-		}
-	}
-	for _, u := range nonViolating {
-		if adjust(u, -1); !fits() {
-			adjust(u, 1)
-			victims = append(victims, u)
-		}
-	}
-	c.Victims = podsOf(victims)
-	sortByImportance(c.Victims)
+	c := newCandidate(node, victims, snap.PDBs())
+	c.unverified = true
 	return c
+}
+
+// vectorOracle simulates a preemption on one node on resource vectors: the room a unit's
+// pods on the node free.
+type vectorOracle struct {
+	p      *framework.PodInfo
+	idx    []int8
+	free   resource.Vector
+	onNode map[*unit][]*framework.PodInfo
+}
+
+func (o *vectorOracle) here(u *unit) []*framework.PodInfo {
+	if u.group {
+		return o.onNode[u]
+	}
+	return u.pods
+}
+
+func (o *vectorOracle) adjust(pods []*framework.PodInfo, sign int64) {
+	for _, q := range pods {
+		for _, i := range o.idx {
+			o.free[i] += sign * q.Requests.Vector[i]
+		}
+	}
+}
+
+func (o *vectorOracle) fits() bool {
+	for _, i := range o.idx {
+		if o.p.Requests.Vector[i] > o.free[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (o *vectorOracle) keep(u *unit) (bool, error) {
+	o.adjust(o.here(u), -1)
+	if o.fits() {
+		return true, nil
+	}
+	o.adjust(o.here(u), 1)
+	return false, nil
+}
+
+func (o *vectorOracle) witness() any { return nil }
+
+func (o *vectorOracle) drop(u *unit) error {
+	o.adjust(o.here(u), 1)
+	return nil
 }
 
 // verify checks a candidate with a full simulation: with its victims and the node's
@@ -134,7 +134,7 @@ func (e *Evaluator) verify(ctx context.Context, state *framework.CycleState, p *
 		}
 	}
 	for _, q := range c.Node.Pods {
-		if q.Terminating && q.Priority < p.Priority {
+		if q.Terminating && VictimPriority(snap, q) < p.Priority {
 			gone = append(gone, q)
 		}
 	}

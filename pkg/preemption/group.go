@@ -2,7 +2,6 @@ package preemption
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -18,26 +17,45 @@ const (
 	msgGroupDoesNotFit     = "the pod group does not fit even with every lower-priority pod preempted"
 )
 
-// GroupEvaluator is workload-aware preemption for a pod group (KEP-5710): the domain is the
-// whole cluster; victims are units (pods, or whole groups of disruption mode All) of lower
-// priority; every one of them is removed, the group is placed with its own algorithm, and
-// units are put back, most important first (those that would violate a budget first), as
-// long as the group still fits. A group preempts only when enough of its members fit to
-// start it: never a useless preemption.
+// GroupEvaluator is workload-aware preemption for a pod group (KEP-5710). Victims are
+// units (pods, or whole groups of disruption mode All) of lower priority, and every
+// decision is compared by the same Cost as a pod's. A group that needs one more member
+// decides exactly as a pod would (Pod.PreemptOn, for each distinct pending member). A
+// group that needs several is placed in a domain (the whole cluster, or each of its
+// topology placements) with every candidate unit removed, and the least disruptive set of
+// units is searched for: exactly when they are few, otherwise by reprieval in importance
+// order with budget-protected units first. Members are never pinned to where they were
+// first placed: when a unit put back collides with the current placement, the members are
+// placed again (largest first, with backtracking) before the unit is declared a victim. A
+// group preempts only when enough of its members fit to start it, on nodes the decision
+// names and checks: never a useless preemption.
 type GroupEvaluator struct {
 	Handle framework.Handle
+	// Pod is the pod evaluator, used for groups that need a single member.
+	Pod *Evaluator
 	// BinarySearch first finds the lowest priority level below which removing every unit
-	// lets the group fit (the KEP draft's binary search), so that units of higher priority
-	// are never even removed.
+	// lets the group fit (the KEP draft's binary search), when there are too many units to
+	// search exactly, so that units of higher priority are never even removed.
 	BinarySearch bool
+	// ExactSearchMaxUnits: a domain with at most this many candidate units has its victims
+	// found by exact search (0: DefaultExactSearchMaxUnits; negative: never).
+	ExactSearchMaxUnits int
+}
+
+func (e *GroupEvaluator) exactMax() int {
+	if e.ExactSearchMaxUnits == 0 {
+		return DefaultExactSearchMaxUnits
+	}
+	return e.ExactSearchMaxUnits
 }
 
 // GroupResult is the outcome of a group preemption.
 type GroupResult struct {
-	// Nominations place every member the decision placed: those that fit without
-	// preemption and those that fit in the room it makes.
+	// Nominations place every member the decision placed.
 	Nominations map[*framework.PodInfo]string
 	Victims     []*framework.PodInfo
+	// Cost is how much preempting the victims disrupts.
+	Cost Cost
 	// Reprieved counts the potential victim units put back.
 	Reprieved int
 	// Message explains a failure.
@@ -49,142 +67,130 @@ type GroupResult struct {
 	Waiting bool
 }
 
-// Preempt decides a preemption for group g, whose members placed fit without preemption
-// and whose other pending members do not. It changes nothing: the caller carries it out.
+// Preempt decides a preemption for group g, whose pending members do not fit (placed are
+// those the cycle managed to place; they are not kept where the cycle put them). It
+// changes nothing: the caller carries it out.
 func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc) (*GroupResult, error) {
 	if g.PreemptionPolicy == v1.PreemptNever {
 		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
 	}
 	snap := e.Handle.Snapshot()
-	need := framework.GroupNeed(g, len(snap.GroupMembers(g.Key))) - len(placed.Assignments)
-	rest := unplacedMembers(pending, placed)
-	if need <= 0 || len(rest) == 0 {
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	for _, a := range placed.Assignments {
+		snap.RemovePod(a.Pod)
+	}
+	need := framework.GroupNeed(g, len(snap.GroupMembers(g.Key)))
+	rest := placeable(pending)
+	if len(rest) < need {
 		return &GroupResult{Eligible: true, Message: "preemption: nothing to make room for"}, nil
 	}
 	wait, err := e.waitingForVictims(ctx, g, rest, need, schedule, nil)
 	if err != nil || wait {
 		return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 	}
-	res, err := e.preemptIn(ctx, g, rest, need, placed, schedule, nil)
+	var res *GroupResult
+	if need == 1 {
+		res, err = e.preemptForOne(ctx, g, rest)
+	} else {
+		res, err = e.preemptIn(ctx, g, rest, need, schedule, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if res == nil {
 		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupDoesNotFit}, nil
 	}
+	res.Eligible = true
 	return res, nil
 }
 
-// preemptIn decides which units to preempt so that need of the members in rest fit,
-// within domain (nil: the whole cluster). nil when they cannot.
-func (e *GroupEvaluator) preemptIn(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) (*GroupResult, error) {
-	snap := e.Handle.Snapshot()
-	units := newUnitIndex(snap)
-	sim := &groupSim{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, units: units}
-	nodes := domain
-	if nodes == nil {
-		nodes = snap.NodeInfos()
-	}
-	// Replicas of one template can be reasoned about on resource vectors: find the lowest
-	// level that frees enough room, and the few nodes where it is cheapest, and simulate
-	// only those.
-	if plan := e.planDomain(ctx, g, rest, need, nodes); plan != nil {
-		if plan.infeasible {
-			return nil, nil
-		}
-		for _, dom := range plan.domains {
-			sim.domain = dom.nodes
-			res, err := sim.decide(dom.level, placed)
-			if err != nil || res != nil {
-				return res, err
-			}
-		}
-	}
-
-	// Otherwise the whole domain is simulated: every lower-priority unit with a pod there
-	// is a potential victim; lower-priority pods already leaving are room.
-	sim.domain = domain
-	seen := map[*unit]bool{}
-	for _, n := range nodes {
-		for _, q := range n.Pods {
-			if q.Priority >= g.Priority || framework.InGroup(q, g) {
-				continue
-			}
-			if q.Terminating {
-				sim.leaving = append(sim.leaving, q)
-				continue
-			}
-			if u := units.of(q); u.priority < g.Priority && !seen[u] {
-				seen[u] = true
-				sim.potential = append(sim.potential, u)
-			}
-		}
-	}
-	if len(sim.potential) == 0 && len(sim.leaving) == 0 {
-		return nil, nil
-	}
-	levels := priorityLevels(sim.potential)
-	if len(levels) == 0 {
-		levels = []int32{g.Priority - 1}
-	}
-	top := len(levels) - 1
-	k := top
-	if e.BinarySearch && top > 0 {
-		// The lowest level whose removal (with every level below) lets the group fit.
-		lo, hi := 0, top
-		for lo < hi {
-			mid := (lo + hi) / 2
-			ok, err := sim.probe(levels[mid])
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		k = lo
-	}
-	res, err := sim.decide(levels[k], placed)
-	if err != nil {
-		return nil, err
-	}
-	if res == nil && k < top {
-		// The search assumed monotony; should a lower level fail in the full run, try all.
-		if res, err = sim.decide(levels[top], placed); err != nil {
-			return nil, err
-		}
-	}
-	if res != nil {
-		res.Eligible = true
-	}
-	return res, nil
-}
-
-// unplacedMembers are the pending members without an assignment, in order.
-func unplacedMembers(pending []*framework.PodInfo, placed *framework.GroupPlacement) []*framework.PodInfo {
-	done := map[*framework.PodInfo]bool{}
-	for _, a := range placed.Assignments {
-		done[a.Pod] = true
-	}
-	var out []*framework.PodInfo
-	for _, p := range pending {
-		if !done[p] {
-			out = append(out, p)
+// placeable are the members the scheduler can use (a spec it cannot parse is reported
+// elsewhere).
+func placeable(pending []*framework.PodInfo) []*framework.PodInfo {
+	out := make([]*framework.PodInfo, 0, len(pending))
+	for _, m := range pending {
+		if m.ParseErr == nil {
+			out = append(out, m)
 		}
 	}
 	return out
 }
 
-// priorityLevels are the distinct priorities of units, ascending.
-func priorityLevels(us []*unit) []int32 {
-	var out []int32
-	for _, u := range us {
-		out = append(out, u.priority)
+// preemptForOne decides for a group that needs one more member exactly as for a pod: each
+// distinct pending member is evaluated like a preemptor pod (candidate nodes, victims per
+// node, the least Cost), and the member whose best candidate disrupts least is nominated.
+func (e *GroupEvaluator) preemptForOne(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo) (*GroupResult, error) {
+	seen := map[string]bool{}
+	var best *Candidate
+	var bestMember *framework.PodInfo
+	for _, m := range rest {
+		if k := replicaKey(m); k != "" {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		state, filtered, err := e.diagnose(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		if filtered == nil {
+			continue
+		}
+		res, err := e.Pod.PreemptOn(ctx, state, m, filtered)
+		if err != nil {
+			return nil, err
+		}
+		if c := res.Candidate; c != nil && (best == nil || c.Cost.Compare(best.Cost) < 0) {
+			best, bestMember = c, m
+		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	if best == nil {
+		return nil, nil
+	}
+	return &GroupResult{Nominations: map[*framework.PodInfo]string{bestMember: best.Node.Name},
+		Victims: best.Victims, Cost: best.Cost}, nil
+}
+
+// diagnose runs a member's PreFilter and Filter on every node, as the pod cycle does
+// before PostFilter; nil statuses when PreFilter rejects it outright.
+func (e *GroupEvaluator) diagnose(ctx context.Context, m *framework.PodInfo) (*framework.CycleState, *framework.NodeToStatus, error) {
+	h := e.Handle
+	state := framework.NewCycleState()
+	res, st := h.RunPreFilterPlugins(ctx, state, m)
+	if !st.IsSuccess() {
+		return nil, nil, st.AsError()
+	}
+	nodes := h.Snapshot().NodeInfos()
+	statuses := make([]*framework.Status, len(nodes))
+	h.Parallelizer().Until(ctx, len(nodes), func(i int) {
+		if res != nil && res.NodeNames != nil {
+			if _, ok := res.NodeNames[nodes[i].Name]; !ok {
+				statuses[i] = framework.NewStatus(framework.UnschedulableAndUnresolvable, "node excluded by PreFilter")
+				return
+			}
+		}
+		statuses[i] = h.RunFilterPlugins(ctx, state, m, nodes[i])
+	})
+	filtered := framework.NewNodeToStatus()
+	filtered.Grow(len(nodes))
+	for i, n := range nodes {
+		if statuses[i].Code() == framework.Error {
+			return nil, nil, statuses[i].AsError()
+		}
+		filtered.SetNode(n, statuses[i])
+	}
+	return state, filtered, nil
+}
+
+// replicaKey identifies members whose preemption cannot differ: equal requests and node
+// constraints, no constraint on other pods, no host ports. "" for a member without one.
+func replicaKey(m *framework.PodInfo) string {
+	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.Pod.Spec.NodeName != "" {
+		return ""
+	}
+	return m.Requests.Vector.String() + "\x00" + framework.NodeSelectionKey(m.Pod) + "\x00" + framework.TolerationsKey(m.Pod.Spec.Tolerations)
 }
 
 // waitingForVictims reports whether the group should wait for the victims of its last
@@ -202,7 +208,7 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.Gro
 	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		if n := snap.Get(name); n != nil {
 			for _, q := range n.Pods {
-				if q.Terminating && q.Priority < g.Priority {
+				if q.Terminating && VictimPriority(snap, q) < g.Priority {
 					leaving = append(leaving, q)
 				}
 			}
@@ -216,258 +222,9 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.Gro
 	for _, q := range leaving {
 		snap.RemovePod(q)
 	}
-	pl, err := schedule(ctx, rest, framework.PlaceOptions{Nodes: domain})
+	pl, err := schedule(ctx, rest, framework.PlaceOptions{Nodes: domain, FirstFit: true, Need: need})
 	if err != nil {
 		return false, err
 	}
 	return len(pl.Assignments) >= need, nil
-}
-
-// groupSim runs the simulations of one group preemption.
-type groupSim struct {
-	e         *GroupEvaluator
-	ctx       context.Context
-	g         *framework.GroupInfo
-	rest      []*framework.PodInfo
-	need      int
-	schedule  framework.PodGroupSchedulingFunc
-	units     *unitIndex
-	leaving   []*framework.PodInfo
-	potential []*unit
-	// domain, when not nil, is the set of nodes the group is placed in: only victims there
-	// are removed; members of a victim group elsewhere count as victims but not as room.
-	domain []*framework.NodeInfo
-}
-
-// removeUpTo takes off the leaving pods and the units of priority up to level, returning
-// the units removed and the node each removed pod came from. With a domain, only pods on
-// its nodes are taken off.
-func (s *groupSim) removeUpTo(level int32) ([]*unit, map[*framework.PodInfo]*framework.NodeInfo) {
-	snap := s.e.Handle.Snapshot()
-	home := map[*framework.PodInfo]*framework.NodeInfo{}
-	var removed []*unit
-	seen := map[*unit]bool{}
-	take := func(q *framework.PodInfo, n *framework.NodeInfo) {
-		if _, done := home[q]; !done {
-			home[q] = n
-			snap.RemovePod(q)
-		}
-	}
-	if s.domain != nil {
-		for _, n := range s.domain {
-			for _, q := range slices.Clone(n.Pods) {
-				if q.Priority >= s.g.Priority || framework.InGroup(q, s.g) {
-					continue
-				}
-				if q.Terminating {
-					take(q, n)
-					continue
-				}
-				if q.Priority > level {
-					continue
-				}
-				u := s.units.of(q)
-				if u.priority > level {
-					continue
-				}
-				if !seen[u] {
-					seen[u] = true
-					removed = append(removed, u)
-				}
-				take(q, n)
-			}
-		}
-		return removed, home
-	}
-	for _, q := range s.leaving {
-		if n := snap.Get(q.NodeName); n != nil {
-			take(q, n)
-		}
-	}
-	for _, u := range s.potential {
-		if u.priority > level {
-			continue
-		}
-		removed = append(removed, u)
-		for _, q := range u.pods {
-			if n := snap.Get(q.NodeName); n != nil {
-				take(q, n)
-			}
-		}
-	}
-	return removed, home
-}
-
-// probe reports whether the group fits with every unit up to level removed.
-func (s *groupSim) probe(level int32) (bool, error) {
-	snap := s.e.Handle.Snapshot()
-	cp := snap.Checkpoint()
-	defer snap.Rollback(cp)
-	s.removeUpTo(level)
-	pl, err := s.schedule(s.ctx, s.rest, framework.PlaceOptions{FirstFit: true, Nodes: s.domain})
-	if err != nil {
-		return false, err
-	}
-	return len(pl.Assignments) >= s.need, nil
-}
-
-// decide removes the units up to level, places the rest of the group, and reprieves units
-// while the group still fits; nil when it does not fit.
-func (s *groupSim) decide(level int32, placed *framework.GroupPlacement) (*GroupResult, error) {
-	h := s.e.Handle
-	snap := h.Snapshot()
-	cp := snap.Checkpoint()
-	defer snap.Rollback(cp)
-	removed, home := s.removeUpTo(level)
-	pl, err := s.schedule(s.ctx, s.rest, framework.PlaceOptions{FirstFit: true, Nodes: s.domain})
-	if err != nil {
-		return nil, err
-	}
-	if len(pl.Assignments) < s.need {
-		return nil, nil
-	}
-	sortUnits(removed)
-	violating, ok := splitUnitsByPDB(removed, snap.PDBs())
-	if len(violating) > 0 && level < s.g.Priority-1 {
-		// Units a budget protects are put back before any other, whatever their priority
-		// (the preemption design's PDB rule): higher levels must be candidates too, or a
-		// protected low-priority unit would be preempted while an unprotected one of
-		// higher priority survives.
-		snap.Rollback(cp)
-		return s.decide(s.g.Priority-1, placed)
-	}
-	members := append(slices.Clone(placed.Assignments), pl.Assignments...)
-	r := &reprieval{h: h, ctx: s.ctx, members: members, home: home}
-	r.index()
-	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}}
-	var victims []*unit
-	for _, group := range [][]*unit{violating, ok} {
-		for _, u := range group {
-			kept, err := r.reprieve(u)
-			if err != nil {
-				return nil, err
-			}
-			if kept {
-				res.Reprieved++
-			} else {
-				victims = append(victims, u)
-			}
-		}
-	}
-	for _, a := range members {
-		res.Nominations[a.Pod] = a.Node.Name
-	}
-	res.Victims = podsOf(victims)
-	sortByImportance(res.Victims)
-	return res, nil
-}
-
-// reprieval puts units back and checks, locally, that the group still fits: only the
-// members on the nodes the unit returns to are re-filtered, plus the members whose
-// constraints depend on other pods when the unit's pods could touch them.
-type reprieval struct {
-	h       framework.Handle
-	ctx     context.Context
-	members []framework.Assignment
-	home    map[*framework.PodInfo]*framework.NodeInfo
-	// byNode lists the members on each node; interPod the members with inter-pod
-	// constraints or plugin state that other pods change.
-	byNode   map[*framework.NodeInfo][]int
-	interPod []int
-	stateful []int
-}
-
-func (r *reprieval) index() {
-	r.byNode = map[*framework.NodeInfo][]int{}
-	for i, a := range r.members {
-		r.byNode[a.Node] = append(r.byNode[a.Node], i)
-		if a.Pod.HasInterPodConstraints() {
-			r.interPod = append(r.interPod, i)
-		}
-		if r.h.HasActivePreFilterExtensions(a.State) {
-			r.stateful = append(r.stateful, i)
-		}
-	}
-}
-
-// reprieve puts a unit back and keeps it there if every affected member still fits.
-func (r *reprieval) reprieve(u *unit) (bool, error) {
-	snap := r.h.Snapshot()
-	var back []*framework.PodInfo
-	for _, q := range u.pods {
-		if n, ok := r.home[q]; ok {
-			snap.AddPod(q, n.Name)
-			back = append(back, q)
-			if err := r.notify(q, n, true); err != nil {
-				return false, err
-			}
-		}
-	}
-	ok, err := r.stillFits(back)
-	if err != nil || ok {
-		return ok, err
-	}
-	for _, q := range back {
-		snap.RemovePod(q)
-		if err := r.notify(q, r.home[q], false); err != nil {
-			return false, err
-		}
-	}
-	return false, nil
-}
-
-// notify tells the members' plugin state that a pod was added to or removed from a node.
-func (r *reprieval) notify(q *framework.PodInfo, n *framework.NodeInfo, added bool) error {
-	for _, i := range r.stateful {
-		a := r.members[i]
-		var st *framework.Status
-		if added {
-			st = r.h.RunPreFilterExtensionAddPod(r.ctx, a.State, a.Pod, q, n)
-		} else {
-			st = r.h.RunPreFilterExtensionRemovePod(r.ctx, a.State, a.Pod, q, n)
-		}
-		if !st.IsSuccess() {
-			return fmt.Errorf("updating the state of %s: %w", a.Pod.Key, st.AsError())
-		}
-	}
-	return nil
-}
-
-// stillFits re-filters the members the returned pods can affect.
-func (r *reprieval) stillFits(back []*framework.PodInfo) (bool, error) {
-	check := map[int]bool{}
-	touchesOthers := false
-	for _, q := range back {
-		for _, i := range r.byNode[r.home[q]] {
-			check[i] = true
-		}
-		if len(q.RequiredAntiAffinity) > 0 || q.HasAffinityTerms() {
-			touchesOthers = true
-		}
-	}
-	if touchesOthers || len(back) > 0 {
-		for _, i := range r.interPod {
-			check[i] = true
-		}
-	}
-	if touchesOthers {
-		for i := range r.members {
-			check[i] = true
-		}
-	}
-	snap := r.h.Snapshot()
-	for _, i := range slices.Sorted(maps.Keys(check)) {
-		a := r.members[i]
-		// A member is checked as the scheduler placed it: without itself on the node.
-		snap.RemovePod(a.Pod)
-		st := r.h.RunFilterPlugins(r.ctx, a.State, a.Pod, a.Node)
-		snap.AddPod(a.Pod, a.Node.Name)
-		if st.Code() == framework.Error {
-			return false, st.AsError()
-		}
-		if !st.IsSuccess() {
-			return false, nil
-		}
-	}
-	return true, nil
 }

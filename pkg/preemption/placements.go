@@ -1,8 +1,11 @@
 package preemption
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -10,85 +13,122 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// DefaultMaxPlacements is how many placements of a rank a group's preemption simulates by
-// default, after those too small even with their lower-priority pods gone are pruned.
+// DefaultMaxPlacements is how many placements a group's preemption simulates by default,
+// the least disruptive first by a lower bound computed on resource vectors.
 const DefaultMaxPlacements = 8
 
+// PlacementOptions tune preemption for a group with placements.
+type PlacementOptions struct {
+	// MaxPlacements bounds how many placements are simulated.
+	MaxPlacements int
+	// PreferredLevelsFirst keeps the old order: every placement that meets more Preferred
+	// levels is tried before any that meets fewer, whatever the disruption. By default
+	// the least disruptive outcome wins and Preferred levels only break ties (KEP-5710
+	// leaves trading disruption for placement quality to a future opt-in).
+	PreferredLevelsFirst bool
+}
+
 // PreemptInPlacements is workload-aware preemption for a group with placements (KEP-5732):
-// each placement is a domain, victims are taken only inside it (units and order as in
-// Preempt), and among the placements that become feasible the one that disrupts least
-// wins (budgets violated, highest victim priority, number of victims, sum of their
-// priorities), then the one that scores best with the group in it. Placements are tried
-// rank by rank, so a Preferred level is given up only when no placement that meets it can
-// be made to fit. At most max placements of a rank are simulated, the best first.
-func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, schedule framework.PodGroupSchedulingFunc, cands *framework.PlacementCandidates, maxPlacements int) (*GroupResult, error) {
+// each placement is a domain, victims are taken only inside it (units, search and cost as
+// in Preempt), and the placement whose decision disrupts least wins, then the one meeting
+// more Preferred levels, then the one that scores best with the group in it. Placements
+// are simulated in the order of a lower bound of their disruption (the priorities and
+// number of the lowest lower-priority pods whose removal frees enough room), and one
+// whose bound cannot beat the best decision found is not simulated at all, so that the
+// least disruptive placement is found among hundreds while simulating few.
+func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, schedule framework.PodGroupSchedulingFunc, cands *framework.PlacementCandidates, opts PlacementOptions) (*GroupResult, error) {
 	if g.PreemptionPolicy == v1.PreemptNever {
 		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
 	}
 	snap := e.Handle.Snapshot()
 	need := framework.GroupNeed(g, len(snap.GroupMembers(g.Key)))
-	if need <= 0 || len(pending) == 0 || len(cands.List) == 0 {
+	rest := placeable(pending)
+	if len(rest) < need || len(cands.List) == 0 {
 		return &GroupResult{Eligible: true, Message: "preemption: nothing to make room for"}, nil
 	}
-	if p := e.nominatedPlacement(pending, cands.List); p != nil {
-		wait, err := e.waitingForVictims(ctx, g, pending, need, schedule, p.Nodes)
+	if p := e.nominatedPlacement(rest, cands.List); p != nil {
+		wait, err := e.waitingForVictims(ctx, g, rest, need, schedule, p.Nodes)
 		if err != nil || wait {
 			return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 		}
 	}
-	if !anyLowerPriority(g, cands.List) {
+	if !e.anyLowerPriority(g, cands.List) {
 		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
 	}
-	bound := newRoomBound(g, pending, need)
-	tooSmall, tried := 0, 0
-	empty := &framework.GroupPlacement{}
-	for start := 0; start < len(cands.List); {
-		rank := cands.List[start].Rank
-		end := start
-		for end < len(cands.List) && cands.List[end].Rank == rank {
-			end++
+	lb := newDisruptionBound(e.Handle.Snapshot(), g, rest, need)
+	type ranked struct {
+		p     *framework.Placement
+		bound Cost
+		index int
+	}
+	var order []ranked
+	tooSmall := 0
+	for i, p := range cands.List {
+		b, ok := lb.of(p.Nodes)
+		if !ok {
+			tooSmall++
+			continue
 		}
-		var best *placementChoice
-		simulated := 0
-		for _, p := range cands.List[start:end] {
-			if simulated >= maxPlacements {
+		order = append(order, ranked{p: p, bound: b, index: i})
+	}
+	slices.SortStableFunc(order, func(a, b ranked) int {
+		if opts.PreferredLevelsFirst {
+			if c := cmp.Compare(a.p.Rank, b.p.Rank); c != 0 {
+				return c
+			}
+		}
+		if c := a.bound.Compare(b.bound); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.index, b.index)
+	})
+	var best *placementChoice
+	simulated := 0
+	for _, r := range order {
+		if simulated >= opts.MaxPlacements {
+			break
+		}
+		if best != nil {
+			if opts.PreferredLevelsFirst && r.p.Rank > best.rank {
 				break
 			}
-			if !bound.mayHold(p.Nodes) {
-				tooSmall++
-				continue
-			}
-			simulated++
-			res, err := e.preemptIn(ctx, g, pending, need, empty, schedule, p.Nodes)
-			if err != nil {
-				return nil, err
-			}
-			if res == nil {
-				continue
-			}
-			c := e.choice(ctx, p, res, cands)
-			if best == nil || c.better(best) {
-				best = c
+			if r.bound.Compare(best.res.Cost) > 0 {
+				if opts.PreferredLevelsFirst {
+					continue
+				}
+				break // sorted by bound: no later placement can do better
 			}
 		}
-		tried += simulated
-		if best != nil {
-			return best.res, nil
+		simulated++
+		res, err := e.preemptIn(ctx, g, rest, need, schedule, r.p.Nodes)
+		if err != nil {
+			return nil, err
 		}
-		start = end
+		if res == nil {
+			continue
+		}
+		c := e.choice(ctx, r.p, res, cands)
+		if best == nil || c.better(best) {
+			best = c
+		}
+	}
+	if best != nil {
+		best.res.Eligible = true
+		return best.res, nil
 	}
 	return &GroupResult{Eligible: true, Message: fmt.Sprintf(
 		"preemption: no placement can hold the pod group even with its lower-priority pods preempted (%d simulated, %d too small with them gone).",
-		tried, tooSmall)}, nil
+		simulated, tooSmall)}, nil
 }
 
 // anyLowerPriority reports whether any placement runs a pod of lower priority than the
 // group (one of its own members aside).
-func anyLowerPriority(g *framework.GroupInfo, list []*framework.Placement) bool {
+func (e *GroupEvaluator) anyLowerPriority(g *framework.GroupInfo, list []*framework.Placement) bool {
+	snap := e.Handle.Snapshot()
 	for _, p := range list {
 		for _, n := range p.Nodes {
 			for _, q := range n.Pods {
-				if q.Priority < g.Priority && !framework.InGroup(q, g) {
+				if !framework.InGroup(q, g) && VictimPriority(snap, q) < g.Priority {
 					return true
 				}
 			}
@@ -125,20 +165,13 @@ func (e *GroupEvaluator) nominatedPlacement(pending []*framework.PodInfo, list [
 
 // placementChoice is a decided preemption inside one placement, with what it costs.
 type placementChoice struct {
-	res           *GroupResult
-	violations    int
-	highest       int32
-	victims       int
-	sumPriorities int64
-	score         int64
+	res   *GroupResult
+	rank  int
+	score int64
 }
 
 func (e *GroupEvaluator) choice(ctx context.Context, p *framework.Placement, res *GroupResult, cands *framework.PlacementCandidates) *placementChoice {
-	c := &placementChoice{res: res, victims: len(res.Victims)}
-	bad, _ := splitByPDB(res.Victims, e.Handle.Snapshot().PDBs())
-	c.violations = len(bad)
-	cand := &Candidate{Victims: res.Victims}
-	c.highest, c.sumPriorities = highestPriority(cand), sumPriorities(cand)
+	c := &placementChoice{res: res, rank: p.Rank}
 	if cands.Score != nil {
 		// Scored as it will be: the victims gone, the members at their nominated nodes.
 		snap := e.Handle.Snapshot()
@@ -154,63 +187,127 @@ func (e *GroupEvaluator) choice(ctx context.Context, p *framework.Placement, res
 				placed.Assignments = append(placed.Assignments, framework.Assignment{Pod: m, Node: n})
 			}
 		}
+		slices.SortFunc(placed.Assignments, func(a, b framework.Assignment) int { return cmp.Compare(a.Pod.Key, b.Pod.Key) })
 		c.score = cands.Score(ctx, p, placed)
 		snap.Rollback(cp)
 	}
 	return c
 }
 
-// better reports whether c disrupts less than o, or as little and scores higher.
+// better reports whether c disrupts less than o, or as little and meets more Preferred
+// levels, or as many and scores higher.
 func (c *placementChoice) better(o *placementChoice) bool {
-	switch {
-	case c.violations != o.violations:
-		return c.violations < o.violations
-	case c.highest != o.highest:
-		return c.highest < o.highest
-	case c.victims != o.victims:
-		return c.victims < o.victims
-	case c.sumPriorities != o.sumPriorities:
-		return c.sumPriorities < o.sumPriorities
+	if r := c.res.Cost.Compare(o.res.Cost); r != 0 {
+		return r < 0
+	}
+	if c.rank != o.rank {
+		return c.rank < o.rank
 	}
 	return c.score > o.score
 }
 
-// roomBound checks on resource vectors whether a placement could hold the group once every
-// lower-priority pod in it is gone: for each resource, the free room plus what those pods
-// use must cover the need smallest requests among the members.
-type roomBound struct {
+// disruptionBound bounds from below, on resource vectors, what preemption in a set of
+// nodes must cost: the room the group's need smallest requests take, less the free room
+// and what leaving pods free, must come from lower-priority pods there (BestEffort ones
+// free nothing). The lowest priority level whose pods cover it bounds the highest victim
+// priority, and the fewest of those pods that cover it (largest first, resource by
+// resource) bound the number of victims.
+type disruptionBound struct {
+	snap framework.Snapshot
 	g    *framework.GroupInfo
 	idx  []int8
 	want resource.Vector
 }
 
-func newRoomBound(g *framework.GroupInfo, pending []*framework.PodInfo, need int) *roomBound {
-	rp := framework.NewRequestPrefixes(pending)
-	b := &roomBound{g: g, idx: rp.Idx}
+func newDisruptionBound(snap framework.Snapshot, g *framework.GroupInfo, rest []*framework.PodInfo, need int) *disruptionBound {
+	rp := framework.NewRequestPrefixes(rest)
+	b := &disruptionBound{snap: snap, g: g, idx: rp.Idx}
 	for j, i := range rp.Idx {
-		b.want[i] = rp.Sums[j][min(need, len(pending))]
+		b.want[i] = rp.Sums[j][min(need, len(rest))]
 	}
 	return b
 }
 
-func (b *roomBound) mayHold(nodes []*framework.NodeInfo) bool {
-	var room resource.Vector
+// latest stands for "no earlier start is known" in a bound: a later start is cheaper.
+var latest = time.Unix(1<<62, 0)
+
+// of returns the bound for the nodes, or false when even every lower-priority pod there
+// would not free enough room.
+func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
+	var deficit resource.Vector
+	copy(deficit[:], b.want[:])
+	type cand struct {
+		prio int32
+		req  *resource.Vector
+	}
+	var cands []cand
 	for _, n := range nodes {
 		for _, i := range b.idx {
-			room[i] += n.Allocatable[i] - n.Requested[i]
+			deficit[i] -= n.Allocatable[i] - n.Requested[i]
 		}
 		for _, q := range n.Pods {
-			if q.Priority < b.g.Priority && !framework.InGroup(q, b.g) {
+			if q.Holder() || framework.InGroup(q, b.g) {
+				continue
+			}
+			p := VictimPriority(b.snap, q)
+			if p >= b.g.Priority {
+				continue
+			}
+			switch {
+			case q.Terminating:
 				for _, i := range b.idx {
-					room[i] += q.Requests.Vector[i]
+					deficit[i] -= q.Requests.Vector[i]
 				}
+			case q.QOS != v1.PodQOSBestEffort:
+				cands = append(cands, cand{p, &q.Requests.Vector})
 			}
 		}
 	}
-	for _, i := range b.idx {
-		if room[i] < b.want[i] {
-			return false
+	covered := func(d *resource.Vector) bool {
+		for _, i := range b.idx {
+			if d[i] > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if covered(&deficit) {
+		return Cost{Highest: NoCost.Highest, TopQOS: -1, TopStart: latest}, true
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(a.prio, b.prio) })
+	rem := deficit
+	level := -1
+	for k, c := range cands {
+		for _, i := range b.idx {
+			rem[i] -= c.req[i]
+		}
+		if covered(&rem) && (k+1 == len(cands) || cands[k+1].prio != c.prio) {
+			level = k
+			break
 		}
 	}
-	return true
+	if level < 0 {
+		return Cost{}, false
+	}
+	top := cands[level].prio
+	usable := cands[:level+1]
+	// The fewest pods that can cover the deficit: per resource, the largest first.
+	count := 1
+	reqs := make([]int64, len(usable))
+	for _, i := range b.idx {
+		if deficit[i] <= 0 {
+			continue
+		}
+		for k, c := range usable {
+			reqs[k] = c.req[i]
+		}
+		slices.Sort(reqs)
+		left, n := deficit[i], 0
+		for k := len(reqs) - 1; k >= 0 && left > 0; k-- {
+			left -= reqs[k]
+			n++
+		}
+		count = max(count, n)
+	}
+	return Cost{Highest: top, Sum: shifted(top) + int64(count-1)*shifted(usable[0].prio), Count: count, TopQOS: -1, TopStart: latest}, true
 }

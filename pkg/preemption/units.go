@@ -5,18 +5,40 @@ import (
 	"strings"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
 // unit is what preemption removes or keeps as one (KEP-5710's preemption unit): a single
 // pod, or every bound member of a PodGroup whose disruption mode is All.
 type unit struct {
-	key      string
-	pods     []*framework.PodInfo
-	group    bool
+	key  string
+	pods []*framework.PodInfo
+	// group is true for a whole group of disruption mode All.
+	group bool
+	// priority is the victim priority of its pods: their group's when they belong to one.
 	priority int32
 	qos      int
 	start    time.Time
+}
+
+// bestEffort reports whether the unit is a single BestEffort pod: such a pod frees no
+// resources, so it is never a victim for them (the preemption design).
+func (u *unit) bestEffort() bool {
+	return !u.group && u.pods[0].QOS == v1.PodQOSBestEffort
+}
+
+// VictimPriority is the priority a pod has as a preemption victim: its group's when it
+// belongs to a known PodGroup (KEP-5710: the group's priority is authoritative), else
+// its own. Both preemption paths and the invariant checks use it.
+func VictimPriority(snap framework.Snapshot, p *framework.PodInfo) int32 {
+	if p.Group != "" {
+		if g := snap.Group(framework.GroupKey(p)); g != nil {
+			return g.Priority
+		}
+	}
+	return p.Priority
 }
 
 // units groups pods into preemption units; the members of an All group are taken from the
@@ -35,31 +57,31 @@ func newUnitIndex(snap framework.Snapshot) *unitIndex {
 // callers visit each pod once.
 func (x *unitIndex) of(p *framework.PodInfo) *unit {
 	key := p.Key
-	all := false
+	var g *framework.GroupInfo
 	gk := ""
 	if p.Group != "" {
 		gk = framework.GroupKey(p)
-		if g := x.snap.Group(gk); g != nil && g.DisruptAll() {
-			key, all = "PodGroup:"+gk, true
+		g = x.snap.Group(gk)
+	}
+	if g == nil || !g.DisruptAll() {
+		prio := p.Priority
+		if g != nil {
+			prio = g.Priority
 		}
+		return &unit{key: key, pods: []*framework.PodInfo{p}, priority: prio, start: p.StartTime(), qos: qosRank[p.QOS]}
 	}
-	if !all {
-		return &unit{key: key, pods: []*framework.PodInfo{p}, priority: p.Priority, start: p.StartTime(), qos: qosRank[p.QOS]}
-	}
+	key = "PodGroup:" + gk
 	if u := x.units[key]; u != nil {
 		return u
 	}
 	// A whole group: all its bound members, wherever they run.
-	u := &unit{key: key, group: true}
+	u := &unit{key: key, group: true, priority: g.Priority}
 	members := x.snap.GroupMembers(gk)
 	if !slices.Contains(members, p) {
 		members = append(slices.Clone(members), p)
 	}
 	u.pods = members
 	for i, q := range u.pods {
-		if i == 0 || q.Priority > u.priority {
-			u.priority = q.Priority
-		}
 		if t := q.StartTime(); i == 0 || t.Before(u.start) {
 			u.start = t
 		}

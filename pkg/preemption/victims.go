@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -13,34 +11,32 @@ import (
 // each round can only reveal a different plugin's blockers.
 const maxBlockingRounds = 4
 
-// SelectVictims finds the fewest, least important preemption units whose removal lets p
-// onto node, or nil when no set of lower-priority units does. It is the node-domain case of
-// the workload-aware algorithm (KEP-5710): a unit is a pod, or a whole PodGroup of
-// disruption mode All, whose members elsewhere are victims too and count when candidates
-// are compared, though they do not help p fit here. When, with every lower-priority unit of
+// SelectVictims finds the least disruptive set of preemption units (by Cost) whose
+// removal lets p onto node, or nil when no set of lower-priority units does. It is the
+// node-domain case of the workload-aware algorithm (KEP-5710): a unit is a pod, or a whole
+// PodGroup of disruption mode All, whose members elsewhere are victims too and count in
+// the cost, though they do not help p fit here. When, with every lower-priority unit of
 // the node gone, p is still blocked by other pods (anti-affinity, spreading), the blocking
 // plugin names them, and lower-priority units elsewhere become candidates too: cross-node
-// preemption, looked for only when it is the blocker. The simulation is rolled back.
+// preemption, looked for only when it is the blocker. With few candidates the search is
+// exact, otherwise greedy reprieval (victimSearch). The simulation is rolled back.
 func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) (*Candidate, error) {
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
-	state = state.Clone()
+	o := &podOracle{e: e, ctx: ctx, state: state.Clone(), p: p, node: node,
+		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}}
 	units := newUnitIndex(snap)
 
-	// The pods of each potential victim unit that were taken off for this node (those on
-	// it, and blockers elsewhere), so that a reprieve puts back exactly those.
 	var potential []*unit
-	removed := map[*unit][]*framework.PodInfo{}
-	home := map[*framework.PodInfo]*framework.NodeInfo{}
 	takeOff := func(pods []*framework.PodInfo) (bool, error) {
 		progress := false
 		for _, q := range slices.Clone(pods) {
-			if _, done := home[q]; done || q.Priority >= p.Priority {
+			if _, done := o.home[q]; done || q.Holder() {
 				continue
 			}
 			n := snap.Get(q.NodeName)
-			if n == nil {
+			if n == nil || VictimPriority(snap, q) >= p.Priority {
 				continue
 			}
 			if !q.Terminating {
@@ -48,15 +44,16 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 				if u.priority >= p.Priority {
 					continue
 				}
-				if _, seen := removed[u]; !seen {
+				if _, seen := o.removed[u]; !seen {
 					potential = append(potential, u)
 				}
-				removed[u] = append(removed[u], q)
+				o.removed[u] = append(o.removed[u], q)
+				o.bestEffort(u)
 			}
 			// Lower-priority pods already leaving are room, and nobody's victims.
-			home[q] = n
-			if s := e.remove(ctx, state, p, q); !s.IsSuccess() {
-				return false, s.AsError()
+			o.home[q] = n
+			if err := o.remove(q); err != nil {
+				return false, err
 			}
 			progress = true
 		}
@@ -66,7 +63,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 		return nil, err
 	}
 	for round := 0; ; round++ {
-		ok, why, err := e.fits(ctx, state, p, node)
+		ok, why, err := e.fits(ctx, o.state, p, node)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +73,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 		if why.Code() != framework.Unschedulable || round == maxBlockingRounds {
 			return nil, nil
 		}
-		progress, err := takeOff(e.Handle.RunBlockingPodsPlugin(ctx, state, p, node, why))
+		progress, err := takeOff(e.Handle.RunBlockingPodsPlugin(ctx, o.state, p, node, why))
 		if err != nil {
 			return nil, err
 		}
@@ -84,75 +81,85 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 			return nil, nil
 		}
 	}
-	c := &Candidate{Node: node}
-	if len(potential) == 0 {
-		return c, nil
-	}
 	sortUnits(potential)
+	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax()}
+	victims, err := search.run()
+	if err != nil {
+		return nil, err
+	}
+	return newCandidate(node, victims, snap.PDBs()), nil
+}
 
-	// Reprieve: put units back, whole, while the preemptor still fits.
-	reprieve := func(u *unit) (bool, *framework.Status, error) {
-		for _, q := range removed[u] {
-			if s := e.add(ctx, state, p, q, home[q]); !s.IsSuccess() {
-				return false, nil, s.AsError()
-			}
-		}
-		ok, why, err := e.fits(ctx, state, p, node)
-		if err != nil || ok {
-			return ok, why, err
-		}
-		for _, q := range removed[u] {
-			if s := e.remove(ctx, state, p, q); !s.IsSuccess() {
-				return false, nil, s.AsError()
-			}
-		}
-		return false, why, nil
+// podOracle simulates a pod's preemption on one node: units come back to where they ran
+// and the pod's filters are run on the node, with its plugins' state kept up to date.
+type podOracle struct {
+	e     *Evaluator
+	ctx   context.Context
+	state *framework.CycleState
+	p     *framework.PodInfo
+	node  *framework.NodeInfo
+	// removed are the pods of each unit that were taken off (on this node, and blockers
+	// elsewhere); home is where each ran.
+	removed map[*unit][]*framework.PodInfo
+	home    map[*framework.PodInfo]*framework.NodeInfo
+	// holders keep the slots of BestEffort victims (framework.SlotHolder).
+	holders map[*framework.PodInfo]*framework.PodInfo
+}
+
+// bestEffort gives a BestEffort unit's pod a slot holder, put in its place when it is
+// taken off.
+func (o *podOracle) bestEffort(u *unit) {
+	if !u.bestEffort() {
+		return
 	}
-	// BestEffort pods first: they free no resources, so one that cannot be put back for a
-	// resource reason would be a victim for resources, which the design forbids; then the
-	// node is no candidate.
-	var rest, victims []*unit
-	for _, u := range potential {
-		if u.group || u.pods[0].QOS != v1.PodQOSBestEffort {
-			rest = append(rest, u)
-			continue
-		}
-		ok, why, err := reprieve(u)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			if slices.Contains(e.ResourcePlugins, why.Plugin()) {
-				return nil, nil
-			}
-			victims = append(victims, u)
-		}
+	if o.holders == nil {
+		o.holders = map[*framework.PodInfo]*framework.PodInfo{}
 	}
-	// Then the units that would violate a PodDisruptionBudget, so that as few as possible
-	// do, then the others; most important first within each.
-	violating, nonViolating := splitUnitsByPDB(rest, snap.PDBs())
-	for _, u := range violating {
-		ok, _, err := reprieve(u)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			victims = append(victims, u)
-			c.PDBViolations++
-		}
+	o.holders[u.pods[0]] = framework.SlotHolder(u.pods[0])
+}
+
+func (o *podOracle) remove(q *framework.PodInfo) error {
+	snap := o.e.Handle.Snapshot()
+	n := o.home[q]
+	snap.RemovePod(q)
+	if h := o.holders[q]; h != nil {
+		snap.AddPod(h, n.Name)
 	}
-	for _, u := range nonViolating {
-		ok, _, err := reprieve(u)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			victims = append(victims, u)
+	return o.e.Handle.RunPreFilterExtensionRemovePod(o.ctx, o.state, o.p, q, n).AsError()
+}
+
+func (o *podOracle) restore(q *framework.PodInfo) error {
+	snap := o.e.Handle.Snapshot()
+	n := o.home[q]
+	if h := o.holders[q]; h != nil {
+		snap.RemovePod(h)
+	}
+	snap.AddPod(q, n.Name)
+	return o.e.Handle.RunPreFilterExtensionAddPod(o.ctx, o.state, o.p, q, n).AsError()
+}
+
+func (o *podOracle) keep(u *unit) (bool, error) {
+	for _, q := range o.removed[u] {
+		if err := o.restore(q); err != nil {
+			return false, err
 		}
 	}
-	c.Victims = podsOf(victims)
-	sortByImportance(c.Victims)
-	return c, nil
+	ok, _, err := o.e.fits(o.ctx, o.state, o.p, o.node)
+	if err != nil || ok {
+		return ok, err
+	}
+	return false, o.drop(u)
+}
+
+func (o *podOracle) witness() any { return nil }
+
+func (o *podOracle) drop(u *unit) error {
+	for _, q := range o.removed[u] {
+		if err := o.remove(q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fits runs the filters for p on node; when p does not fit it says why.

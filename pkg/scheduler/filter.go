@@ -50,6 +50,12 @@ func (s *Scheduler) findNodesThatFit(ctx context.Context, fwk *fwkruntime.Framew
 // findNodesThatFitLimited is findNodesThatFit stopping at limit feasible nodes (0: the
 // adaptive number).
 func (s *Scheduler) findNodesThatFitLimited(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, limit int) ([]*framework.NodeInfo, *Diagnosis, error) {
+	return s.findNodes(ctx, fwk, state, p, limit, true)
+}
+
+// findNodes is findNodesThatFitLimited; nominatedFirst lets a pod nominated to a node that
+// still fits it take that node alone, without looking further.
+func (s *Scheduler) findNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, limit int, nominatedFirst bool) ([]*framework.NodeInfo, *Diagnosis, error) {
 	diag := &Diagnosis{NodeToStatus: framework.NewNodeToStatus(), UnschedulablePlugins: sets.New[string](), NumNodes: s.cache.NumNodes()}
 	preRes, st := fwk.RunPreFilterPlugins(ctx, state, p)
 	if !st.IsSuccess() {
@@ -76,7 +82,7 @@ func (s *Scheduler) findNodesThatFitLimited(ctx context.Context, fwk *fwkruntime
 	}
 
 	// A pod nominated to a node tries that node first: the room was made for it.
-	if nominated := s.cache.Get(s.cache.NominatedNode(p.Key)); nominated != nil && s.allowedNode(nominated) && (preRes == nil || preRes.NodeNames == nil || hasNode(preRes, nominated.Name)) {
+	if nominated := s.cache.Get(s.cache.NominatedNode(p.Key)); nominatedFirst && nominated != nil && s.allowedNode(nominated) && (preRes == nil || preRes.NodeNames == nil || hasNode(preRes, nominated.Name)) {
 		if st := fwk.RunFilterPlugins(ctx, state, p, nominated); st.IsSuccess() {
 			return []*framework.NodeInfo{nominated}, diag, nil
 		} else if st.Code() == framework.Error {

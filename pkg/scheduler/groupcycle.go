@@ -48,7 +48,7 @@ func (s *Scheduler) scheduleGroupEntry(ctx context.Context, fwk *fwkruntime.Fram
 			return
 		}
 	}
-	placement, err := s.placeMembers(ctx, fwk, pending, framework.PlaceOptions{})
+	placement, err := s.placeMembers(ctx, fwk, pending, framework.PlaceOptions{Need: need})
 	if err != nil {
 		s.cache.Rollback(cp)
 		s.handleGroupFailure(fwk, e, gs, nil, true, err.Error(), nil, start)
@@ -86,67 +86,6 @@ func (s *Scheduler) groupSchedulingFunc(fwk *fwkruntime.Framework) framework.Pod
 	return func(ctx context.Context, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
 		return s.placeMembers(ctx, fwk, members, opts)
 	}
-}
-
-// placeMembers places members one after the other on the cache (inside the caller's
-// checkpoint), each seeing those placed before it, as KEP-5732's sequential processing.
-// A member nominated to a node tries that node first.
-func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
-	pl := &framework.GroupPlacement{}
-	s.restrictTo(opts.Nodes)
-	defer s.restrictTo(nil)
-	firstFit := opts.FirstFit
-	rejectors := sets.New[string]()
-	// Placing members only adds pods to the snapshot, so a member that fits nowhere means
-	// the same for every later member that is equivalent to it: same requests, same static
-	// constraints, no constraint on other pods (a gang's replicas, typically). They are not
-	// tried again.
-	failed := map[string]bool{}
-	for _, m := range members {
-		eq := equivalenceKey(fwk, m)
-		if eq != "" && failed[eq] {
-			pl.Unplaced = append(pl.Unplaced, m)
-			continue
-		}
-		if m.ParseErr != nil {
-			pl.Unplaced = append(pl.Unplaced, m)
-			if pl.Message == "" {
-				pl.Message = m.ParseErr.Error()
-			}
-			continue
-		}
-		state := framework.NewCycleState()
-		limit := 0
-		if firstFit {
-			limit = 1
-		}
-		feasible, diag, err := s.findNodesThatFitLimited(ctx, fwk, state, m, limit)
-		if err != nil {
-			return nil, err
-		}
-		if len(feasible) == 0 {
-			pl.Unplaced = append(pl.Unplaced, m)
-			if eq != "" {
-				failed[eq] = true
-			}
-			rejectors = rejectors.Union(diag.UnschedulablePlugins)
-			if pl.Message == "" {
-				pl.Message = (&FitError{NumAllNodes: diag.NumNodes, Diagnosis: diag}).Error()
-				pl.Reasons = diag.reasons()
-			}
-			continue
-		}
-		host := feasible[0].Name
-		if !firstFit && len(feasible) > 1 {
-			if host, err = s.prioritizeNodes(ctx, fwk, state, m, feasible, opts.Pack); err != nil {
-				return nil, err
-			}
-		}
-		s.cache.AddPod(m, host)
-		pl.Assignments = append(pl.Assignments, framework.Assignment{Pod: m, Node: s.cache.Get(host), State: state})
-	}
-	pl.UnschedulablePlugins = sets.List(rejectors)
-	return pl, nil
 }
 
 // assumeGroup makes a successful group cycle real: every placed member is assumed on its

@@ -176,7 +176,7 @@ func (ps *placementSearch) evaluate(ctx context.Context, e *placementEval) error
 // children one after the other (those holding running members first, then the roomiest),
 // so the group spans as few of them as it can, and then the rest of its nodes.
 func (ps *placementSearch) fill(ctx context.Context, p *framework.Placement, members []*framework.PodInfo, firstFit bool) (*framework.GroupPlacement, error) {
-	opts := framework.PlaceOptions{Nodes: p.Nodes, Pack: p.PackWeight, FirstFit: firstFit}
+	opts := framework.PlaceOptions{Nodes: p.Nodes, Pack: p.PackWeight, FirstFit: firstFit, Need: ps.need}
 	if len(p.Children) == 0 {
 		return ps.s.placeMembers(ctx, ps.fwk, members, opts)
 	}

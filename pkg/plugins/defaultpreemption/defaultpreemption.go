@@ -5,10 +5,8 @@ package defaultpreemption
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
-	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
@@ -22,6 +20,10 @@ type Args struct {
 	MinCandidateNodesPercentage *int `json:"minCandidateNodesPercentage,omitempty"`
 	// MinCandidateNodesAbsolute is the least number of nodes to simulate (default 100).
 	MinCandidateNodesAbsolute *int `json:"minCandidateNodesAbsolute,omitempty"`
+	// ExactSearchMaxUnits: a node with at most this many candidate victim units has the
+	// least disruptive set found by exact search (default 20; 0 or less disables it,
+	// leaving greedy reprieval).
+	ExactSearchMaxUnits *int `json:"exactSearchMaxUnits,omitempty"`
 }
 
 // DefaultPreemption is a PostFilter plugin.
@@ -36,25 +38,15 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	if err := framework.DecodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
-	pct, abs := 10, 100
-	if args.MinCandidateNodesPercentage != nil {
-		pct = *args.MinCandidateNodesPercentage
+	exact, err := preemption.ExactSearchBound(args.ExactSearchMaxUnits)
+	if err != nil {
+		return nil, err
 	}
-	if args.MinCandidateNodesAbsolute != nil {
-		abs = *args.MinCandidateNodesAbsolute
+	e, err := preemption.NewPodEvaluator(h, args.MinCandidateNodesPercentage, args.MinCandidateNodesAbsolute, exact)
+	if err != nil {
+		return nil, err
 	}
-	if pct < 0 || pct > 100 {
-		return nil, fmt.Errorf("minCandidateNodesPercentage: %d must be between 0 and 100", pct)
-	}
-	if abs < 0 || (pct == 0 && abs == 0) {
-		return nil, fmt.Errorf("minCandidateNodesAbsolute: %d must be at least 0, and not both 0", abs)
-	}
-	return &DefaultPreemption{h: h, evaluator: &preemption.Evaluator{
-		Handle:                      h,
-		MinCandidateNodesPercentage: pct,
-		MinCandidateNodesAbsolute:   abs,
-		ResourcePlugins:             []string{noderesources.FitName},
-	}}, nil
+	return &DefaultPreemption{h: h, evaluator: e}, nil
 }
 
 // Name implements framework.Plugin.

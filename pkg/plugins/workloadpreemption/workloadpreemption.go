@@ -23,16 +23,30 @@ type Args struct {
 	// any victim (default true; see docs/decisions).
 	BinarySearch *bool `json:"binarySearch,omitempty"`
 	// MaxPlacements bounds how many placements of a topology-constrained group are
-	// simulated per rank, the best first, after those too small even with their
-	// lower-priority pods gone are pruned (default 8).
+	// simulated, the least disruptive first by a lower bound computed on resource vectors,
+	// after those too small even with their lower-priority pods gone are pruned
+	// (default 8).
 	MaxPlacements *int `json:"maxPlacements,omitempty"`
+	// PreferredLevelsFirst makes a placement that meets more Preferred topology levels win
+	// over one that disrupts less (default false: disruption first, Preferred levels only
+	// break ties).
+	PreferredLevelsFirst bool `json:"preferredLevelsFirst,omitempty"`
+	// ExactSearchMaxUnits: a preemption domain with at most this many candidate victim
+	// units has the least disruptive set found by exact search (default 20; 0 or less
+	// disables it, leaving greedy reprieval).
+	ExactSearchMaxUnits *int `json:"exactSearchMaxUnits,omitempty"`
+	// MinCandidateNodesPercentage and MinCandidateNodesAbsolute bound the nodes simulated
+	// for a group that needs one more member, as DefaultPreemption's (defaults 10 and
+	// 100).
+	MinCandidateNodesPercentage *int `json:"minCandidateNodesPercentage,omitempty"`
+	MinCandidateNodesAbsolute   *int `json:"minCandidateNodesAbsolute,omitempty"`
 }
 
 // WorkloadPreemption is a PodGroupPostFilter plugin.
 type WorkloadPreemption struct {
-	h             framework.Handle
-	evaluator     *preemption.GroupEvaluator
-	maxPlacements int
+	h         framework.Handle
+	evaluator *preemption.GroupEvaluator
+	placement preemption.PlacementOptions
 }
 
 var _ framework.PodGroupPostFilterPlugin = (*WorkloadPreemption)(nil)
@@ -54,7 +68,18 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		}
 		maxPlacements = *args.MaxPlacements
 	}
-	return &WorkloadPreemption{h: h, evaluator: &preemption.GroupEvaluator{Handle: h, BinarySearch: binary}, maxPlacements: maxPlacements}, nil
+	exact, err := preemption.ExactSearchBound(args.ExactSearchMaxUnits)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := preemption.NewPodEvaluator(h, args.MinCandidateNodesPercentage, args.MinCandidateNodesAbsolute, exact)
+	if err != nil {
+		return nil, err
+	}
+	return &WorkloadPreemption{h: h,
+		evaluator: &preemption.GroupEvaluator{Handle: h, Pod: pod, BinarySearch: binary, ExactSearchMaxUnits: exact},
+		placement: preemption.PlacementOptions{MaxPlacements: maxPlacements, PreferredLevelsFirst: args.PreferredLevelsFirst},
+	}, nil
 }
 
 // Name implements framework.Plugin.
@@ -68,7 +93,7 @@ func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, g *framewo
 	var res *preemption.GroupResult
 	var err error
 	if placements != nil {
-		res, err = pl.evaluator.PreemptInPlacements(ctx, g, pending, schedule, placements, pl.maxPlacements)
+		res, err = pl.evaluator.PreemptInPlacements(ctx, g, pending, schedule, placements, pl.placement)
 	} else {
 		res, err = pl.evaluator.Preempt(ctx, g, pending, placed, schedule)
 	}

@@ -1,0 +1,102 @@
+package preemption
+
+import (
+	"cmp"
+	"math"
+	"time"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// Cost is how much a set of victims disrupts. Every decision of the engine, for a pod or a
+// group, for a node, a domain or a placement, is compared by it, in this order (the
+// preemption design's and kube-scheduler's criteria):
+//
+//  1. fewest victims whose eviction violates a PodDisruptionBudget;
+//  2. lowest highest victim priority;
+//  3. lowest sum of victim priorities, each shifted by 2^31 so that it is positive:
+//     with ordinary priorities this counts victims first, then their priorities;
+//  4. fewest victims;
+//  5. the least important most important victim, by the preemption design's importance
+//     past priority: a single pod before a whole group (KEP-5710), then the lower QoS
+//     class, then the later start (less work lost; kube-scheduler's last criterion).
+//
+// A victim's priority is its group's when it belongs to one (KEP-5710).
+type Cost struct {
+	Violations int
+	Highest    int32
+	Sum        int64
+	Count      int
+	// The most important victim of the highest priority: whether it is a whole group,
+	// its QoS rank, and when it started.
+	TopGroup bool
+	TopQOS   int
+	TopStart time.Time
+}
+
+// NoCost is the cost of preempting nothing.
+var NoCost = Cost{Highest: math.MinInt32}
+
+// Compare orders costs: negative when c disrupts less than o.
+func (c Cost) Compare(o Cost) int {
+	if r := cmp.Compare(c.Violations, o.Violations); r != 0 {
+		return r
+	}
+	if r := cmp.Compare(c.Highest, o.Highest); r != 0 {
+		return r
+	}
+	if r := cmp.Compare(c.Sum, o.Sum); r != 0 {
+		return r
+	}
+	if r := cmp.Compare(c.Count, o.Count); r != 0 {
+		return r
+	}
+	if c.TopGroup != o.TopGroup {
+		if c.TopGroup {
+			return 1
+		}
+		return -1
+	}
+	if r := cmp.Compare(c.TopQOS, o.TopQOS); r != 0 {
+		return r
+	}
+	return -c.TopStart.Compare(o.TopStart)
+}
+
+// shifted is a priority made positive for summing (kube-scheduler does the same).
+func shifted(p int32) int64 { return int64(p) + math.MaxInt32 + 1 }
+
+// costOfUnits is the cost of preempting these units (most important first, as sortUnits
+// orders them): every pod of each unit is a victim, with the unit's priority.
+func costOfUnits(us []*unit, pdbs []*framework.PDBInfo) Cost {
+	c := NoCost
+	for _, u := range us {
+		c.add(u)
+	}
+	if len(pdbs) > 0 {
+		c.Violations = unitViolations(us, pdbs)
+	}
+	return c
+}
+
+// add accounts one more unit (less important than those before it).
+func (c *Cost) add(u *unit) {
+	n := len(u.pods)
+	c.Count += n
+	c.Sum += int64(n) * shifted(u.priority)
+	top := unit{priority: c.Highest, group: c.TopGroup, qos: c.TopQOS, start: c.TopStart}
+	if c.Count == n || moreImportantUnit(u, &top) {
+		c.Highest, c.TopGroup, c.TopQOS, c.TopStart = u.priority, u.group, u.qos, u.start
+	}
+}
+
+// unitViolations counts the pods of the units whose eviction violates a budget, spending
+// each budget's allowed disruptions on the units in the order given.
+func unitViolations(us []*unit, pdbs []*framework.PDBInfo) int {
+	var pods []*framework.PodInfo
+	for _, u := range us {
+		pods = append(pods, u.pods...)
+	}
+	bad, _ := splitByPDB(pods, pdbs)
+	return len(bad)
+}

@@ -1,0 +1,203 @@
+package preemption
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// groupOracle simulates a group's preemption in a domain. Units come back to where they
+// ran, and the group must still fit: first its current placement is checked locally (the
+// members on the nodes the unit returns to, and those whose constraints involve other
+// pods, filtered afresh); when that fails, the members are placed again from scratch
+// (the scheduler's complete placement: largest first, with backtracking), so no member is
+// pinned to where it happened to go first. Each successful keep is a cache checkpoint,
+// so drop returns exactly to the state before it, placement included.
+type groupOracle struct {
+	e        *GroupEvaluator
+	ctx      context.Context
+	g        *framework.GroupInfo
+	rest     []*framework.PodInfo
+	need     int
+	schedule framework.PodGroupSchedulingFunc
+	// domain restricts the members and the room; nil for the whole cluster, where the
+	// members elsewhere of a victim group free room too.
+	domain   []*framework.NodeInfo
+	inDomain map[*framework.NodeInfo]bool
+
+	// removed are the pods of each unit taken off (those in the domain); home is where
+	// each ran; holders keep the slots of BestEffort victims (framework.SlotHolder).
+	removed map[*unit][]*framework.PodInfo
+	home    map[*framework.PodInfo]*framework.NodeInfo
+	holders map[*framework.PodInfo]*framework.PodInfo
+
+	// assign is the members' current placement, present in the snapshot.
+	assign []framework.Assignment
+	stack  []groupFrame
+}
+
+// groupFrame undoes one keep: the checkpoint taken before it and the placement then.
+type groupFrame struct {
+	cp     framework.Checkpoint
+	assign []framework.Assignment
+}
+
+func (e *GroupEvaluator) newOracle(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) *groupOracle {
+	o := &groupOracle{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, domain: domain,
+		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}}
+	if domain != nil {
+		o.inDomain = make(map[*framework.NodeInfo]bool, len(domain))
+		for _, n := range domain {
+			o.inDomain[n] = true
+		}
+	}
+	return o
+}
+
+// node is where q runs, when that is in the domain.
+func (o *groupOracle) node(q *framework.PodInfo) *framework.NodeInfo {
+	n := o.e.Handle.Snapshot().Get(q.NodeName)
+	if n == nil || (o.inDomain != nil && !o.inDomain[n]) {
+		return nil
+	}
+	return n
+}
+
+// start takes off the leaving pods and every unit, and places the members; it reports
+// whether enough of them fit. The caller owns a checkpoint around the oracle's life.
+func (o *groupOracle) start(leaving []*framework.PodInfo, units []*unit) (bool, error) {
+	snap := o.e.Handle.Snapshot()
+	for _, q := range leaving {
+		if o.node(q) != nil {
+			snap.RemovePod(q)
+		}
+	}
+	for _, u := range units {
+		for _, q := range u.pods {
+			n := o.node(q)
+			if n == nil {
+				continue
+			}
+			o.removed[u] = append(o.removed[u], q)
+			o.home[q] = n
+			if u.bestEffort() {
+				if o.holders == nil {
+					o.holders = map[*framework.PodInfo]*framework.PodInfo{}
+				}
+				o.holders[q] = framework.SlotHolder(q)
+			}
+			o.remove(q)
+		}
+	}
+	return o.place()
+}
+
+func (o *groupOracle) remove(q *framework.PodInfo) {
+	snap := o.e.Handle.Snapshot()
+	snap.RemovePod(q)
+	if h := o.holders[q]; h != nil {
+		snap.AddPod(h, o.home[q].Name)
+	}
+}
+
+func (o *groupOracle) restore(q *framework.PodInfo) {
+	snap := o.e.Handle.Snapshot()
+	if h := o.holders[q]; h != nil {
+		snap.RemovePod(h)
+	}
+	snap.AddPod(q, o.home[q].Name)
+}
+
+// place places the members from scratch; on success the placement becomes current.
+func (o *groupOracle) place() (bool, error) {
+	pl, err := o.schedule(o.ctx, o.rest, framework.PlaceOptions{Nodes: o.domain, FirstFit: true, Need: o.need})
+	if err != nil || len(pl.Assignments) < o.need {
+		return false, err
+	}
+	o.assign = pl.Assignments
+	return true, nil
+}
+
+func (o *groupOracle) keep(u *unit) (bool, error) {
+	snap := o.e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	old := o.assign
+	for _, q := range o.removed[u] {
+		o.restore(q)
+	}
+	ok, err := o.stillFits(u)
+	if err == nil && !ok {
+		for _, a := range o.assign {
+			snap.RemovePod(a.Pod)
+		}
+		ok, err = o.place()
+	}
+	if err != nil || !ok {
+		snap.Rollback(cp)
+		o.assign = old
+		return false, err
+	}
+	o.stack = append(o.stack, groupFrame{cp: cp, assign: old})
+	return true, nil
+}
+
+func (o *groupOracle) drop(*unit) error {
+	f := o.stack[len(o.stack)-1]
+	o.stack = o.stack[:len(o.stack)-1]
+	o.e.Handle.Snapshot().Rollback(f.cp)
+	o.assign = f.assign
+	return nil
+}
+
+func (o *groupOracle) witness() any { return slices.Clone(o.assign) }
+
+// stillFits re-filters the members the unit's return can affect: those on the nodes it
+// returns to, and, since any pod may count for them, those whose constraints involve
+// other pods; every member when a returning pod has affinity terms of its own.
+func (o *groupOracle) stillFits(u *unit) (bool, error) {
+	back := o.removed[u]
+	if len(back) == 0 {
+		return true, nil
+	}
+	nodes := map[*framework.NodeInfo]bool{}
+	all := false
+	for _, q := range back {
+		nodes[o.home[q]] = true
+		if len(q.RequiredAntiAffinity) > 0 || q.HasAffinityTerms() {
+			all = true
+		}
+	}
+	check := map[int]bool{}
+	for i, a := range o.assign {
+		if all || nodes[a.Node] || a.Pod.HasInterPodConstraints() {
+			check[i] = true
+		}
+	}
+	h := o.e.Handle
+	snap := h.Snapshot()
+	for _, i := range slices.Sorted(maps.Keys(check)) {
+		a := o.assign[i]
+		// A member is checked as the scheduler places it: without itself on the node;
+		// one whose constraints involve other pods with a state computed afresh.
+		snap.RemovePod(a.Pod)
+		state := a.State
+		var st *framework.Status
+		if state == nil || a.Pod.HasInterPodConstraints() {
+			state = framework.NewCycleState()
+			_, st = h.RunPreFilterPlugins(o.ctx, state, a.Pod)
+		}
+		if st.IsSuccess() {
+			st = h.RunFilterPlugins(o.ctx, state, a.Pod, a.Node)
+		}
+		snap.AddPod(a.Pod, a.Node.Name)
+		if st.Code() == framework.Error {
+			return false, st.AsError()
+		}
+		if !st.IsSuccess() {
+			return false, nil
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,234 @@
+package preemption
+
+import (
+	"context"
+	"slices"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// preemptIn decides which units to preempt so that need of the members in rest fit,
+// within domain (nil: the whole cluster); nil when they cannot.
+func (e *GroupEvaluator) preemptIn(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) (*GroupResult, error) {
+	snap := e.Handle.Snapshot()
+	nodes := domain
+	if nodes == nil {
+		nodes = snap.NodeInfos()
+	}
+	// With too many units to search exactly, units of replicas' groups can be reasoned
+	// about on resource vectors: the lowest level that frees enough room, and the few
+	// nodes where it is cheapest; those domains are decided first, the cheapest kept.
+	var best *GroupResult
+	cands := e.candidates(g, nodes)
+	if len(cands.units) > e.exactMax() {
+		if plan := e.planDomain(ctx, g, rest, need, nodes); plan != nil {
+			if plan.infeasible {
+				return nil, nil
+			}
+			for _, dom := range plan.domains {
+				res, err := e.decide(ctx, g, rest, need, schedule, dom.nodes, dom.level)
+				if err != nil {
+					return nil, err
+				}
+				if res != nil && (best == nil || res.Cost.Compare(best.Cost) < 0) {
+					best = res
+				}
+			}
+			if best != nil {
+				return best, nil
+			}
+		}
+	}
+	return e.decide(ctx, g, rest, need, schedule, domain, maxLevel)
+}
+
+// maxLevel admits every unit of lower priority than the group.
+const maxLevel = int32(1<<31 - 1)
+
+// domainUnits are the candidates of a domain: units of lower priority with a pod there
+// that is not leaving, most important first, and the lower-priority pods already leaving
+// (room, and nobody's victims).
+type domainUnits struct {
+	units   []*unit
+	leaving []*framework.PodInfo
+}
+
+func (e *GroupEvaluator) candidates(g *framework.GroupInfo, nodes []*framework.NodeInfo) domainUnits {
+	snap := e.Handle.Snapshot()
+	idx := newUnitIndex(snap)
+	var d domainUnits
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		for _, q := range n.Pods {
+			if q.Holder() || framework.InGroup(q, g) || VictimPriority(snap, q) >= g.Priority {
+				continue
+			}
+			if q.Terminating {
+				d.leaving = append(d.leaving, q)
+				continue
+			}
+			if u := idx.of(q); u.priority < g.Priority && !seen[u.key] {
+				seen[u.key] = true
+				d.units = append(d.units, u)
+			}
+		}
+	}
+	sortUnits(d.units)
+	return d
+}
+
+// decide searches the victims among the units up to level in domain (nil: the whole
+// cluster, where the members elsewhere of a victim group free room too); nil when the group does not fit
+// even with all of them gone. With too many units for an exact search, the binary search
+// over priority levels (when enabled) first lowers the level as far as the group still
+// fits, and the units a budget protects widen it again to every level, so that a
+// protected low-priority unit is never preempted while an unprotected one of higher
+// priority would do.
+func (e *GroupEvaluator) decide(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo, level int32) (*GroupResult, error) {
+	snap := e.Handle.Snapshot()
+	nodes := domain
+	if nodes == nil {
+		nodes = snap.NodeInfos()
+	}
+	all := e.candidates(g, nodes)
+	if len(all.units) == 0 && len(all.leaving) == 0 {
+		return nil, nil
+	}
+	upTo := func(l int32) []*unit {
+		var out []*unit
+		for _, u := range all.units {
+			if u.priority <= l {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
+	units := upTo(level)
+	if e.BinarySearch && len(units) > e.exactMax() {
+		levels := priorityLevels(units)
+		lo, hi := 0, len(levels)-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			ok, err := e.probe(ctx, g, rest, need, schedule, domain, all.leaving, upTo(levels[mid]))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		if len(levels) > 0 {
+			narrowed := upTo(levels[lo])
+			if violating, _ := splitUnitsByPDB(narrowed, snap.PDBs()); len(violating) == 0 {
+				units = narrowed
+			}
+		}
+	}
+	res, err := e.searchUnits(ctx, g, rest, need, schedule, domain, all.leaving, units)
+	if err != nil || res != nil || len(units) == len(all.units) {
+		return res, err
+	}
+	// The narrowed search assumed monotony; should it fail, try every level.
+	return e.searchUnits(ctx, g, rest, need, schedule, domain, all.leaving, all.units)
+}
+
+// probe reports whether the group fits with the units and the leaving pods removed.
+func (e *GroupEvaluator) probe(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo, leaving []*framework.PodInfo, units []*unit) (bool, error) {
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	o := e.newOracle(ctx, g, rest, need, schedule, domain)
+	return o.start(leaving, units)
+}
+
+// searchUnits runs the victim search over units (most important first) and returns the
+// decision, its members' nodes checked once more with the victims gone; nil when the
+// group does not fit even with every unit removed.
+func (e *GroupEvaluator) searchUnits(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo, leaving []*framework.PodInfo, units []*unit) (*GroupResult, error) {
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	o := e.newOracle(ctx, g, rest, need, schedule, domain)
+	ok, err := o.start(leaving, units)
+	if err != nil || !ok {
+		return nil, err
+	}
+	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax()}
+	victims, witness, err := search.runWithWitness()
+	if err != nil {
+		return nil, err
+	}
+	snap.Rollback(cp)
+	assignment, err := e.confirm(ctx, rest, need, schedule, domain, leaving, victims, witness.([]framework.Assignment))
+	if err != nil || assignment == nil {
+		return nil, err
+	}
+	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
+		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(units) - len(victims)}
+	for _, a := range assignment {
+		res.Nominations[a.Pod] = a.Node.Name
+	}
+	return res, nil
+}
+
+// confirm checks a decision on the snapshot before anything is carried out: with the
+// victims' pods (all of them: members elsewhere of a victim group leave too) and the
+// leaving pods gone, every member is filtered afresh on its node, in order, each seeing
+// those before it. When the search's placement does not pass (a member whose constraints
+// the local checks saw too leniently), the members are placed again from scratch; nil
+// when they cannot be.
+func (e *GroupEvaluator) confirm(ctx context.Context, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo, leaving []*framework.PodInfo, victims []*unit, assignment []framework.Assignment) ([]framework.Assignment, error) {
+	h := e.Handle
+	snap := h.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	for _, q := range leaving {
+		snap.RemovePod(q)
+	}
+	for _, u := range victims {
+		for _, q := range u.pods {
+			if snap.Get(q.NodeName) != nil {
+				snap.RemovePod(q)
+			}
+		}
+	}
+	inner := snap.Checkpoint()
+	ok := len(assignment) >= need
+	for _, a := range assignment {
+		if !ok {
+			break
+		}
+		state := framework.NewCycleState()
+		if _, st := h.RunPreFilterPlugins(ctx, state, a.Pod); !st.IsSuccess() {
+			ok = false
+			break
+		}
+		st := h.RunFilterPlugins(ctx, state, a.Pod, a.Node)
+		if st.Code() == framework.Error {
+			return nil, st.AsError()
+		}
+		ok = st.IsSuccess()
+		snap.AddPod(a.Pod, a.Node.Name)
+	}
+	if ok {
+		return slices.Clone(assignment), nil
+	}
+	snap.Rollback(inner)
+	pl, err := schedule(ctx, rest, framework.PlaceOptions{Nodes: domain, FirstFit: true, Need: need})
+	if err != nil || len(pl.Assignments) < need {
+		return nil, err
+	}
+	return pl.Assignments, nil
+}
+
+// priorityLevels are the distinct priorities of units, ascending.
+func priorityLevels(us []*unit) []int32 {
+	var out []int32
+	for _, u := range us {
+		out = append(out, u.priority)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,141 @@
+package preemption
+
+import (
+	"slices"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// DefaultExactSearchMaxUnits is how many candidate units a domain may have for its victims
+// to be found by exact search rather than greedy reprieval (docs/decisions/0009).
+const DefaultExactSearchMaxUnits = 20
+
+// exactSearchBudget bounds the simulations one exact search may run; past it the best set
+// found so far (never worse than greedy reprieval's) is used.
+const exactSearchBudget = 20000
+
+// oracle is a simulation of one preemption domain that a victim search drives. It starts
+// with every candidate unit removed (and the preemptor fitting); keep puts a unit back and
+// reports whether the preemptor still fits, leaving it back only then; drop undoes the
+// latest successful keep that is still in place (keeps and drops nest like brackets).
+type oracle interface {
+	keep(u *unit) (bool, error)
+	drop(u *unit) error
+	// witness describes the simulation as it stands (a group's member placement), kept
+	// with the best set found; nil when there is nothing to keep.
+	witness() any
+}
+
+// victimSearch chooses which of the candidate units of a domain to preempt: the set of
+// least Cost whose removal lets the preemptor fit.
+type victimSearch struct {
+	units []*unit // most important first
+	pdbs  []*framework.PDBInfo
+	o     oracle
+	// exactMax: with at most this many units the search is exact (branch and bound);
+	// otherwise, and beyond exactSearchBudget simulations, greedy reprieval decides.
+	exactMax int
+	// checks counts keep calls, for the budget and for tests.
+	checks int
+}
+
+// run returns the units to preempt, most important first. The oracle is left as it
+// started: every unit removed.
+func (s *victimSearch) run() ([]*unit, error) {
+	victims, _, err := s.runWithWitness()
+	return victims, err
+}
+
+// runWithWitness is run, also returning the oracle's witness of the chosen set.
+func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
+	victims, kept, err := s.greedy()
+	if err != nil {
+		return nil, nil, err
+	}
+	witness := s.o.witness()
+	for i := len(kept) - 1; i >= 0; i-- {
+		if err := s.o.drop(kept[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(s.units) == 0 || len(s.units) > s.exactMax || len(victims) == 0 {
+		return victims, witness, nil
+	}
+	b := &branchAndBound{s: s, best: victims, bestCost: costOfUnits(victims, s.pdbs), witness: witness}
+	if err := b.visit(0); err != nil {
+		return nil, nil, err
+	}
+	return b.best, b.witness, nil
+}
+
+// greedy is the preemption design's reprieval: the units whose eviction would violate a
+// budget are put back first, then the others, most important first within each; a unit
+// stays back when the preemptor still fits. It returns the victims (most important first)
+// and the units it kept, in the order kept.
+func (s *victimSearch) greedy() (victims, kept []*unit, err error) {
+	violating, ok := splitUnitsByPDB(s.units, s.pdbs)
+	for _, list := range [][]*unit{violating, ok} {
+		for _, u := range list {
+			back, err := s.keep(u)
+			if err != nil {
+				return nil, nil, err
+			}
+			if back {
+				kept = append(kept, u)
+			} else {
+				victims = append(victims, u)
+			}
+		}
+	}
+	sortUnits(victims)
+	return victims, kept, nil
+}
+
+func (s *victimSearch) keep(u *unit) (bool, error) {
+	s.checks++
+	return s.o.keep(u)
+}
+
+// branchAndBound finds the least-cost victim set exactly: units are decided most important
+// first, keeping one (when the preemptor still fits without it) before trying to preempt
+// it. The cost of the units chosen so far bounds every completion from below (adding a
+// less important unit never lowers a cost), so a branch stops as soon as it cannot beat the
+// best set found; the greedy answer is the first incumbent.
+type branchAndBound struct {
+	s        *victimSearch
+	chosen   []*unit
+	best     []*unit
+	bestCost Cost
+	witness  any
+}
+
+func (b *branchAndBound) visit(i int) error {
+	s := b.s
+	partial := costOfUnits(b.chosen, s.pdbs)
+	if partial.Compare(b.bestCost) >= 0 {
+		return nil
+	}
+	if i == len(s.units) {
+		b.best, b.bestCost, b.witness = slices.Clone(b.chosen), partial, s.o.witness()
+		return nil
+	}
+	u := s.units[i]
+	if s.checks < exactSearchBudget {
+		back, err := s.keep(u)
+		if err != nil {
+			return err
+		}
+		if back {
+			if err := b.visit(i + 1); err != nil {
+				return err
+			}
+			if err := s.o.drop(u); err != nil {
+				return err
+			}
+		}
+	}
+	b.chosen = append(b.chosen, u)
+	err := b.visit(i + 1)
+	b.chosen = b.chosen[:len(b.chosen)-1]
+	return err
+}
