@@ -19,7 +19,7 @@ func (e *GroupEvaluator) preemptIn(ctx context.Context, g *framework.GroupInfo, 
 	// about on resource vectors: the lowest level that frees enough room, and the few
 	// nodes where it is cheapest; those domains are decided first, the cheapest kept.
 	var best *GroupResult
-	cands := e.candidates(g, nodes)
+	cands := e.candidates(g, rest, nodes)
 	if len(cands.units) > e.exactMax() {
 		if plan := e.planDomain(ctx, g, rest, need, nodes); plan != nil {
 			if plan.infeasible {
@@ -53,7 +53,7 @@ type domainUnits struct {
 	leaving []*framework.PodInfo
 }
 
-func (e *GroupEvaluator) candidates(g *framework.GroupInfo, nodes []*framework.NodeInfo) domainUnits {
+func (e *GroupEvaluator) candidates(g *framework.GroupInfo, rest []*framework.PodInfo, nodes []*framework.NodeInfo) domainUnits {
 	snap := e.Handle.Snapshot()
 	idx := newUnitIndex(snap)
 	var d domainUnits
@@ -67,7 +67,7 @@ func (e *GroupEvaluator) candidates(g *framework.GroupInfo, nodes []*framework.N
 				d.leaving = append(d.leaving, q)
 				continue
 			}
-			if u := idx.of(q); u.priority < g.Priority && !seen[u.key] {
+			if u := idx.of(q); u.priority < g.Priority && !seen[u.key] && u.mayHelp(rest) {
 				seen[u.key] = true
 				d.units = append(d.units, u)
 			}
@@ -90,7 +90,7 @@ func (e *GroupEvaluator) decide(ctx context.Context, g *framework.GroupInfo, res
 	if nodes == nil {
 		nodes = snap.NodeInfos()
 	}
-	all := e.candidates(g, nodes)
+	all := e.candidates(g, rest, nodes)
 	if len(all.units) == 0 && len(all.leaving) == 0 {
 		return nil, nil
 	}

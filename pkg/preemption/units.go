@@ -29,6 +29,26 @@ func (u *unit) bestEffort() bool {
 	return !u.group && u.pods[0].QOS == v1.PodQOSBestEffort
 }
 
+// frees reports whether taking the unit off can help preemptors that need nothing but
+// room: always, except for a BestEffort pod, whose room (its pod slot) stays taken. Such a
+// pod can still block a preemptor through its own required anti-affinity or host ports,
+// or a preemptor whose constraints involve other pods (pods is the preemptor's pods).
+func (u *unit) mayHelp(pods []*framework.PodInfo) bool {
+	if !u.bestEffort() {
+		return true
+	}
+	q := u.pods[0]
+	if len(q.RequiredAntiAffinity) > 0 || len(q.HostPorts) > 0 {
+		return true
+	}
+	for _, p := range pods {
+		if p.HasInterPodConstraints() {
+			return true
+		}
+	}
+	return false
+}
+
 // VictimPriority is the priority a pod has as a preemption victim: its group's when it
 // belongs to a known PodGroup (KEP-5710: the group's priority is authoritative), else
 // its own. Both preemption paths and the invariant checks use it.

@@ -29,6 +29,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 	units := newUnitIndex(snap)
 
 	var potential []*unit
+	preemptor := []*framework.PodInfo{p}
 	takeOff := func(pods []*framework.PodInfo) (bool, error) {
 		progress := false
 		for _, q := range slices.Clone(pods) {
@@ -41,7 +42,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 			}
 			if !q.Terminating {
 				u := units.of(q)
-				if u.priority >= p.Priority {
+				if u.priority >= p.Priority || !u.mayHelp(preemptor) {
 					continue
 				}
 				if _, seen := o.removed[u]; !seen {

@@ -46,13 +46,15 @@ func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework,
 	if bt == nil {
 		return pl, nil
 	}
-	if est, err := s.newCapacityEstimator(ctx, fwk, order, target); err != nil || est.capacity(nodes) < target {
-		return pl, err
-	}
 	for _, a := range pl.Assignments {
 		s.cache.RemovePod(a.Pod)
 	}
-	found, err := bt.search(0, 0)
+	found := false
+	// Members that do not fit even in the domain's aggregate room need no search.
+	est, err := s.newCapacityEstimator(ctx, fwk, order, target)
+	if err == nil && est.capacity(nodes) >= target {
+		found, err = bt.search(0, 0)
+	}
 	if err != nil || !found {
 		for _, a := range pl.Assignments {
 			s.cache.AddPod(a.Pod, a.Node.Name)
