@@ -146,11 +146,20 @@ func (s *Scheduler) assumeGroup(ctx context.Context, fwk *fwkruntime.Framework, 
 		s.queue.Done(e.Key)
 		return
 	}
-	// The members left over failed in this cycle: wait for an event that may help them.
+	// The members left over (beyond what the group needed) are tried again at once, now
+	// as extra members of a running group: one at a time, with preemption, rather than
+	// waiting in the unschedulable pool for an event or the periodic flush.
 	s.queue.Requeue(e, sets.New(pl.UnschedulablePlugins...), false)
+	s.queue.Activate(e.Key)
 	for _, p := range pl.Unplaced {
 		s.reportFailure(p, v1.PodReasonUnschedulable, pl.Message)
 	}
+}
+
+// groupRunning reports whether a group already runs at least its minCount members: its
+// pending members are extras, and their failures do not change the group's status.
+func (s *Scheduler) groupRunning(g *framework.GroupInfo) bool {
+	return len(s.cache.GroupMembers(g.Key)) >= g.MinCount()
 }
 
 // finishMemberBinding handles a member's binding result. A failure puts the member back
@@ -195,7 +204,9 @@ func (s *Scheduler) handleGroupFailure(fwk *fwkruntime.Framework, e *queue.Entry
 	}
 	s.queue.Requeue(e, rejectors, isError)
 	s.observeGroupAttempt(fwk, result, start)
-	if s.setGroupCondition(gs, false, reason, condMsg) || !isError {
+	// A group that runs (minCount members bound) keeps its Scheduled status while extra
+	// members wait: only the members say why they wait.
+	if !s.groupRunning(g) && (s.setGroupCondition(gs, false, reason, condMsg) || !isError) {
 		s.actuator.Event(g.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	}
 	for _, p := range gs.pending {

@@ -70,13 +70,21 @@ func (s *Scheduler) AddPodGroup(pg *v1alpha1.PodGroup) {
 // UpdatePodGroup handles a changed PodGroup.
 func (s *Scheduler) UpdatePodGroup(_, pg *v1alpha1.PodGroup) { s.AddPodGroup(pg) }
 
-// DeletePodGroup forgets a PodGroup; its pending members wait for it to come back.
+// DeletePodGroup forgets a PodGroup; its pending members wait for it to come back. Their
+// nominations go (the room they held is free for others), and each says why it waits.
 func (s *Scheduler) DeletePodGroup(pg *v1alpha1.PodGroup) {
 	key := pg.Namespace + "/" + pg.Name
 	s.cache.RemoveGroup(key)
 	delete(s.statusWriters, key)
 	if gs := s.groups[key]; gs != nil {
 		gs.info = nil
+		msg := groupMissingMessage(key)
+		for _, p := range gs.pending {
+			if s.cache.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
+				s.clearNominatedNodeName(p)
+			}
+			s.reportFailure(p, v1.PodReasonUnschedulable, msg)
+		}
 		if e := s.queue.Get(groupEntryKey(key)); e != nil {
 			s.queue.Update(e, true)
 		}
@@ -210,13 +218,17 @@ func (s *Scheduler) groupPreEnqueue(e *queue.Entry, gs *groupState) *framework.S
 		return st
 	}
 	if gs.info == nil {
-		return framework.NewStatus(framework.Pending, "waiting for PodGroup "+gs.key+" to be created").WithPlugin(gateGroupMissing)
+		return framework.NewStatus(framework.Pending, groupMissingMessage(gs.key)).WithPlugin(gateGroupMissing)
 	}
 	g := gs.info
 	if msg := s.groupProblem(gs); msg != "" {
-		if s.setGroupCondition(gs, false, v1alpha1.PodGroupReasonSchedulerError, msg) {
+		changed := s.setGroupCondition(gs, false, v1alpha1.PodGroupReasonSchedulerError, msg)
+		if changed {
 			s.actuator.Event(g.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
-			for _, p := range gs.pending {
+		}
+		// Every member hears why, members that join the invalid group later too.
+		for _, p := range gs.pending {
+			if changed || s.failures[p.Key] != msg {
 				s.reportFailure(p, v1.PodReasonSchedulerError, msg)
 			}
 		}
@@ -302,6 +314,9 @@ func (s *Scheduler) groupProblem(gs *groupState) string {
 	}
 	return ""
 }
+
+// groupMissingMessage says a member waits for its PodGroup object.
+func groupMissingMessage(key string) string { return "waiting for PodGroup " + key + " to be created" }
 
 // Pseudo-plugins that gate group entries; only a change to the group or its members (or
 // the end of a preemption) releases them.
