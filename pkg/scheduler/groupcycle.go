@@ -125,6 +125,7 @@ func (s *Scheduler) assumeGroup(ctx context.Context, fwk *fwkruntime.Framework, 
 	if s.observer != nil {
 		s.observer.GroupPlaced(g, assumed)
 	}
+	s.forgetDecision(e.Key)
 	for _, a := range assumed {
 		gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q == a.Pod })
 		delete(s.failures, a.Pod.Key)
@@ -182,6 +183,9 @@ func (s *Scheduler) finishMemberBinding(fwk *fwkruntime.Framework, gs *groupStat
 // nominations of the members; no result leaves them.
 func (s *Scheduler) handleGroupFailure(fwk *fwkruntime.Framework, e *queue.Entry, gs *groupState, pl *framework.GroupPlacement, isError bool, msg string, res *framework.PodGroupPostFilterResult, start time.Time) {
 	g := gs.info
+	if note := s.spentDecision(e.Key); note != "" {
+		msg, isError = note+msg, true
+	}
 	reason := v1alpha1.PodGroupReasonUnschedulable
 	podReason := v1.PodReasonUnschedulable
 	result := metrics.ResultUnschedulable

@@ -78,6 +78,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	}
 	delete(s.failures, key)
 	delete(s.preempting, key)
+	s.forgetDecision(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
 		s.removePendingMember(key, pod.Namespace+"/"+g)

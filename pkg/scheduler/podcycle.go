@@ -122,6 +122,7 @@ func (s *Scheduler) finishBinding(fwk *fwkruntime.Framework, state *framework.Cy
 	p := e.Pod
 	if st.IsSuccess() {
 		s.queue.Done(e.Key)
+		s.forgetDecision(e.Key)
 		s.observeAttempt(fwk, metrics.ResultScheduled, start)
 		s.recordScheduled(p, host)
 		return
@@ -147,6 +148,9 @@ func (s *Scheduler) handleFailure(fwk *fwkruntime.Framework, e *queue.Entry, rej
 		} else if s.cache.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
 			s.clearNominatedNodeName(p)
 		}
+	}
+	if note := s.spentDecision(e.Key); note != "" {
+		msg, isError = note+msg, true
 	}
 	s.queue.Requeue(e, rejectors, isError)
 	result, reason := metrics.ResultUnschedulable, v1.PodReasonUnschedulable

@@ -110,6 +110,10 @@ type Scheduler struct {
 	failures map[string]string
 	// preempting holds the preemptions whose API calls are running, by preemptor.
 	preempting map[string]*inflightPreemption
+	// decisions are the preemptions carried out for preemptors not yet placed, and
+	// spentDecisions the notes of those whose victims are gone (decisions.go).
+	decisions      map[string]*decision
+	spentDecisions map[string]string
 	// classes are the PriorityClasses, for resolving PodGroups' priorities.
 	classes map[string]*schedulingv1.PriorityClass
 	// groups are the PodGroups with pending members, by namespace/name.
@@ -138,24 +142,26 @@ func New(opts Options) (*Scheduler, error) {
 		cfg = config.Default()
 	}
 	s := &Scheduler{
-		cfg:           cfg,
-		cache:         cache.New(),
-		profiles:      map[string]*fwkruntime.Framework{},
-		clock:         opts.Clock,
-		logger:        opts.Logger,
-		rand:          rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
-		anyName:       opts.AnySchedulerName,
-		observer:      opts.Observer,
-		metrics:       metrics.New(),
-		parallelizer:  framework.NewParallelizer(cfg.Parallelism),
-		notify:        make(chan struct{}, 1),
-		waiting:       map[string]*waitingPod{},
-		failures:      map[string]string{},
-		preempting:    map[string]*inflightPreemption{},
-		classes:       map[string]*schedulingv1.PriorityClass{},
-		groups:        map[string]*groupState{},
-		statusWriters: map[string]*groupStatusWriter{},
-		gangWaits:     map[*groupState]bool{},
+		cfg:            cfg,
+		cache:          cache.New(),
+		profiles:       map[string]*fwkruntime.Framework{},
+		clock:          opts.Clock,
+		logger:         opts.Logger,
+		rand:           rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
+		anyName:        opts.AnySchedulerName,
+		observer:       opts.Observer,
+		metrics:        metrics.New(),
+		parallelizer:   framework.NewParallelizer(cfg.Parallelism),
+		notify:         make(chan struct{}, 1),
+		waiting:        map[string]*waitingPod{},
+		failures:       map[string]string{},
+		preempting:     map[string]*inflightPreemption{},
+		decisions:      map[string]*decision{},
+		spentDecisions: map[string]string{},
+		classes:        map[string]*schedulingv1.PriorityClass{},
+		groups:         map[string]*groupState{},
+		statusWriters:  map[string]*groupStatusWriter{},
+		gangWaits:      map[*groupState]bool{},
 	}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
@@ -284,6 +290,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 		s.queue.Done(e.Key)
 		return true
 	}
+	s.checkDecision(e.Key)
 	switch {
 	case e.Pod != nil:
 		s.schedulePodEntry(ctx, fwk, e)
