@@ -37,7 +37,10 @@ func GroupKey(p *PodInfo) string {
 	if p.Group == "" {
 		return ""
 	}
-	return p.Pod.Namespace + "/" + p.Group
+	if p.groupKey != "" {
+		return p.groupKey
+	}
+	return p.Pod.Namespace + "/" + p.Group // a PodInfo built by hand
 }
 
 // MemberMismatch returns KEP-5710's message when a member's priority, preemptionPolicy or

@@ -41,6 +41,8 @@ type PodInfo struct {
 
 	// Group is the name of the PodGroup the pod belongs to (same namespace), or "".
 	Group string
+	// groupKey is namespace/Group, computed once: preemption asks for it for every pod.
+	groupKey string
 
 	// ParseErr records a spec the scheduler cannot use (a malformed selector, too many
 	// resource kinds). Such a pod is reported unschedulable with this error.
@@ -77,6 +79,9 @@ func NewPodInfo(pod *v1.Pod) *PodInfo {
 		NodeName:         pod.Spec.NodeName,
 		Terminating:      pod.DeletionTimestamp != nil,
 		nodePos:          -1, affinityPos: -1, antiAffinityPos: -1,
+	}
+	if p.Group != "" {
+		p.groupKey = pod.Namespace + "/" + p.Group
 	}
 	if pod.Spec.PreemptionPolicy != nil {
 		p.PreemptionPolicy = *pod.Spec.PreemptionPolicy

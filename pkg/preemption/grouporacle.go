@@ -36,6 +36,10 @@ type groupOracle struct {
 	// assign is the members' current placement, present in the snapshot.
 	assign []framework.Assignment
 	stack  []groupFrame
+
+	// room bounds, on resource vectors, how many members the domain can take; a unit
+	// whose return leaves too little room is a victim without placing anything.
+	room *roomCheck
 }
 
 // groupFrame undoes one keep: the checkpoint taken before it and the placement then.
@@ -47,6 +51,11 @@ type groupFrame struct {
 func (e *GroupEvaluator) newOracle(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) *groupOracle {
 	o := &groupOracle{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, domain: domain,
 		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}}
+	nodes := domain
+	if nodes == nil {
+		nodes = e.Handle.Snapshot().NodeInfos()
+	}
+	o.room = newRoomCheck(ctx, e.Handle, rest, need, nodes)
 	if domain != nil {
 		o.inDomain = make(map[*framework.NodeInfo]bool, len(domain))
 		for _, n := range domain {
@@ -127,13 +136,7 @@ func (o *groupOracle) keep(u *unit) (bool, error) {
 	for _, q := range o.removed[u] {
 		o.restore(q)
 	}
-	ok, err := o.stillFits(u)
-	if err == nil && !ok {
-		for _, a := range o.assign {
-			snap.RemovePod(a.Pod)
-		}
-		ok, err = o.place()
-	}
+	ok, err := o.fitAfterReturn(u)
 	if err != nil || !ok {
 		snap.Rollback(cp)
 		o.assign = old
@@ -141,6 +144,56 @@ func (o *groupOracle) keep(u *unit) (bool, error) {
 	}
 	o.stack = append(o.stack, groupFrame{cp: cp, assign: old})
 	return true, nil
+}
+
+// fitAfterReturn makes the members fit again after unit u came back: as they are, when
+// the local checks pass; else by moving only the members that no longer fit (those whose
+// constraints involve other pods never move alone); else by placing them all again. Both
+// moves are tried only when the domain's room, the members taken off, may hold them.
+func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
+	failed, err := o.stillFits(u)
+	if err != nil || len(failed) == 0 {
+		return err == nil, err
+	}
+	if !o.room.enough(o.assign) {
+		return false, nil
+	}
+	snap := o.e.Handle.Snapshot()
+	alone := true
+	for _, i := range failed {
+		if o.assign[i].Pod.HasInterPodConstraints() {
+			alone = false
+		}
+	}
+	if alone && len(failed) < len(o.assign) {
+		cp := snap.Checkpoint()
+		moved := make([]*framework.PodInfo, len(failed))
+		gone := map[int]bool{}
+		for k, i := range failed {
+			moved[k] = o.assign[i].Pod
+			gone[i] = true
+			snap.RemovePod(o.assign[i].Pod)
+		}
+		pl, err := o.schedule(o.ctx, moved, framework.PlaceOptions{Nodes: o.domain, FirstFit: true, Need: len(moved)})
+		if err != nil {
+			return false, err
+		}
+		if len(pl.Assignments) == len(moved) {
+			next := make([]framework.Assignment, 0, len(o.assign))
+			for i, a := range o.assign {
+				if !gone[i] {
+					next = append(next, a)
+				}
+			}
+			o.assign = append(next, pl.Assignments...)
+			return true, nil
+		}
+		snap.Rollback(cp)
+	}
+	for _, a := range o.assign {
+		snap.RemovePod(a.Pod)
+	}
+	return o.place()
 }
 
 func (o *groupOracle) drop(*unit) error {
@@ -155,11 +208,12 @@ func (o *groupOracle) witness() any { return slices.Clone(o.assign) }
 
 // stillFits re-filters the members the unit's return can affect: those on the nodes it
 // returns to, and, since any pod may count for them, those whose constraints involve
-// other pods; every member when a returning pod has affinity terms of its own.
-func (o *groupOracle) stillFits(u *unit) (bool, error) {
+// other pods; every member when a returning pod has affinity terms of its own. It returns
+// the indexes of the members that no longer fit.
+func (o *groupOracle) stillFits(u *unit) ([]int, error) {
 	back := o.removed[u]
 	if len(back) == 0 {
-		return true, nil
+		return nil, nil
 	}
 	nodes := map[*framework.NodeInfo]bool{}
 	all := false
@@ -169,9 +223,24 @@ func (o *groupOracle) stillFits(u *unit) (bool, error) {
 			all = true
 		}
 	}
+	// Pods that bring no ports and no affinity terms back can only take room: a member
+	// without constraints on other pods then still fits exactly when its node is not
+	// over-committed, which needs no filter run.
+	roomOnly := !all
+	for _, q := range back {
+		if len(q.HostPorts) > 0 {
+			roomOnly = false
+		}
+	}
+	var failed []int
 	check := map[int]bool{}
 	for i, a := range o.assign {
-		if all || nodes[a.Node] || a.Pod.HasInterPodConstraints() {
+		switch {
+		case roomOnly && nodes[a.Node] && !a.Pod.HasInterPodConstraints():
+			if overCommitted(a.Node, a.Pod) {
+				failed = append(failed, i)
+			}
+		case all || nodes[a.Node] || a.Pod.HasInterPodConstraints():
 			check[i] = true
 		}
 	}
@@ -193,11 +262,23 @@ func (o *groupOracle) stillFits(u *unit) (bool, error) {
 		}
 		snap.AddPod(a.Pod, a.Node.Name)
 		if st.Code() == framework.Error {
-			return false, st.AsError()
+			return nil, st.AsError()
 		}
 		if !st.IsSuccess() {
-			return false, nil
+			failed = append(failed, i)
 		}
 	}
-	return true, nil
+	slices.Sort(failed)
+	return failed, nil
+}
+
+// overCommitted reports whether a node holding p asks for more than it has of anything p
+// asks for.
+func overCommitted(n *framework.NodeInfo, p *framework.PodInfo) bool {
+	for _, i := range p.RequestIdx {
+		if n.Requested[i] > n.Allocatable[i] {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -15,31 +17,56 @@ func (e *GroupEvaluator) preemptIn(ctx context.Context, g *framework.GroupInfo, 
 	if nodes == nil {
 		nodes = snap.NodeInfos()
 	}
-	// With too many units to search exactly, units of replicas' groups can be reasoned
-	// about on resource vectors: the lowest level that frees enough room, and the few
-	// nodes where it is cheapest; those domains are decided first, the cheapest kept.
-	var best *GroupResult
-	cands := e.candidates(g, rest, nodes)
-	if len(cands.units) > e.exactMax() {
+	// With too many units to search exactly, replicas can be reasoned about on resource
+	// vectors: the lowest priority level that frees enough room, and the nodes where it is
+	// cheapest. Those domains come cheapest first (lowest level, then fewest nodes), so
+	// the first that holds the group is the decision.
+	if e.manyUnits(g, rest, nodes) {
 		if plan := e.planDomain(ctx, g, rest, need, nodes); plan != nil {
 			if plan.infeasible {
 				return nil, nil
 			}
 			for _, dom := range plan.domains {
-				res, err := e.decide(ctx, g, rest, need, schedule, dom.nodes, dom.level)
-				if err != nil {
-					return nil, err
+				// The plan's level is already the lowest that frees enough room.
+				res, err := e.decide(ctx, g, rest, need, schedule, dom.nodes, dom.level, false)
+				if err != nil || res != nil {
+					return res, err
 				}
-				if res != nil && (best == nil || res.Cost.Compare(best.Cost) < 0) {
-					best = res
-				}
-			}
-			if best != nil {
-				return best, nil
 			}
 		}
 	}
-	return e.decide(ctx, g, rest, need, schedule, domain, maxLevel)
+	return e.decide(ctx, g, rest, need, schedule, domain, maxLevel, e.BinarySearch)
+}
+
+// manyUnits reports whether the nodes hold more candidate units than an exact search
+// takes; it stops counting there, so a full cluster costs little.
+func (e *GroupEvaluator) manyUnits(g *framework.GroupInfo, rest []*framework.PodInfo, nodes []*framework.NodeInfo) bool {
+	snap := e.Handle.Snapshot()
+	limit := e.exactMax()
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		for _, q := range n.Pods {
+			if q.Terminating || q.Holder() || framework.InGroup(q, g) || VictimPriority(snap, q) >= g.Priority {
+				continue
+			}
+			key := q.Key
+			if gk := framework.GroupKey(q); gk != "" {
+				if pg := snap.Group(gk); pg != nil && pg.DisruptAll() {
+					key = gk
+				}
+			}
+			if q.QOS == v1.PodQOSBestEffort && key == q.Key && !(&unit{pods: []*framework.PodInfo{q}}).mayHelp(rest) {
+				continue
+			}
+			if !seen[key] {
+				seen[key] = true
+				if len(seen) > limit {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // maxLevel admits every unit of lower priority than the group.
@@ -84,7 +111,7 @@ func (e *GroupEvaluator) candidates(g *framework.GroupInfo, rest []*framework.Po
 // fits, and the units a budget protects widen it again to every level, so that a
 // protected low-priority unit is never preempted while an unprotected one of higher
 // priority would do.
-func (e *GroupEvaluator) decide(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo, level int32) (*GroupResult, error) {
+func (e *GroupEvaluator) decide(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo, level int32, binarySearch bool) (*GroupResult, error) {
 	snap := e.Handle.Snapshot()
 	nodes := domain
 	if nodes == nil {
@@ -104,7 +131,7 @@ func (e *GroupEvaluator) decide(ctx context.Context, g *framework.GroupInfo, res
 		return out
 	}
 	units := upTo(level)
-	if e.BinarySearch && len(units) > e.exactMax() {
+	if binarySearch && len(units) > e.exactMax() {
 		levels := priorityLevels(units)
 		lo, hi := 0, len(levels)-1
 		for lo < hi {

@@ -61,15 +61,20 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 		bound Cost
 		index int
 	}
+	// Bounds are independent per placement: computed in parallel, as filters are.
+	bounds := make([]Cost, len(cands.List))
+	feasible := make([]bool, len(cands.List))
+	e.Handle.Parallelizer().Until(ctx, len(cands.List), func(i int) {
+		bounds[i], feasible[i] = lb.of(cands.List[i].Nodes)
+	})
 	var order []ranked
 	tooSmall := 0
 	for i, p := range cands.List {
-		b, ok := lb.of(p.Nodes)
-		if !ok {
+		if !feasible[i] {
 			tooSmall++
 			continue
 		}
-		order = append(order, ranked{p: p, bound: b, index: i})
+		order = append(order, ranked{p: p, bound: bounds[i], index: i})
 	}
 	slices.SortStableFunc(order, func(a, b ranked) int {
 		if opts.PreferredLevelsFirst {
@@ -219,6 +224,11 @@ type disruptionBound struct {
 	want resource.Vector
 }
 
+type boundCand struct {
+	prio int32
+	req  *resource.Vector
+}
+
 func newDisruptionBound(snap framework.Snapshot, g *framework.GroupInfo, rest []*framework.PodInfo, need int) *disruptionBound {
 	rp := framework.NewRequestPrefixes(rest)
 	b := &disruptionBound{snap: snap, g: g, idx: rp.Idx}
@@ -232,15 +242,10 @@ func newDisruptionBound(snap framework.Snapshot, g *framework.GroupInfo, rest []
 var latest = time.Unix(1<<62, 0)
 
 // of returns the bound for the nodes, or false when even every lower-priority pod there
-// would not free enough room.
+// would not free enough room. It only reads, so placements are bounded in parallel.
 func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
-	var deficit resource.Vector
-	copy(deficit[:], b.want[:])
-	type cand struct {
-		prio int32
-		req  *resource.Vector
-	}
-	var cands []cand
+	deficit := b.want
+	var cands []boundCand
 	for _, n := range nodes {
 		for _, i := range b.idx {
 			deficit[i] -= n.Allocatable[i] - n.Requested[i]
@@ -259,7 +264,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 					deficit[i] -= q.Requests.Vector[i]
 				}
 			case q.QOS != v1.PodQOSBestEffort:
-				cands = append(cands, cand{p, &q.Requests.Vector})
+				cands = append(cands, boundCand{p, &q.Requests.Vector})
 			}
 		}
 	}
@@ -274,7 +279,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 	if covered(&deficit) {
 		return Cost{Highest: NoCost.Highest, TopQOS: -1, TopStart: latest}, true
 	}
-	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(a.prio, b.prio) })
+	slices.SortFunc(cands, func(a, b boundCand) int { return cmp.Compare(a.prio, b.prio) })
 	rem := deficit
 	level := -1
 	for k, c := range cands {
