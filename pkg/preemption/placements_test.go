@@ -14,7 +14,10 @@ func TestPlacementChoiceOrder(t *testing.T) {
 		name   string
 		change func(c *placementChoice)
 	}{
-		{"fewer budget violations", func(c *placementChoice) { c.res.Cost = Cost{Violations: 0, Highest: 90, Sum: 900, Count: 9}; c.rank = 3 }},
+		{"fewer budget violations", func(c *placementChoice) {
+			c.res.Cost = Cost{Violations: 0, Highest: 90, Sum: 900, Count: 9}
+			c.rank = 3
+		}},
 		{"lower highest priority", func(c *placementChoice) { c.res.Cost.Highest, c.res.Cost.Count = 40, 9 }},
 		{"lower sum of priorities", func(c *placementChoice) { c.res.Cost.Sum, c.res.Cost.Count = 390, 5 }},
 		{"fewer victims", func(c *placementChoice) { c.res.Cost.Count = 3; c.rank = 2 }},
