@@ -12,3 +12,11 @@ for pkg in $(go list ./...); do
 		go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg"
 	done
 done
+
+# The randomized property tests, at length: the cache against a model (issue 14) and
+# preemption against a brute-force reference, pod-vs-gang parity and order independence
+# (issues 10 and 13). `make test` runs short versions of the same tests.
+echo "== property tests (CACHE_RANDOM_SEQUENCES=${CACHE_RANDOM_SEQUENCES:=20000}, PREEMPTION_PROPERTY_CLUSTERS=${PREEMPTION_PROPERTY_CLUSTERS:=10000})"
+CACHE_RANDOM_SEQUENCES=$CACHE_RANDOM_SEQUENCES go test -count=1 -run '^TestRandomCacheOperations$' ./pkg/cache
+PREEMPTION_PROPERTY_CLUSTERS=$PREEMPTION_PROPERTY_CLUSTERS go test -count=1 -timeout 30m \
+	-run '^(TestPreemptionMatchesBruteForce|TestPodAndOneMemberGangDecideAlike|TestVictimCostIndependentOfOrder)$' ./pkg/driver/sim
