@@ -31,9 +31,13 @@ func TestValidatePodGroup(t *testing.T) {
 				{Name: "a", ResourceClaimName: ptrTo("claim")}, {Name: "b", ResourceClaimTemplateName: ptrTo("tmpl")}}
 		}, ""},
 		{"bad name", func(pg *schedulingv1alpha2.PodGroup) { pg.Name = "Train" }, `metadata.name: Invalid value: "Train": a lowercase RFC 1123 subdomain`},
-		{"no policy", func(pg *schedulingv1alpha2.PodGroup) { pg.Spec.SchedulingPolicy = schedulingv1alpha2.PodGroupSchedulingPolicy{} },
+		{"no policy", func(pg *schedulingv1alpha2.PodGroup) {
+			pg.Spec.SchedulingPolicy = schedulingv1alpha2.PodGroupSchedulingPolicy{}
+		},
 			"spec.schedulingPolicy: Invalid value: \"\": must specify one of: `basic`, `gang`"},
-		{"two policies", func(pg *schedulingv1alpha2.PodGroup) { pg.Spec.SchedulingPolicy.Basic = &schedulingv1alpha2.BasicSchedulingPolicy{} },
+		{"two policies", func(pg *schedulingv1alpha2.PodGroup) {
+			pg.Spec.SchedulingPolicy.Basic = &schedulingv1alpha2.BasicSchedulingPolicy{}
+		},
 			"spec.schedulingPolicy: Invalid value: \"{basic, gang}\": must specify exactly one of: `basic`, `gang`"},
 		{"minCount zero", func(pg *schedulingv1alpha2.PodGroup) { pg.Spec.SchedulingPolicy.Gang.MinCount = 0 },
 			"spec.schedulingPolicy.gang.minCount: Required value"},
