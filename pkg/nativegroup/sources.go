@@ -44,7 +44,7 @@ type Sources struct {
 	// fed is what the sink was last given, per key.
 	fed map[string]*v1alpha1.PodGroup
 	// clashes holds the UIDs of the pair last reported, per key in clash.
-	clashes map[string][2]types.UID
+	clashes map[string]*[2]types.UID
 }
 
 // NewSources returns Sources that feed sink; onClash may be nil.
@@ -56,7 +56,7 @@ func NewSources(sink Sink, onClash ClashFunc) *Sources {
 		workloads: map[string]*schedulingv1alpha2.Workload{},
 		users:     map[string]map[string]bool{},
 		fed:       map[string]*v1alpha1.PodGroup{},
-		clashes:   map[string][2]types.UID{},
+		clashes:   map[string]*[2]types.UID{},
 	}
 }
 
@@ -178,8 +178,8 @@ func (s *Sources) derive(k string) *v1alpha1.PodGroup {
 			out.Annotations = map[string]string{}
 		}
 		out.Annotations[v1alpha1.AnnotationInvalidReason] = msg
-		if pair := [2]types.UID{crd.UID, native.UID}; s.clashes[k] != pair {
-			s.clashes[k] = pair
+		if pair, prev := [2]types.UID{crd.UID, native.UID}, s.clashes[k]; prev == nil || *prev != pair {
+			s.clashes[k] = &pair
 			if s.onClash != nil {
 				s.onClash(native, crd, msg)
 			}
