@@ -113,11 +113,6 @@ func (s *Sources) DeleteWorkload(wl *schedulingv1alpha2.Workload) {
 	s.resolveUsers(k)
 }
 
-// Group returns the group the scheduler was last given for namespace/name, or nil.
-func (s *Sources) Group(namespace, name string) *v1alpha1.PodGroup {
-	return s.fed[objKey(namespace, name)]
-}
-
 func (s *Sources) resolveUsers(workload string) {
 	for _, k := range slices.Sorted(maps.Keys(s.users[workload])) {
 		s.resolve(k)

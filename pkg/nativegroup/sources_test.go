@@ -197,7 +197,7 @@ func TestSourcesClash(t *testing.T) {
 	}
 	s.DeleteNative(native("g", "nat-2", nil))
 	expectCalls(t, "the native group goes: the CRD one is scheduled", r, "update ml/g crd crd-3")
-	if s.Group("ml", "g").UID != "crd-3" {
-		t.Errorf("Group = %v", s.Group("ml", "g"))
+	if r.last["ml/g"].UID != "crd-3" {
+		t.Errorf("the scheduler has %v", r.last["ml/g"])
 	}
 }
