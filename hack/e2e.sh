@@ -110,6 +110,19 @@ e2e::launch etcd "${E2E_BIN_DIR}/etcd" \
   --log-level=warn
 e2e::wait_port "${etcd_port}" 30 || { e2e::check_running etcd; e2e::die "etcd did not listen on ${etcd_port}"; }
 
+# Kubernetes' own workload scheduling API (scheduling.k8s.io/v1alpha2 Workload and
+# PodGroup, KEP-4671/5547/5710/5732) is alpha in v1.36: served only with these gates and
+# the runtime-config below. WorkloadWithJob makes the Job controller create a Workload
+# and a PodGroup for gang-shaped Indexed Jobs. The same gates go to both components.
+feature_gates=(
+  GenericWorkload=true
+  GangScheduling=true
+  WorkloadAwarePreemption=true
+  TopologyAwareWorkloadScheduling=true
+  WorkloadWithJob=true
+)
+feature_gates_flag="--feature-gates=$(IFS=,; echo "${feature_gates[*]}")"
+
 # --shutdown-send-retry-after: on SIGTERM, drain and stop in ~2 s instead of
 # waiting up to --request-timeout (60 s) for watches, so stopping it in a test
 # is quick. --endpoint-reconciler-type=none: the "kubernetes" Service's
@@ -132,6 +145,8 @@ e2e::launch kube-apiserver "${E2E_BIN_DIR}/kube-apiserver" \
   --endpoint-reconciler-type=none \
   --allow-privileged=true \
   --shutdown-send-retry-after=true \
+  --runtime-config=scheduling.k8s.io/v1alpha2=true \
+  "${feature_gates_flag}" \
   --profiling=false \
   --v=1
 e2e::wait_apiserver 120s || e2e::die "kube-apiserver did not become ready"
@@ -154,6 +169,7 @@ controllers=(
   deployment-controller
   statefulset-controller
   job-controller
+  podgroup-protection-controller
   validatingadmissionpolicy-status-controller
 )
 e2e::launch kube-controller-manager "${E2E_BIN_DIR}/kube-controller-manager" \
@@ -163,6 +179,7 @@ e2e::launch kube-controller-manager "${E2E_BIN_DIR}/kube-controller-manager" \
   --controllers="$(IFS=,; echo "${controllers[*]}")" \
   --service-account-private-key-file="${pki}/sa.key" \
   --root-ca-file="${pki}/ca.crt" \
+  "${feature_gates_flag}" \
   --profiling=false \
   --v=1
 

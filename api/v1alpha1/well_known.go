@@ -4,6 +4,13 @@ package v1alpha1
 // pod's namespace. It works on clusters without the upstream spec.schedulingGroup field.
 const LabelPodGroup = GroupName + "/pod-group"
 
+// AnnotationInvalidReason marks a PodGroup that phalanx derived from another object (a
+// native scheduling.k8s.io PodGroup, or a namespace/name claimed by both APIs) and that
+// cannot be scheduled as it stands: the scheduler treats the group as invalid, with this
+// message on its PodGroupScheduled condition. phalanx sets it in memory only; it is never
+// written to an API object, and is dropped from the PodGroups it reads.
+const AnnotationInvalidReason = GroupName + "/invalid-reason"
+
 // Condition types of a PodGroup, named as KEP-5710 names them.
 const (
 	// PodGroupScheduled is True once the group's scheduling requirement is met (for a gang,

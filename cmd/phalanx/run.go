@@ -30,6 +30,7 @@ type runOptions struct {
 	burst       int
 	async       bool
 	bindAddress string
+	groupSource string
 	le          kube.LeaderElection
 }
 
@@ -45,6 +46,9 @@ it runs in when there is no --kubeconfig.
 With --leader-elect (the default), replicas take turns through a Lease: one schedules,
 the others keep their caches warm and take over when it goes away. A replica that loses
 its Lease exits with status 1, to be restarted clean.
+
+PodGroups come from phalanx's CRD, from Kubernetes' own scheduling.k8s.io/v1alpha2 API
+(with its Workloads) on clusters that serve it, or both (--podgroup-source).
 
 /healthz, /readyz and /metrics are served on --bind-address. SIGTERM or SIGINT stops
 scheduling, releases the Lease and exits 0.
@@ -68,6 +72,7 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f.IntVar(&o.burst, "kube-api-burst", 100, "burst of requests to the API server")
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
+	f.StringVar(&o.groupSource, "podgroup-source", string(kube.GroupSourceAuto), "PodGroup APIs to read: auto (every one the server serves, asked at start), crd (phalanx's PodGroup CRD) or native (scheduling.k8s.io/v1alpha2 PodGroups and Workloads)")
 	f.BoolVar(&o.le.Enabled, "leader-elect", o.le.Enabled, "take turns with other replicas through a Lease; only the holder schedules")
 	f.StringVar(&o.le.Namespace, "leader-elect-resource-namespace", o.le.Namespace, "namespace of the leader-election Lease")
 	f.StringVar(&o.le.Name, "leader-elect-resource-name", o.le.Name, "name of the leader-election Lease")
@@ -112,7 +117,7 @@ func (o *runOptions) run(ctx context.Context) error {
 func (o *runOptions) driverOptions() (kube.Options, error) {
 	opts := kube.Options{
 		QPS: o.qps, Burst: o.burst, AsyncPreemption: o.async, LeaderElection: o.le,
-		BindAddress: o.bindAddress, Logger: klog.Background(),
+		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), Logger: klog.Background(),
 	}
 	if err := opts.Validate(); err != nil {
 		return opts, err

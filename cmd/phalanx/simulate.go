@@ -37,8 +37,9 @@ func newSimulateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "simulate -f FILE [-f FILE ...]",
 		Short: "Run the scheduler on an in-memory cluster built from manifests, in virtual time",
-		Long: `simulate loads Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Namespaces and
-PodGroups from manifests (files, directories of *.yaml, or - for stdin; multi-document
+		Long: `simulate loads Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Namespaces,
+PodGroups (phalanx's, and Kubernetes' own scheduling.k8s.io/v1alpha2 ones with their
+Workloads) from manifests (files, directories of *.yaml, or - for stdin; multi-document
 YAML and List kinds), runs phalanx on them in virtual time and reports what happened.
 
 Pods with spec.nodeName run there from their creation; other pods are scheduled.

@@ -113,7 +113,9 @@ func (s *Scheduler) sortedGroupKeys() []string {
 // says whether the group is invalid as written.
 func (s *Scheduler) resolveGroup(pg *v1alpha1.PodGroup) *framework.GroupInfo {
 	g := &framework.GroupInfo{PodGroup: pg, Key: pg.Namespace + "/" + pg.Name, PreemptionPolicy: v1.PreemptLowerPriority}
-	if errs := v1alpha1.ValidatePodGroup(pg); len(errs) > 0 {
+	if reason := pg.Annotations[v1alpha1.AnnotationInvalidReason]; reason != "" {
+		g.Invalid = reason // found by the driver edge (pkg/nativegroup)
+	} else if errs := v1alpha1.ValidatePodGroup(pg); len(errs) > 0 {
 		g.Invalid = errs.ToAggregate().Error()
 	}
 	var class *schedulingv1.PriorityClass

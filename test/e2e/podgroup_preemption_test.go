@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -60,8 +61,81 @@ var (
 	disruptAll    = &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}
 )
 
+// groupAPI is the API a test's pod groups are made with: phalanx's PodGroup CRD, whose
+// members carry its label, or Kubernetes' own scheduling.k8s.io/v1alpha2 PodGroups, whose
+// members name them in spec.schedulingGroup (phalanx reads both, --podgroup-source=auto).
+type groupAPI struct {
+	name   string
+	native bool
+}
+
+var groupAPIs = []groupAPI{{"crd", false}, {"native", true}}
+
+// createGang creates a gang of minCount taking its priority from class, with the
+// disruption mode (nil: the API's default, single).
+func (g groupAPI) createGang(t *testing.T, c *e2eutil.Cluster, ns, name string, minCount int32, class string, mode *v1alpha1.DisruptionMode) {
+	t.Helper()
+	if !g.native {
+		c.CreatePodGroup(t, gangGroup(ns, name, minCount, class, mode))
+		return
+	}
+	pg := &schedulingv1alpha2.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: schedulingv1alpha2.PodGroupSpec{
+			SchedulingPolicy:  schedulingv1alpha2.PodGroupSchedulingPolicy{Gang: &schedulingv1alpha2.GangSchedulingPolicy{MinCount: minCount}},
+			PriorityClassName: class,
+		},
+	}
+	switch {
+	case mode == nil:
+	case mode.All != nil:
+		pg.Spec.DisruptionMode = ptr(schedulingv1alpha2.DisruptionModePodGroup)
+	default:
+		pg.Spec.DisruptionMode = ptr(schedulingv1alpha2.DisruptionModePod)
+	}
+	c.CreateNativePodGroup(t, pg)
+}
+
+// member makes pod a member of the group.
+func (g groupAPI) member(pod *corev1.Pod, group string) *corev1.Pod {
+	if !g.native {
+		return member(pod, group)
+	}
+	pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr(group)}
+	return pod
+}
+
+func (g groupAPI) waitCondition(t *testing.T, c *e2eutil.Cluster, ns, name, typ string, status metav1.ConditionStatus, message string, timeout time.Duration) {
+	t.Helper()
+	if g.native {
+		c.WaitNativePodGroupCondition(t, ns, name, typ, status, message, timeout)
+	} else {
+		c.WaitPodGroupCondition(t, ns, name, typ, status, message, timeout)
+	}
+}
+
+func (g groupAPI) record(t *testing.T, c *e2eutil.Cluster, ns string) *e2eutil.PodGroupHistory {
+	if g.native {
+		return c.RecordNativePodGroups(t, ns)
+	}
+	return c.RecordPodGroups(t, ns)
+}
+
+// checkRef checks that an event names a group of this API.
+func (g groupAPI) checkRef(t *testing.T, what string, ref *corev1.ObjectReference, name string) {
+	t.Helper()
+	want := v1alpha1.SchemeGroupVersion.String()
+	if g.native {
+		want = schedulingv1alpha2.SchemeGroupVersion.String()
+	}
+	if ref == nil || ref.Kind != "PodGroup" || ref.APIVersion != want || ref.Name != name {
+		t.Errorf("%s names %+v, want %s PodGroup %s", what, ref, want, name)
+	}
+}
+
 // TestPodGroupPreemption is the four integration cases of KEP-5710 (workload-aware
-// preemption) on a real API server, with what users see of them.
+// preemption) on a real API server, with what users see of them, once with phalanx's
+// PodGroups and once with Kubernetes' own (disruption modes Pod and PodGroup).
 //
 // Two nodes of 4 CPUs are full with the four members (2 CPUs each, two per node, grace
 // period 4 s) of a low-priority gang "low". A higher-priority preemptor arrives that
@@ -91,13 +165,15 @@ func TestPodGroupPreemption(t *testing.T) {
 		{"single-by-pod", disruptSingle, false, 1},
 		{"all-by-pod", disruptAll, false, 4},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			testPodGroupPreemption(t, tc.mode, tc.byGroup, tc.victims)
-		})
+		for _, api := range groupAPIs {
+			t.Run(api.name+"/"+tc.name, func(t *testing.T) {
+				testPodGroupPreemption(t, api, tc.mode, tc.byGroup, tc.victims)
+			})
+		}
 	}
 }
 
-func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup bool, wantVictims int) {
+func testPodGroupPreemption(t *testing.T, api groupAPI, mode *v1alpha1.DisruptionMode, byGroup bool, wantVictims int) {
 	c := e2eutil.Connect(t)
 	ctx := e2eutil.Context(t)
 	ns := c.CreateNamespace(t)
@@ -114,7 +190,7 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 	high := c.CreatePriorityClass(t, "high", 1000)
 	h := c.RecordPods(t, ns)
 	tl := c.RecordPodTimeline(t, ns)
-	gh := c.RecordPodGroups(t, ns)
+	gh := api.record(t, c, ns)
 
 	p := c.StartPhalanx(t, "pg-preemption")
 	p.WaitReady(t)
@@ -123,9 +199,9 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 	// group comes first, as a controller creates it (phalanx writes its "waiting for
 	// minCount pods" condition as members arrive).
 	lowMembers := []string{"low-0", "low-1", "low-2", "low-3"}
-	c.CreatePodGroup(t, gangGroup(ns, "low", 4, low, mode))
+	api.createGang(t, c, ns, "low", 4, low, mode)
 	for _, name := range lowMembers {
-		c.CreatePod(t, pin(member(e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: sched, CPU: "2", Memory: "100Mi",
+		c.CreatePod(t, pin(api.member(e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: sched, CPU: "2", Memory: "100Mi",
 			Priority: low, GracePeriod: ptr[int64](4)}.Build(), "low"), pinValue))
 	}
 	lowBound := c.WaitPodsBound(t, ns, lowMembers, time.Minute)
@@ -139,19 +215,19 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 	for _, name := range lowMembers {
 		c.WaitPodRunning(t, ns, name)
 	}
-	c.WaitPodGroupCondition(t, ns, "low", v1alpha1.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
+	api.waitCondition(t, c, ns, "low", v1alpha1.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
 
 	// The preemptor: the room of one of low's members would do.
 	var preemptors []string
 	if byGroup {
 		preemptors = []string{"high-0", "high-1"}
-		c.CreatePodGroup(t, gangGroup(ns, "high", 2, high, nil))
+		api.createGang(t, c, ns, "high", 2, high, nil)
 		for _, name := range preemptors {
-			c.CreatePod(t, pin(member(e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: sched, CPU: "1", Memory: "100Mi",
+			c.CreatePod(t, pin(api.member(e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: sched, CPU: "1", Memory: "100Mi",
 				Priority: high}.Build(), "high"), pinValue))
 		}
 		// While the victims terminate, the group says it waits for them.
-		c.WaitPodGroupCondition(t, ns, "high", v1alpha1.PodGroupScheduled, metav1.ConditionFalse, msgWaitingForPreemption, time.Minute)
+		api.waitCondition(t, c, ns, "high", v1alpha1.PodGroupScheduled, metav1.ConditionFalse, msgWaitingForPreemption, time.Minute)
 	} else {
 		preemptors = []string{"high"}
 		c.CreatePod(t, pin(e2eutil.Pod{Namespace: ns, Name: "high", SchedulerName: sched, CPU: "2", Memory: "100Mi",
@@ -160,7 +236,7 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 
 	bound := c.WaitPodsBound(t, ns, preemptors, 2*time.Minute)
 	if byGroup {
-		c.WaitPodGroupCondition(t, ns, "high", v1alpha1.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
+		api.waitCondition(t, c, ns, "high", v1alpha1.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
 	}
 	// Victims go after their grace period; survivors must still be there then.
 	var victims, survivors []string
@@ -238,6 +314,8 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 		}
 		if ev.Related == nil || ev.Related.Name != related || ev.Related.Kind != relatedKind {
 			t.Errorf("%s: Preempted event related to %+v, want %s %s", v, ev.Related, relatedKind, related)
+		} else if byGroup {
+			api.checkRef(t, v+": Preempted event's related object", ev.Related, related)
 		}
 	}
 
@@ -247,7 +325,7 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 		if len(lowConds) != 1 || lowConds[0].Status != metav1.ConditionTrue || lowConds[0].Reason != v1alpha1.PodGroupReasonPreemptionByScheduler || lowConds[0].Message != condMsg {
 			t.Errorf("low's DisruptionTarget conditions %+v, want one, True, %s, %q", lowConds, v1alpha1.PodGroupReasonPreemptionByScheduler, condMsg)
 		}
-		if phases := gh.Phases("low"); !slices.Contains(phases, v1alpha1.PodGroupPhasePreempted) {
+		if phases := gh.Phases("low"); !api.native && !slices.Contains(phases, v1alpha1.PodGroupPhasePreempted) {
 			t.Errorf("low's phases %v, want Preempted among them", phases)
 		}
 	} else if len(lowConds) > 0 {
@@ -317,6 +395,8 @@ func testPodGroupPreemption(t *testing.T, mode *v1alpha1.DisruptionMode, byGroup
 		evs := e2eutil.EventsFor(events, "high", "Scheduled")
 		if want := fmt.Sprintf("Scheduled 2 pods of pod group %s/high", ns); len(evs) != 1 || evs[0].Note != want {
 			t.Errorf("high's Scheduled events %v, want one %q", notes(evs), want)
+		} else {
+			api.checkRef(t, "high's Scheduled event", &evs[0].Regarding, "high")
 		}
 		if v, ok, err := p.Metric(ctx, "scheduler_podgroup_preemption_attempts_total", `result="success"`); err != nil || !ok || v != 1 {
 			t.Errorf("scheduler_podgroup_preemption_attempts_total{result=success} = %v (found %v, err %v), want 1", v, ok, err)

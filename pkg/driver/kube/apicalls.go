@@ -15,7 +15,9 @@ type APICall struct {
 	Why string
 }
 
-// APICalls lists every request the kube driver makes.
+// APICalls lists every request the kube driver makes. Discovery (which PodGroup APIs the
+// server serves, for --podgroup-source=auto) reads /apis paths that every authenticated
+// user may read (the system:discovery ClusterRole), so it needs no rule here.
 var APICalls = []APICall{
 	{Resource: "pods", Verb: "list", Why: "pod informer"},
 	{Resource: "pods", Verb: "watch", Why: "pod informer"},
@@ -31,6 +33,11 @@ var APICalls = []APICall{
 	{Group: "scheduling.phalanx.dev", Resource: "podgroups", Verb: "watch", Why: "PodGroup informer"},
 	{Group: "scheduling.phalanx.dev", Resource: "podgroups", Verb: "get", Why: "re-read a PodGroup after a status write conflict"},
 	{Group: "scheduling.phalanx.dev", Resource: "podgroups", Subresource: "status", Verb: "update", Why: "PodGroupScheduled and DisruptionTarget conditions"},
+	{Group: "scheduling.k8s.io", Resource: "podgroups", Verb: "list", Why: "native PodGroup informer (when the server serves scheduling.k8s.io/v1alpha2)"},
+	{Group: "scheduling.k8s.io", Resource: "podgroups", Verb: "watch", Why: "native PodGroup informer"},
+	{Group: "scheduling.k8s.io", Resource: "podgroups", Subresource: "status", Verb: "patch", Why: "PodGroupScheduled and DisruptionTarget conditions of native PodGroups"},
+	{Group: "scheduling.k8s.io", Resource: "workloads", Verb: "list", Why: "Workload informer (the templates native PodGroups refer to)"},
+	{Group: "scheduling.k8s.io", Resource: "workloads", Verb: "watch", Why: "Workload informer"},
 	{Resource: "pods", Subresource: "binding", Verb: "create", Why: "bind a pod to its node"},
 	{Resource: "pods", Subresource: "status", Verb: "patch", Why: "PodScheduled and DisruptionTarget conditions, nominatedNodeName"},
 	{Resource: "pods", Verb: "delete", Why: "delete preemption victims"},

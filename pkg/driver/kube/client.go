@@ -21,6 +21,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/actuator"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
 // callTimeout bounds each API call the actuator makes. Calls run on their own goroutines
@@ -136,7 +137,9 @@ func podStatusPatch(pod *v1.Pod, cond *v1.PodCondition, nominatedNode *string) (
 	return json.Marshal(patch)
 }
 
-// UpdateStatus writes a PodGroup's status through the status subresource. On a conflict
+// UpdateStatus writes a PodGroup's status through the status subresource; for a group
+// mapped from a native PodGroup, its conditions go to that object (patchNativeConditions).
+// On a conflict
 // (the scheduler's copy is older than the server's) it reads the group again, puts the
 // conditions, phase and observed generation it was asked to write on the fresh copy, and
 // tries again.
@@ -144,6 +147,9 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 	pg, ok := obj.(*v1alpha1.PodGroup)
 	if !ok {
 		return fmt.Errorf("UpdateStatus: unsupported type %T", obj)
+	}
+	if nativegroup.IsNative(pg) {
+		return c.patchNativeConditions(ctx, pg.Namespace, pg.Name, pg.UID, nativegroup.StatusConditions(pg))
 	}
 	if c.podGroups == nil {
 		return fmt.Errorf("UpdateStatus: no PodGroup client")

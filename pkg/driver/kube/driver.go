@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -78,7 +80,9 @@ type Options struct {
 	LeaderElection  LeaderElection
 	// BindAddress is where /healthz, /readyz and /metrics are served ("" for nowhere).
 	BindAddress string
-	Logger      klog.Logger
+	// PodGroupSource says which PodGroup APIs to read ("" is GroupSourceAuto).
+	PodGroupSource GroupSource
+	Logger         klog.Logger
 }
 
 // Validate reports options that cannot work.
@@ -89,6 +93,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Burst <= 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-burst %d: must be positive", o.Burst))
+	}
+	if o.PodGroupSource != "" && !slices.Contains(GroupSources, o.PodGroupSource) {
+		errs = append(errs, fmt.Errorf("--podgroup-source %q: must be one of %q", o.PodGroupSource, GroupSources))
 	}
 	if le := o.LeaderElection; le.Enabled {
 		switch {
@@ -117,6 +124,8 @@ type Driver struct {
 	events   *eventRecorder
 	leClient kubernetes.Interface
 	identity string
+	// discovery tells which PodGroup APIs the server serves (--podgroup-source=auto).
+	discovery discovery.DiscoveryInterface
 
 	factory   informers.SharedInformerFactory
 	informers []namedInformer
@@ -199,13 +208,14 @@ func New(o Options) (*Driver, error) {
 	}
 
 	d := &Driver{
-		opts:     o,
-		logger:   o.Logger,
-		cfg:      cfg,
-		events:   newEventRecorder(eventClient, scheme),
-		leClient: leClient,
-		identity: hostname + "_" + string(uuid.NewUUID()),
-		health:   leaderelection.NewLeaderHealthzAdaptor(20 * time.Second),
+		opts:      o,
+		logger:    o.Logger,
+		cfg:       cfg,
+		events:    newEventRecorder(eventClient, scheme),
+		leClient:  leClient,
+		identity:  hostname + "_" + string(uuid.NewUUID()),
+		health:    leaderelection.NewLeaderHealthzAdaptor(20 * time.Second),
+		discovery: core.Discovery(),
 	}
 	d.client = NewClient(core, pgClient, d.events.recorder, o.Logger)
 	d.sched, err = scheduler.New(scheduler.Options{
@@ -224,13 +234,12 @@ func New(o Options) (*Driver, error) {
 
 	d.factory = informers.NewSharedInformerFactory(core, 0)
 	pods := d.factory.InformerFor(&v1.Pod{}, newPodInformer)
-	pgInformer := pgClient.NewInformer(0)
+	// The PodGroup informers are added by Run, once it knows which PodGroup APIs to read.
 	d.informers = []namedInformer{
 		{"nodes", d.factory.Core().V1().Nodes().Informer()},
 		{"namespaces", d.factory.Core().V1().Namespaces().Informer()},
 		{"priorityclasses", d.factory.Scheduling().V1().PriorityClasses().Informer()},
 		{"poddisruptionbudgets", d.factory.Policy().V1().PodDisruptionBudgets().Informer()},
-		{"podgroups", pgInformer},
 		{"pods", pods},
 	}
 	for _, inf := range d.informers {
@@ -244,7 +253,7 @@ func New(o Options) (*Driver, error) {
 	}
 	h := Handlers(d.sched)
 	d.handlers = []cache.ResourceEventHandler{
-		nodeHandler(h), namespaceHandler(h), priorityClassHandler(h), pdbHandler(h), podGroupHandler(h),
+		nodeHandler(h), namespaceHandler(h), priorityClassHandler(h), pdbHandler(h),
 		&podHandler{h: h, profiles: profiles},
 	}
 	return d, nil
@@ -315,12 +324,20 @@ func (d *Driver) Run(ctx context.Context) error {
 		d.server.shutdown()
 	}()
 
+	apis, err := resolveGroupAPIs(ctx, d.discovery, d.opts.PodGroupSource, logger)
+	if err != nil {
+		return nil // cancelled
+	}
+	if err := d.addGroupInformers(apis); err != nil {
+		return err
+	}
 	logger.Info("Starting informers", "identity", d.identity, "profiles", len(d.cfg.Profiles),
-		"asyncPreemption", d.opts.AsyncPreemption, "leaderElection", d.opts.LeaderElection.Enabled, "address", d.server.Addr())
+		"asyncPreemption", d.opts.AsyncPreemption, "leaderElection", d.opts.LeaderElection.Enabled, "address", d.server.Addr(),
+		"podGroupAPIs", apis.String())
 	d.factory.Start(ctx.Done())
 	synced := make([]cache.InformerSynced, len(d.informers))
 	for i, inf := range d.informers {
-		if inf.name == "podgroups" { // not from the factory
+		if standalone(inf.name) { // not from the factory
 			go inf.informer.RunWithContext(ctx)
 		}
 		synced[i] = inf.informer.HasSynced
@@ -360,7 +377,7 @@ func (d *Driver) reportUnsynced(ctx context.Context) {
 		if len(waiting) == 0 {
 			return
 		}
-		d.logger.Info("Waiting for informer caches to sync (is the PodGroup CRD installed, and the RBAC of config/rbac granted?)", "informers", waiting)
+		d.logger.Info("Waiting for informer caches to sync (is the PodGroup API they read served, and the RBAC of config/rbac granted?)", "informers", waiting)
 	}
 }
 

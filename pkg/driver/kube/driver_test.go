@@ -33,6 +33,8 @@ func TestValidate(t *testing.T) {
 		{"renew >= lease", func(o *Options) { o.LeaderElection.RenewDeadline = 15 * time.Second }, "--leader-elect-lease-duration"},
 		{"retry too long", func(o *Options) { o.LeaderElection.RetryPeriod = 9 * time.Second }, "--leader-elect-renew-deadline"},
 		{"no lease name", func(o *Options) { o.LeaderElection.Name = "" }, "--leader-elect-resource-name"},
+		{"podgroup source", func(o *Options) { o.PodGroupSource = GroupSourceNative }, ""},
+		{"unknown podgroup source", func(o *Options) { o.PodGroupSource = "both" }, "--podgroup-source"},
 		{"leader election off ignores its settings", func(o *Options) {
 			o.LeaderElection = LeaderElection{}
 		}, ""},

@@ -133,7 +133,3 @@ func pdbHandler(h Handlers) cache.ResourceEventHandler {
 func priorityClassHandler(h Handlers) cache.ResourceEventHandler {
 	return handlerFuncs(h, h.AddPriorityClass, func(_, pc *schedulingv1.PriorityClass) { h.AddPriorityClass(pc) }, h.DeletePriorityClass)
 }
-
-func podGroupHandler(h Handlers) cache.ResourceEventHandler {
-	return handlerFuncs(h, h.AddPodGroup, h.UpdatePodGroup, h.DeletePodGroup)
-}

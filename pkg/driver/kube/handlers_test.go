@@ -116,7 +116,6 @@ func TestOtherHandlers(t *testing.T) {
 	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "pdb"}}
 	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}}
-	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: "g"}}
 	tests := []struct {
 		name    string
 		handler func(Handlers) cache.ResourceEventHandler
@@ -128,7 +127,6 @@ func TestOtherHandlers(t *testing.T) {
 		{"pdb", pdbHandler, pdb, []string{"UpdatePDB false pdb", "UpdatePDB true pdb", "DeletePDB pdb", "DeletePDB pdb"}},
 		{"priority class", priorityClassHandler, pc,
 			[]string{"AddPriorityClass high", "AddPriorityClass high", "DeletePriorityClass high", "DeletePriorityClass high"}},
-		{"pod group", podGroupHandler, pg, []string{"AddPodGroup g", "UpdatePodGroup g", "DeletePodGroup g", "DeletePodGroup g"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/types"
@@ -52,6 +53,10 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.PDBs = append(sc.PDBs, t)
 	case *v1alpha1.PodGroup:
 		sc.PodGroups = append(sc.PodGroups, t)
+	case *schedulingv1alpha2.PodGroup:
+		sc.NativePodGroups = append(sc.NativePodGroups, t)
+	case *schedulingv1alpha2.Workload:
+		sc.Workloads = append(sc.Workloads, t)
 	}
 }
 
@@ -125,7 +130,7 @@ func (sc *Scenario) admit() error {
 		t, _ := parseTiming(&pg.ObjectMeta)
 		admitPodGroup(pg, classes, t.createAt)
 	}
-	return nil
+	return sc.admitNative(classes, unique)
 }
 
 func defaultNamespace(m *metav1.ObjectMeta) {

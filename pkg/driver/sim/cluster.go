@@ -7,10 +7,12 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
 // Pod phases in the report.
@@ -205,6 +207,9 @@ func (s *Simulator) UpdateStatus(_ context.Context, obj runtime.Object) error {
 	if !ok {
 		return fmt.Errorf("status updates of %T are not supported", obj)
 	}
+	if nativegroup.IsNative(pg) {
+		return s.updateNativeStatus(pg)
+	}
 	cur := s.groups[pg.Namespace+"/"+pg.Name]
 	if cur == nil || s.groupGone[pg.Namespace+"/"+pg.Name] {
 		return fmt.Errorf("podgroups %q not found", pg.Name)
@@ -212,7 +217,7 @@ func (s *Simulator) UpdateStatus(_ context.Context, obj runtime.Object) error {
 	next := cur.DeepCopy()
 	next.Status = *pg.Status.DeepCopy()
 	s.groups[pg.Namespace+"/"+pg.Name] = next
-	s.sched.UpdatePodGroup(cur, next)
+	s.sources.SetCRD(next)
 	return nil
 }
 
@@ -234,6 +239,8 @@ func refOf(obj runtime.Object) ObjectRef {
 	case *v1.Pod:
 		return ObjectRef{Kind: "Pod", Namespace: o.Namespace, Name: o.Name}
 	case *v1alpha1.PodGroup:
+		return ObjectRef{Kind: "PodGroup", Namespace: o.Namespace, Name: o.Name}
+	case *schedulingv1alpha2.PodGroup:
 		return ObjectRef{Kind: "PodGroup", Namespace: o.Namespace, Name: o.Name}
 	case *v1.Node:
 		return ObjectRef{Kind: "Node", Name: o.Name}

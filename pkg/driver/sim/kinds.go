@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -21,6 +22,8 @@ var kinds = map[string]func() any{
 	"scheduling.k8s.io/v1/PriorityClass": func() any { return &schedulingv1.PriorityClass{} },
 	"policy/v1/PodDisruptionBudget":      func() any { return &policyv1.PodDisruptionBudget{} },
 	v1alpha1.SchemeGroupVersion.String() + "/PodGroup": func() any { return &v1alpha1.PodGroup{} },
+	"scheduling.k8s.io/v1alpha2/PodGroup":              func() any { return &schedulingv1alpha2.PodGroup{} },
+	"scheduling.k8s.io/v1alpha2/Workload":              func() any { return &schedulingv1alpha2.Workload{} },
 }
 
 // findBadQuantity walks a decoded document for resource quantities that do not parse and

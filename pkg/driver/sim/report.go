@@ -49,6 +49,8 @@ type PodReport struct {
 
 // GroupReport is one PodGroup's outcome.
 type GroupReport struct {
+	// APIVersion is set for Kubernetes' own (scheduling.k8s.io/v1alpha2) PodGroups only.
+	APIVersion string      `json:"apiVersion,omitempty"`
 	Namespace  string      `json:"namespace"`
 	Name       string      `json:"name"`
 	Phase      string      `json:"phase"`
@@ -165,6 +167,7 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		}
 		r.PodGroups = append(r.PodGroups, gr)
 	}
+	r.PodGroups = append(r.PodGroups, s.nativeReports()...)
 	r.Summary.VirtualSeconds = s.seconds(s.now)
 	if s.opts.ReportWallTime {
 		r.Summary.WallSeconds = float64(wall.Milliseconds()) / 1000

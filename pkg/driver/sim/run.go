@@ -13,6 +13,7 @@ import (
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 	"github.com/phalanx-dev/phalanx/pkg/plugins"
 	"github.com/phalanx-dev/phalanx/pkg/scheduler"
 )
@@ -57,6 +58,10 @@ type Simulator struct {
 	groups   map[string]*v1alpha1.PodGroup
 	// groupGone marks groups deleted on the timeline (their last status is still reported).
 	groupGone map[string]bool
+	// native holds the native PodGroups by namespace/name; sources merges them with the
+	// CRD's groups into what the scheduler sees.
+	native    map[string]*nativeRecord
+	sources   *nativegroup.Sources
 	pdbs      []*policyv1.PodDisruptionBudget
 	pdbsDirty bool
 	nodeUsage nodeUsage
@@ -94,6 +99,7 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 		nodes:     map[string]*v1.Node{},
 		groups:    map[string]*v1alpha1.PodGroup{},
 		groupGone: map[string]bool{},
+		native:    map[string]*nativeRecord{},
 		nodeUsage: nodeUsage{},
 
 		nodeAdded:   map[string]float64{},
@@ -117,6 +123,7 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 		return nil, err
 	}
 	s.sched = sched
+	s.sources = nativegroup.NewSources(sched, s.nativeClash)
 	s.plan()
 	return s, nil
 }
@@ -163,18 +170,19 @@ func (s *Simulator) plan() {
 		s.at(Epoch.Add(t.createAt), func() {
 			cur := pg.DeepCopy()
 			s.groups[pg.Namespace+"/"+pg.Name] = cur
-			s.sched.AddPodGroup(cur)
+			s.sources.SetCRD(cur)
 		})
 		if t.hasDelete {
 			s.at(Epoch.Add(t.deleteAt), func() {
 				key := pg.Namespace + "/" + pg.Name
 				if cur := s.groups[key]; cur != nil && !s.groupGone[key] {
 					s.groupGone[key] = true
-					s.sched.DeletePodGroup(cur)
+					s.sources.DeleteCRD(cur)
 				}
 			})
 		}
 	}
+	s.planNative()
 	for _, p := range s.sc.Pods {
 		t, _ := parseTiming(&p.ObjectMeta)
 		rec := &podRecord{pod: p, timing: t, phase: PhasePending}

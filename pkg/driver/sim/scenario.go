@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 )
@@ -22,6 +23,10 @@ type Scenario struct {
 	PriorityClasses []*schedulingv1.PriorityClass
 	PDBs            []*policyv1.PodDisruptionBudget
 	PodGroups       []*v1alpha1.PodGroup
+	// NativePodGroups and Workloads are Kubernetes' own scheduling.k8s.io/v1alpha2 kinds,
+	// scheduled as phalanx's PodGroups are (pkg/nativegroup).
+	NativePodGroups []*schedulingv1alpha2.PodGroup
+	Workloads       []*schedulingv1alpha2.Workload
 	// Warnings are things a user should know that did not stop the load (skipped kinds).
 	Warnings []string
 

@@ -31,7 +31,9 @@ type expectation struct {
 	Config *config.Configuration `json:"config,omitempty"`
 	// Pods are checked by "namespace/name" (or "name" in default).
 	Pods map[string]podExpectation `json:"pods,omitempty"`
-	// Groups are checked by "namespace/name" (or "name").
+	// Groups are checked by "namespace/name" (or "name"); "native:namespace/name" (or
+	// "native:name") is the scheduling.k8s.io/v1alpha2 PodGroup of that name, for when
+	// phalanx's PodGroup has the same name.
 	Groups map[string]groupExpectation `json:"groups,omitempty"`
 	// Events must all occur, in this order (other events may come between).
 	Events []eventExpectation `json:"events,omitempty"`
@@ -215,11 +217,22 @@ func checkReport(t *testing.T, exp *expectation, r *Report) {
 	}
 	groups := map[string]GroupReport{}
 	for _, g := range r.PodGroups {
-		groups[g.Namespace+"/"+g.Name] = g
+		k := g.Namespace + "/" + g.Name
+		if g.APIVersion != "" {
+			groups["native:"+k] = g
+			if _, crd := groups[k]; crd {
+				continue
+			}
+		}
+		groups[k] = g
 	}
 	for k, want := range exp.Groups {
-		if !strings.Contains(k, "/") {
-			k = "default/" + k
+		name, native := strings.CutPrefix(k, "native:")
+		if !strings.Contains(name, "/") {
+			k = "default/" + name
+			if native {
+				k = "native:" + k
+			}
 		}
 		got, ok := groups[k]
 		if !ok {

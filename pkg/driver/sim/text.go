@@ -43,7 +43,11 @@ func WriteText(w io.Writer, r *Report) error {
 				}
 				conds = append(conds, s)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Namespace, g.Name, g.Phase, dash(strings.Join(conds, "; ")))
+			name := g.Name
+			if g.APIVersion != "" {
+				name += " (" + g.APIVersion + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Namespace, name, g.Phase, dash(strings.Join(conds, "; ")))
 		}
 	}
 	if len(r.Events) > 0 {

@@ -63,19 +63,33 @@ func (c *Cluster) GetPodGroup(t testing.TB, ns, name string) *v1alpha1.PodGroup 
 func (c *Cluster) WaitPodGroupCondition(t testing.TB, ns, name, typ string, status metav1.ConditionStatus, message string, timeout time.Duration) metav1.Condition {
 	t.Helper()
 	client := c.podGroups(t, ns)
-	var found metav1.Condition
-	var last []metav1.Condition
-	err := Poll(Context(t), timeout, func(ctx context.Context) (bool, error) {
+	return waitGroupCondition(t, "PodGroup "+ns+"/"+name, typ, status, message, timeout, func(ctx context.Context) ([]metav1.Condition, bool) {
 		u, err := client.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return false, nil
+			return nil, false
 		}
 		pg := toPodGroup(u)
 		if pg == nil {
+			return nil, false
+		}
+		return pg.Status.Conditions, true
+	})
+}
+
+// waitGroupCondition polls a group's conditions (read by get) until typ has status and,
+// if message is not "", that message.
+func waitGroupCondition(t testing.TB, what, typ string, status metav1.ConditionStatus, message string, timeout time.Duration,
+	get func(ctx context.Context) ([]metav1.Condition, bool)) metav1.Condition {
+	t.Helper()
+	var found metav1.Condition
+	var last []metav1.Condition
+	err := Poll(Context(t), timeout, func(ctx context.Context) (bool, error) {
+		conds, ok := get(ctx)
+		if !ok {
 			return false, nil
 		}
-		last = pg.Status.Conditions
-		cond := apimeta.FindStatusCondition(pg.Status.Conditions, typ)
+		last = conds
+		cond := apimeta.FindStatusCondition(conds, typ)
 		if cond == nil || cond.Status != status || (message != "" && cond.Message != message) {
 			return false, nil
 		}
@@ -83,7 +97,7 @@ func (c *Cluster) WaitPodGroupCondition(t testing.TB, ns, name, typ string, stat
 		return true, nil
 	})
 	if err != nil {
-		t.Fatalf("waiting for PodGroup %s/%s condition %s=%s %q: %v; conditions: %+v", ns, name, typ, status, message, err, last)
+		t.Fatalf("waiting for %s condition %s=%s %q: %v; conditions: %+v", what, typ, status, message, err, last)
 	}
 	return found
 }
@@ -98,19 +112,24 @@ type PodGroupHistory struct {
 // RecordPodGroups starts recording the PodGroups of ns until the test ends.
 func (c *Cluster) RecordPodGroups(t testing.TB, ns string) *PodGroupHistory {
 	t.Helper()
-	h := &PodGroupHistory{versions: map[string][]*v1alpha1.PodGroup{}}
 	client := c.podGroups(t, ns)
-	lw := &cache.ListWatch{
+	return recordGroups(t, &unstructured.Unstructured{}, toPodGroup, &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return client.List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			return client.Watch(ctx, o)
 		},
-	}
-	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
+	})
+}
+
+// recordGroups records every version an informer of lw sees, as convert reads it.
+func recordGroups(t testing.TB, objType runtime.Object, convert func(any) *v1alpha1.PodGroup, lw *cache.ListWatch) *PodGroupHistory {
+	t.Helper()
+	h := &PodGroupHistory{versions: map[string][]*v1alpha1.PodGroup{}}
+	inf := cache.NewSharedIndexInformer(lw, objType, 0, cache.Indexers{})
 	record := func(obj any) {
-		if pg := toPodGroup(obj); pg != nil {
+		if pg := convert(obj); pg != nil {
 			h.mu.Lock()
 			h.versions[pg.Name] = append(h.versions[pg.Name], pg)
 			h.mu.Unlock()
@@ -260,4 +279,12 @@ func (tl *PodTimeline) PodsAt(i int) map[string]*corev1.Pod {
 		}
 	}
 	return out
+}
+
+// DeletePodGroup deletes a PodGroup of phalanx's CRD.
+func (c *Cluster) DeletePodGroup(t testing.TB, ns, name string) {
+	t.Helper()
+	if err := c.podGroups(t, ns).Delete(Context(t), name, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete PodGroup %s/%s: %v", ns, name, err)
+	}
 }
