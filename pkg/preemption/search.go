@@ -7,7 +7,7 @@ import (
 )
 
 // DefaultExactSearchMaxUnits is how many candidate units a domain may have for its victims
-// to be found by exact search rather than greedy reprieval (docs/decisions/0009).
+// to be found by exact search rather than greedy reprieval (docs/decisions/0010).
 const DefaultExactSearchMaxUnits = 20
 
 // exactSearchBudget bounds the simulations one exact search may run; past it the best set
