@@ -8,6 +8,7 @@ import (
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
@@ -76,8 +77,9 @@ func (o *invariantObserver) Preempting(preemptor *framework.PodInfo, _ string, v
 		o.victimOf = map[string]string{}
 	}
 	for _, v := range victims {
-		if v.Priority >= preemptor.Priority {
-			o.s.violate("pod %s (priority %d) chosen as a victim of %s (priority %d)", v.Key, v.Priority, preemptor.Key, preemptor.Priority)
+		// A victim's priority is its group's when it belongs to one (KEP-5710).
+		if p := preemption.VictimPriority(o.s.sched.Cache(), v); p >= preemptor.Priority {
+			o.s.violate("pod %s (priority %d) chosen as a victim of %s (priority %d)", v.Key, p, preemptor.Key, preemptor.Priority)
 		}
 		if prev, ok := o.victimOf[v.Key]; ok {
 			o.s.violate("pod %s chosen as a victim of %s and again of %s", v.Key, prev, preemptor.Key)
