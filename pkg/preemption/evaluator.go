@@ -212,12 +212,6 @@ func (e *Evaluator) remove(ctx context.Context, state *framework.CycleState, p, 
 	return e.Handle.RunPreFilterExtensionRemovePod(ctx, state, p, q, node)
 }
 
-// add puts a pod back on a node in the snapshot and updates the plugins' state.
-func (e *Evaluator) add(ctx context.Context, state *framework.CycleState, p, q *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
-	e.Handle.Snapshot().AddPod(q, node.Name)
-	return e.Handle.RunPreFilterExtensionAddPod(ctx, state, p, q, node)
-}
-
 // sortByImportance orders pods from the most important.
 func sortByImportance(pods []*framework.PodInfo) {
 	slices.SortFunc(pods, func(a, b *framework.PodInfo) int {
