@@ -135,6 +135,7 @@ func TestIndexedJobGangScheduled(t *testing.T) {
 	c.WaitNativePodGroupCondition(t, ns, pg.Name, schedulingv1alpha2.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
 	perNode := map[string]int{}
 	for _, name := range members {
+		h.WaitBound(t, name)
 		if got := h.Nodes(name); len(got) != 1 {
 			t.Errorf("%s bound to %v, want one node", name, got)
 		}

@@ -342,6 +342,7 @@ func testPodGroupPreemption(t *testing.T, api groupAPI, mode *v1alpha1.Disruptio
 		if len(noms) != 1 || (mode.Single != nil && noms[0] != node) || !slices.Contains(nodes, noms[0]) {
 			t.Errorf("%s: nominatedNodeName history %v, bound to %s", name, noms, node)
 		}
+		h.WaitBound(t, name)
 		if got := h.Nodes(name); len(got) != 1 {
 			t.Errorf("%s bound to %v", name, got)
 		}

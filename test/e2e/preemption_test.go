@@ -201,6 +201,7 @@ func TestManyPreemptors(t *testing.T) {
 		}
 	}
 	for _, name := range high50 {
+		h.WaitBound(t, name)
 		if nodes := h.Nodes(name); len(nodes) != 1 {
 			t.Errorf("%s bound to %v", name, nodes)
 		}

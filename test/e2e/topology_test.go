@@ -93,6 +93,7 @@ func testTopologyOneRackFits(t *testing.T) {
 		if r := rackOf[pod.Spec.NodeName]; r != "r2" {
 			t.Errorf("%s bound to %s in rack %q, want rack r2", name, pod.Spec.NodeName, r)
 		}
+		h.WaitBound(t, name)
 		if got := h.Nodes(name); len(got) != 1 {
 			t.Errorf("%s bound to %v", name, got)
 		}

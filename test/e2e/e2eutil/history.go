@@ -165,3 +165,12 @@ func (c *Cluster) WaitPodsBound(t testing.TB, ns string, names []string, timeout
 	}
 	return bound
 }
+
+// WaitBound waits (up to 10s) until the history has seen the pod bound: its watch may
+// deliver the binding a moment after a List or Get saw it.
+func (h *PodHistory) WaitBound(t testing.TB, name string) {
+	t.Helper()
+	WaitFor(t, 10*time.Second, name+"'s binding in the pod history", func(context.Context) (bool, error) {
+		return len(h.Nodes(name)) > 0, nil
+	})
+}
