@@ -34,6 +34,10 @@ type Evaluator struct {
 	// ExactSearchMaxUnits: a node with at most this many candidate units has its victims
 	// found by exact search (0: DefaultExactSearchMaxUnits; negative: never).
 	ExactSearchMaxUnits int
+
+	// budget is what is left of the current decision's simulations for exact searches
+	// (the evaluator runs on the scheduling loop only).
+	budget int
 }
 
 func (e *Evaluator) exactMax() int {
@@ -71,6 +75,7 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 // searched and the least disruptive is chosen. Group preemption uses it for a group that
 // needs one more member, so that it decides exactly as for a pod.
 func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*Result, error) {
+	e.budget = decisionSearchBudget
 	snap := e.Handle.Snapshot()
 	all := snap.NodeInfos()
 	var potential []*framework.NodeInfo

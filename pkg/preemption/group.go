@@ -40,6 +40,9 @@ type GroupEvaluator struct {
 	// ExactSearchMaxUnits: a domain with at most this many candidate units has its victims
 	// found by exact search (0: DefaultExactSearchMaxUnits; negative: never).
 	ExactSearchMaxUnits int
+
+	// budget is what is left of the current decision's simulations for exact searches.
+	budget int
 }
 
 func (e *GroupEvaluator) exactMax() int {
@@ -74,6 +77,7 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pe
 	if g.PreemptionPolicy == v1.PreemptNever {
 		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
 	}
+	e.budget = decisionSearchBudget
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)

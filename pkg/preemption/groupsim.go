@@ -182,7 +182,7 @@ func (e *GroupEvaluator) searchUnits(ctx context.Context, g *framework.GroupInfo
 	if err != nil || !ok {
 		return nil, err
 	}
-	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax()}
+	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), shared: &e.budget}
 	victims, witness, err := search.runWithWitness()
 	if err != nil {
 		return nil, err

@@ -40,6 +40,7 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 	if g.PreemptionPolicy == v1.PreemptNever {
 		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
 	}
+	e.budget = decisionSearchBudget
 	snap := e.Handle.Snapshot()
 	need := framework.GroupNeed(g, len(snap.GroupMembers(g.Key)))
 	rest := placeable(pending)

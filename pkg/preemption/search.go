@@ -10,9 +10,14 @@ import (
 // to be found by exact search rather than greedy reprieval (docs/decisions/0010).
 const DefaultExactSearchMaxUnits = 20
 
-// exactSearchBudget bounds the simulations one exact search may run; past it the best set
-// found so far (never worse than greedy reprieval's) is used.
-const exactSearchBudget = 20000
+// exactSearchBudget bounds the simulations one exact search may run, and
+// decisionSearchBudget those of all the exact searches of one preemption decision (the
+// pod path searches up to hundreds of nodes); past them the best set found so far (never
+// worse than greedy reprieval's) is used.
+const (
+	exactSearchBudget    = 20000
+	decisionSearchBudget = 100000
+)
 
 // oracle is a simulation of one preemption domain that a victim search drives. It starts
 // with every candidate unit removed (and the preemptor fitting); keep puts a unit back and
@@ -37,6 +42,8 @@ type victimSearch struct {
 	exactMax int
 	// checks counts keep calls, for the budget and for tests.
 	checks int
+	// shared, when set, is what is left of the decision's budget of simulations.
+	shared *int
 }
 
 // run returns the units to preempt, most important first. The oracle is left as it
@@ -93,7 +100,15 @@ func (s *victimSearch) greedy() (victims, kept []*unit, err error) {
 
 func (s *victimSearch) keep(u *unit) (bool, error) {
 	s.checks++
+	if s.shared != nil {
+		*s.shared--
+	}
 	return s.o.keep(u)
+}
+
+// exhausted reports whether the exact search must stop exploring.
+func (s *victimSearch) exhausted() bool {
+	return s.checks >= exactSearchBudget || (s.shared != nil && *s.shared <= 0)
 }
 
 // branchAndBound finds the least-cost victim set exactly: units are decided most important
@@ -120,7 +135,7 @@ func (b *branchAndBound) visit(i int) error {
 		return nil
 	}
 	u := s.units[i]
-	if s.checks < exactSearchBudget {
+	if !s.exhausted() {
 		back, err := s.keep(u)
 		if err != nil {
 			return err

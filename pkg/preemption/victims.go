@@ -83,7 +83,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 		}
 	}
 	sortUnits(potential)
-	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax()}
+	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), shared: &e.budget}
 	victims, err := search.run()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,104 @@
+package preemption
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
+)
+
+// roomOracle fits the preemptor when the units taken off free at least need cpu.
+type roomOracle struct {
+	size map[*unit]int
+	free int
+	need int
+}
+
+func (o *roomOracle) keep(u *unit) (bool, error) {
+	if o.free-o.size[u] >= o.need {
+		o.free -= o.size[u]
+		return true, nil
+	}
+	return false, nil
+}
+
+func (o *roomOracle) drop(u *unit) error { o.free += o.size[u]; return nil }
+func (o *roomOracle) witness() any       { return nil }
+
+func testUnit(name string, prio int32, started time.Duration) *unit {
+	p := testutil.Pod(name).Priority(prio).Req("cpu", "1").Info()
+	return &unit{key: p.Key, pods: []*framework.PodInfo{p}, priority: prio, start: time.Unix(1000, 0).Add(started), qos: 1}
+}
+
+func TestVictimSearch(t *testing.T) {
+	// big is the most important (earliest start): greedy reprieval keeps it and must then
+	// preempt both small ones; one victim (big) is enough.
+	big, small1, small2 := testUnit("big", 5, 0), testUnit("small1", 5, time.Minute), testUnit("small2", 5, 2*time.Minute)
+	// low is of lower priority than everything else: preempting it alone is not enough,
+	// and with mid it beats big.
+	low, mid := testUnit("low", 1, 0), testUnit("mid", 3, 0)
+	tests := []struct {
+		name     string
+		units    []*unit
+		size     []int
+		need     int
+		exactMax int
+		budget   int // the decision's shared budget; -1 for none
+		want     []string
+	}{
+		{"exact: one big victim instead of two small ones", []*unit{big, small1, small2}, []int{4, 2, 2}, 4, 20, -1, []string{"big"}},
+		{"greedy alone: both small ones", []*unit{big, small1, small2}, []int{4, 2, 2}, 4, -1, -1, []string{"small1", "small2"}},
+		{"exact search out of budget: greedy's answer", []*unit{big, small1, small2}, []int{4, 2, 2}, 4, 20, 0, []string{"small1", "small2"}},
+		{"lower highest priority first, even with more victims", []*unit{big, mid, low}, []int{4, 2, 2}, 4, 20, -1, []string{"low", "mid"}},
+		{"nothing to preempt when the room is there", []*unit{big, small1}, []int{4, 2}, 0, 20, -1, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &roomOracle{size: map[*unit]int{}, need: tc.need}
+			for i, u := range tc.units {
+				o.size[u] = tc.size[i]
+				o.free += tc.size[i]
+			}
+			units := slices.Clone(tc.units)
+			sortUnits(units)
+			s := &victimSearch{units: units, o: o, exactMax: tc.exactMax}
+			if tc.budget >= 0 {
+				s.shared = &tc.budget
+			}
+			before := o.free
+			victims, err := s.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, u := range victims {
+				got = append(got, u.pods[0].Pod.Name)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("victims %v, want %v", got, tc.want)
+			}
+			if o.free != before {
+				t.Errorf("the oracle is left with %d free, it started with %d: every unit must be off again", o.free, before)
+			}
+		})
+	}
+}
+
+// The cost of a set never drops when a less important unit is added: what lets the
+// branch and bound prune on the units chosen so far.
+func TestCostGrowsWithLessImportantUnits(t *testing.T) {
+	units := []*unit{testUnit("a", 9, 0), testUnit("b", 9, time.Minute), testUnit("c", 4, 0), testUnit("d", 1, 0)}
+	sortUnits(units)
+	for i := 1; i < len(units); i++ {
+		before, after := costOfUnits(units[:i], nil), costOfUnits(units[:i+1], nil)
+		if after.Compare(before) <= 0 {
+			t.Errorf("adding %s: cost %+v is not above %+v", units[i].key, after, before)
+		}
+	}
+	if NoCost.Compare(costOfUnits(units[:1], nil)) >= 0 {
+		t.Error("no victims must cost less than one")
+	}
+}
