@@ -29,6 +29,9 @@ type Handle interface {
 	Rand() *rand.Rand
 	// Metrics are the scheduler's metrics.
 	Metrics() *metrics.Metrics
+	// ResourceClient writes storage and DRA objects for PreBind plugins; nil when the
+	// driver has none (then no pod with claims or volumes can be bound).
+	ResourceClient() ResourceClient
 	PluginRunner
 }
 

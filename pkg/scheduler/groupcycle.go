@@ -143,6 +143,21 @@ func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework,
 			}
 		}
 		s.cache.AddPod(m, host)
+		// Reserve records what the member takes besides room (its claims' devices, its
+		// volumes) in the snapshot, so the next members see it; the rollback undoes it.
+		if st := fwk.RunReservePluginsReserve(ctx, state, m, host); !st.IsSuccess() {
+			fwk.RunReservePluginsUnreserve(ctx, state, m, host)
+			s.cache.RemovePod(m)
+			if st.Code() == framework.Error {
+				return nil, st.AsError()
+			}
+			pl.Unplaced = append(pl.Unplaced, m)
+			rejectors.Insert(st.Plugin())
+			if pl.Message == "" {
+				pl.Message = st.Message()
+			}
+			continue
+		}
 		pl.Assignments = append(pl.Assignments, framework.Assignment{Pod: m, Node: s.cache.Get(host), State: state})
 	}
 	pl.UnschedulablePlugins = sets.List(rejectors)
@@ -284,7 +299,10 @@ func (s *Scheduler) addNominatedPodsFor(priority int32, own func(*framework.PodI
 // static filter keys, no host ports and no constraint involving other pods. "" for a
 // member that has no equivalent.
 func equivalenceKey(fwk *fwkruntime.Framework, m *framework.PodInfo) string {
-	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.ParseErr != nil || m.Pod.Spec.NodeName != "" {
+	// Claims and volumes are the pod's own: two pods with equal specs may still differ in
+	// what their claims can get.
+	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.ParseErr != nil || m.Pod.Spec.NodeName != "" ||
+		len(m.Pod.Spec.ResourceClaims) > 0 || len(framework.PodPVCs(m.Pod)) > 0 {
 		return ""
 	}
 	return fwk.StaticFilterKey(framework.NewCycleState(), m) + "\x00" + m.Requests.Vector.String()

@@ -62,7 +62,8 @@ func (s *Scheduler) AddPodGroup(pg *v1alpha1.PodGroup) {
 	gs.info = g
 	if e := s.queue.Get(groupEntryKey(g.Key)); e != nil {
 		e.Priority = g.Priority
-		mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.PodGroup.Spec, pg.Spec) || old.Invalid != g.Invalid
+		mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.PodGroup.Spec, pg.Spec) || old.Invalid != g.Invalid ||
+			!apiequality.Semantic.DeepEqual(old.PodGroup.Status.ResourceClaimStatuses, pg.Status.ResourceClaimStatuses)
 		s.queue.Update(e, mayHelp)
 	}
 }

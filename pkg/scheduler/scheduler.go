@@ -175,6 +175,7 @@ func New(opts Options) (*Scheduler, error) {
 		// Placements too small in aggregate grow only when pods leave or nodes come.
 		placementCapacityPlugin: placementCapacityEvents,
 	}
+	resources, _ := opts.Client.(framework.ResourceClient)
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
 			Snapshot:        s.cache,
@@ -185,6 +186,7 @@ func New(opts Options) (*Scheduler, error) {
 			GroupPreemption: s,
 			Rand:            s.rand,
 			Metrics:         s.metrics,
+			ResourceClient:  resources,
 		})
 		if err != nil {
 			return nil, err
