@@ -32,6 +32,7 @@ type draState struct {
 	generation uint64
 	// Derived lists, rebuilt on first use after a change.
 	classList []*resourceapi.DeviceClass
+	extended  map[string]*resourceapi.DeviceClass
 	sliceList []*resourceapi.ResourceSlice
 	byNode    map[string][]*resourceapi.ResourceSlice
 	shared    []*resourceapi.ResourceSlice
@@ -62,6 +63,25 @@ func (d *draState) Classes() []*resourceapi.DeviceClass {
 		d.classList = sortedValues(d.classes)
 	}
 	return d.classList
+}
+
+func (d *draState) ExtendedResourceClass(name string) *resourceapi.DeviceClass {
+	if d.extended == nil {
+		d.extended = map[string]*resourceapi.DeviceClass{}
+		for _, dc := range d.Classes() {
+			names := []string{resourceapi.ResourceDeviceClassPrefix + dc.Name}
+			if dc.Spec.ExtendedResourceName != nil {
+				names = append(names, *dc.Spec.ExtendedResourceName)
+			}
+			for _, n := range names {
+				// Classes come by name, so among equally old ones the first name wins.
+				if old := d.extended[n]; old == nil || dc.CreationTimestamp.After(old.CreationTimestamp.Time) {
+					d.extended[n] = dc
+				}
+			}
+		}
+	}
+	return d.extended[name]
 }
 
 func (d *draState) Claim(key string) *framework.ClaimInfo {
@@ -111,14 +131,14 @@ func (d *draState) index() {
 // SetDeviceClass records or replaces a DeviceClass.
 func (c *Cache) SetDeviceClass(dc *resourceapi.DeviceClass) {
 	c.dra.classes[dc.Name] = dc
-	c.dra.classList = nil
+	c.dra.classList, c.dra.extended = nil, nil
 	c.dra.generation++
 }
 
 // RemoveDeviceClass forgets a DeviceClass.
 func (c *Cache) RemoveDeviceClass(name string) {
 	delete(c.dra.classes, name)
-	c.dra.classList = nil
+	c.dra.classList, c.dra.extended = nil, nil
 	c.dra.generation++
 }
 

@@ -28,6 +28,7 @@ var DefaultPlugins = []DefaultPlugin{
 	{Name: "PodTopologySpread", Weight: 2},
 	{Name: "InterPodAffinity", Weight: 2},
 	{Name: "NodeResourcesBalancedAllocation", Weight: 1},
+	{Name: "DynamicResources"},
 	{Name: "GangScheduling"},
 	{Name: "TopologyPlacement"},
 	{Name: "PlacementBinPacking", Weight: 1},

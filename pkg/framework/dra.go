@@ -53,6 +53,11 @@ type DRA interface {
 	Class(name string) *resourceapi.DeviceClass
 	// Classes returns every DeviceClass, by name.
 	Classes() []*resourceapi.DeviceClass
+	// ExtendedResourceClass returns the DeviceClass that backs an extended resource name
+	// (its spec.extendedResourceName, or the implicit deviceclass.resource.kubernetes.io/
+	// <class>), or nil. Of two classes naming the same resource, the newer wins, as in
+	// kube-scheduler.
+	ExtendedResourceClass(name string) *resourceapi.DeviceClass
 	// Claim returns a claim by namespace/name, or nil.
 	Claim(key string) *ClaimInfo
 	// SlicesFor returns the ResourceSlices whose devices a node may use: those of the node

@@ -30,6 +30,9 @@ type ResourceClient interface {
 	UpdateResourceClaim(ctx context.Context, claim *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error)
 	UpdateResourceClaimStatus(ctx context.Context, claim *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error)
 	GetResourceClaimTemplate(ctx context.Context, namespace, name string) (*resourceapi.ResourceClaimTemplate, error)
+	// PatchPodExtendedResourceClaimStatus records, in the pod's status, the claim made
+	// for its extended resources backed by DRA and which request serves which container.
+	PatchPodExtendedResourceClaimStatus(ctx context.Context, pod *v1.Pod, st *v1.PodExtendedResourceClaimStatus) error
 
 	GetPersistentVolume(ctx context.Context, name string) (*v1.PersistentVolume, error)
 	UpdatePersistentVolume(ctx context.Context, pv *v1.PersistentVolume) (*v1.PersistentVolume, error)

@@ -5,6 +5,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultbinder"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultpreemption"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/dynamicresources"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/gangscheduling"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeaffinity"
@@ -36,6 +37,7 @@ func NewRegistry() runtime.Registry {
 		interpodaffinity.Name:                interpodaffinity.New,
 		podtopologyspread.Name:               podtopologyspread.New,
 		defaultbinder.Name:                   defaultbinder.New,
+		dynamicresources.Name:                dynamicresources.New,
 		defaultpreemption.Name:               defaultpreemption.New,
 		gangscheduling.Name:                  gangscheduling.New,
 		workloadpreemption.Name:              workloadpreemption.New,

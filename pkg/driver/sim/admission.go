@@ -52,6 +52,8 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.PDBs = append(sc.PDBs, t)
 	case *v1alpha1.PodGroup:
 		sc.PodGroups = append(sc.PodGroups, t)
+	default:
+		sc.Resources.add(obj)
 	}
 }
 
@@ -125,7 +127,7 @@ func (sc *Scenario) admit() error {
 		t, _ := parseTiming(&pg.ObjectMeta)
 		admitPodGroup(pg, classes, t.createAt)
 	}
-	return nil
+	return sc.admitResources(unique)
 }
 
 func defaultNamespace(m *metav1.ObjectMeta) {

@@ -22,6 +22,8 @@ type Scenario struct {
 	PriorityClasses []*schedulingv1.PriorityClass
 	PDBs            []*policyv1.PodDisruptionBudget
 	PodGroups       []*v1alpha1.PodGroup
+	// Storage and DRA objects (resources.go).
+	Resources Resources
 	// Warnings are things a user should know that did not stop the load (skipped kinds).
 	Warnings []string
 

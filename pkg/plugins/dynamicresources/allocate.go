@@ -1,0 +1,130 @@
+package dynamicresources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// allocate finds an allocation of the claims on a node. The allocator sees only the
+// slices the node can use, so its cost follows the node's devices, not the cluster's.
+//
+// When the claims do not fit beside the devices that earlier members of the pod's group
+// took on this node in the same cycle, their claims and the pod's are searched again
+// together (the allocator's search is exhaustive over the claims it is given): an earlier
+// member's first choice no longer blocks a later member when another assignment serves
+// both (kubernetes#138765).
+func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
+	dra := pl.h.Snapshot().DRA()
+	res, st := pl.run(ctx, n, claims, dra.Allocated())
+	if st != nil || res != nil {
+		return &nodeAllocation{keys: keys, results: res}, st
+	}
+	peerKeys, peerClaims, held := pl.peerClaims(s.pod, n)
+	if len(peerKeys) == 0 {
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	free := dra.Allocated().Clone()
+	for _, id := range held {
+		free.Delete(id)
+	}
+	res, st = pl.run(ctx, n, append(peerClaims, claims...), free)
+	if st != nil {
+		return nil, st
+	}
+	if res == nil {
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	return &nodeAllocation{keys: append(peerKeys, keys...), results: res}, nil
+}
+
+// run calls the structured allocator for one node against a set of taken devices. It
+// returns nil results when the claims do not fit.
+func (pl *DynamicResources) run(ctx context.Context, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, taken sets.Set[framework.DeviceID]) ([]resourceapi.AllocationResult, *framework.Status) {
+	dra := pl.h.Snapshot().DRA()
+	state := structured.AllocatedState{
+		AllocatedDevices:         taken,
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	alloc, err := structured.NewAllocator(ctx, Features, state, classLister{dra}, dra.SlicesFor(n.Name), pl.celCache)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	res, err := alloc.Allocate(ctx, n.Node(), claims)
+	switch {
+	case errors.Is(err, structured.ErrFailedAllocationOnNode):
+		return nil, framework.NewStatus(framework.Unschedulable, err.Error())
+	case ctx.Err() != nil:
+		return nil, framework.NewStatus(framework.Unschedulable, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
+	case err != nil:
+		// A claim or class the allocator cannot use (a broken CEL selector, say): an
+		// error, retried with backoff, as kube-scheduler does.
+		return nil, framework.AsStatus(err)
+	case len(res) != len(claims):
+		return nil, nil
+	}
+	return res, nil
+}
+
+// peerClaims returns the claims that members of the pod's group, placed on the node earlier
+// in this cycle, had allocated by this plugin, with the devices those allocations take.
+// Claims the group shares are left out: every member relies on where they are.
+func (pl *DynamicResources) peerClaims(p *framework.PodInfo, n *framework.NodeInfo) ([]string, []*resourceapi.ResourceClaim, []framework.DeviceID) {
+	if p.Group == "" {
+		return nil, nil, nil
+	}
+	dra := pl.h.Snapshot().DRA()
+	var keys []string
+	var claims []*resourceapi.ResourceClaim
+	var held []framework.DeviceID
+	for _, q := range n.Pods {
+		if q == p || q.Assumed || q.Pod.Spec.NodeName != "" || !sameGroup(p, q) {
+			continue
+		}
+		owner := pl.ownerState(q)
+		if owner == nil {
+			continue
+		}
+		for _, key := range owner.toKeys {
+			ci := dra.Claim(key)
+			if ci == nil || ci.Claim.Status.Allocation != nil || ci.Assumed == nil || pl.owners[key] != owner {
+				continue
+			}
+			keys = append(keys, key)
+			claims = append(claims, ci.Claim)
+			held = append(held, framework.AllocatedDevices(ci.Assumed)...)
+		}
+	}
+	return keys, claims, held
+}
+
+// ownerState finds the state of a pod placed in this cycle through the claims it owns.
+func (pl *DynamicResources) ownerState(q *framework.PodInfo) *stateData {
+	for _, key := range claimKeysOf(q) {
+		if o := pl.owners[key]; o != nil && o.pod == q {
+			return o
+		}
+	}
+	return nil
+}
+
+func claimKeysOf(q *framework.PodInfo) []string {
+	var out []string
+	for _, pc := range framework.ResolvePodClaims(q.Pod, nil) {
+		if pc.Name != "" {
+			out = append(out, q.Pod.Namespace+"/"+pc.Name)
+		}
+	}
+	return out
+}
+
+func sameGroup(p, q *framework.PodInfo) bool {
+	return p.Group == q.Group && p.Pod.Namespace == q.Pod.Namespace
+}
