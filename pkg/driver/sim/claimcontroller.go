@@ -6,6 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -48,7 +49,7 @@ func (s *Simulator) createPodClaims(p *v1.Pod) bool {
 			},
 			Spec: *t.Spec.Spec.DeepCopy(),
 		}
-		claim.UID = "sim-" + claim.Namespace + "-" + claim.Name
+		claim.UID = types.UID("sim-" + claim.Namespace + "-" + claim.Name)
 		s.putClaim(nil, claim)
 		name := claim.Name
 		p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: e.Name, ResourceClaimName: &name})
@@ -135,4 +136,31 @@ func sortedKeys[T any](m map[string]T) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// podDevices lists the devices allocated to the claims a pod uses, for the report.
+func (s *Simulator) podDevices(p *v1.Pod) []string {
+	var g *v1alpha1.PodGroup
+	if name := v1alpha1.PodGroupNameOf(p); name != "" {
+		g = s.groups[p.Namespace+"/"+name]
+	}
+	names := []string{}
+	for _, pc := range framework.ResolvePodClaims(p, g) {
+		if pc.Name != "" {
+			names = append(names, pc.Name)
+		}
+	}
+	if st := p.Status.ExtendedResourceClaimStatus; st != nil {
+		names = append(names, st.ResourceClaimName)
+	}
+	var out []string
+	for _, n := range names {
+		if c := s.objs.claims[p.Namespace+"/"+n]; c != nil && c.Status.Allocation != nil {
+			for _, r := range c.Status.Allocation.Devices.Results {
+				out = append(out, r.Driver+"/"+r.Pool+"/"+r.Device)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -39,6 +39,8 @@ type podRecord struct {
 	victimOfScheduler bool
 	// createdAt and deletedAt are when the pod appeared and when its deletion started.
 	createdAt, deletedAt *float64
+	// devices and volumes are what the pod's claims held when it was bound.
+	devices, volumes []string
 }
 
 // ObjectRef names an object in the report.
@@ -76,6 +78,7 @@ func (s *Simulator) BindPod(_ context.Context, pod *v1.Pod, node string) error {
 	rec.pod = np
 	rec.phase = PhaseRunning
 	rec.node = node
+	rec.devices, rec.volumes = s.podDevices(np), s.boundVolumes(np)
 	t := s.seconds(s.now)
 	rec.boundAt = &t
 	s.nodeUsage.add(node, np, s)
@@ -150,6 +153,7 @@ func (s *Simulator) gone(rec *podRecord) {
 		s.nodeUsage.remove(rec.node, rec.pod)
 	}
 	s.sched.DeletePod(rec.pod)
+	s.releasePodClaims(rec.pod)
 	s.pdbsDirty = true
 }
 
@@ -176,6 +180,7 @@ func (s *Simulator) succeed(k string) {
 	rec.endAt = &end
 	s.nodeUsage.remove(rec.node, np)
 	s.sched.UpdatePod(old, np)
+	s.releasePodClaims(np)
 	s.pdbsDirty = true
 }
 

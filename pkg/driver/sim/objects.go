@@ -66,10 +66,11 @@ func (s *Simulator) planResources() {
 			func() { delete(s.slices, sl.Name); s.sched.DeleteResourceSlice(sl) })
 	}
 	for _, t := range r.Templates {
-		s.plan1(&t.ObjectMeta, func() { s.objs.templates[t.Namespace+"/"+t.Name] = t }, func() { delete(s.objs.templates, t.Namespace+"/"+t.Name) })
+		s.plan1(&t.ObjectMeta, func() { s.objs.templates[t.Namespace+"/"+t.Name] = t; s.templateAppeared() },
+			func() { delete(s.objs.templates, t.Namespace+"/"+t.Name) })
 	}
 	for _, pv := range r.PVs {
-		s.plan1(&pv.ObjectMeta, func() { s.putPV(nil, pv.DeepCopy()) }, func() { s.deletePV(pv.Name) })
+		s.plan1(&pv.ObjectMeta, func() { s.putPV(nil, pv.DeepCopy()); s.volumeAppeared() }, func() { s.deletePV(pv.Name) })
 	}
 	for _, pvc := range r.PVCs {
 		s.plan1(&pvc.ObjectMeta, func() { s.createPVC(pvc.DeepCopy()) }, func() { s.deletePVC(pvc.Namespace + "/" + pvc.Name) })
@@ -98,7 +99,7 @@ func notFound(resource, name string) error {
 }
 
 func conflict(resource, name string) error {
-	return apierrors.NewConflict(resourceapi.Resource(resource), name, fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	return apierrors.NewConflict(resourceapi.Resource(resource), name, errModified)
 }
 
 // GetResourceClaim implements framework.ResourceClient.

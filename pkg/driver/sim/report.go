@@ -38,6 +38,11 @@ type PodReport struct {
 	PodGroup      string     `json:"podGroup"`
 	PreemptedBy   *ObjectRef `json:"preemptedBy"`
 	Message       string     `json:"message"`
+	// Devices are the devices allocated to the pod's claims when it was bound
+	// ("driver/pool/device", its own claims and those its group shares); Volumes the
+	// claims of its volumes and the volumes they were bound to ("claim=volume").
+	Devices []string `json:"devices,omitempty"`
+	Volumes []string `json:"volumes,omitempty"`
 
 	// The HTML report's timelines also need when the pod appeared (nil if the run never
 	// created it), when its deletion started (by the timeline, preemption or its node's
@@ -120,7 +125,7 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		pr := PodReport{
 			Namespace: p.Namespace, Name: p.Name, Phase: rec.phase, Node: rec.node,
 			NominatedNode: p.Status.NominatedNodeName, BoundAt: rec.boundAt, PreemptedBy: rec.preemptedBy,
-			PodGroup: v1alpha1.PodGroupNameOf(p),
+			PodGroup: v1alpha1.PodGroupNameOf(p), Devices: rec.devices, Volumes: rec.volumes,
 		}
 		if p.Spec.Priority != nil {
 			pr.Priority = *p.Spec.Priority

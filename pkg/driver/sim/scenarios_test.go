@@ -51,6 +51,11 @@ type podExpectation struct {
 	PreemptedBy *string `json:"preemptedBy,omitempty"`
 	// Message must be contained in the pod's message.
 	Message string `json:"message,omitempty"`
+	// Devices, when set, are the pod's devices exactly ("driver/pool/device", sorted);
+	// DeviceCount how many it has; Volumes its "claim=volume" bindings exactly.
+	Devices     []string `json:"devices,omitempty"`
+	DeviceCount *int     `json:"deviceCount,omitempty"`
+	Volumes     []string `json:"volumes,omitempty"`
 }
 
 type groupExpectation struct {
@@ -196,6 +201,15 @@ func checkReport(t *testing.T, exp *expectation, r *Report) {
 		}
 		if want.NominatedNode != nil && got.NominatedNode != *want.NominatedNode {
 			t.Errorf("pod %s: nominated node %q, want %q", k, got.NominatedNode, *want.NominatedNode)
+		}
+		if want.Devices != nil && strings.Join(want.Devices, ",") != strings.Join(got.Devices, ",") {
+			t.Errorf("pod %s: devices %v, want %v", k, got.Devices, want.Devices)
+		}
+		if want.DeviceCount != nil && len(got.Devices) != *want.DeviceCount {
+			t.Errorf("pod %s: %d devices (%v), want %d", k, len(got.Devices), got.Devices, *want.DeviceCount)
+		}
+		if want.Volumes != nil && strings.Join(want.Volumes, ",") != strings.Join(got.Volumes, ",") {
+			t.Errorf("pod %s: volumes %v, want %v", k, got.Volumes, want.Volumes)
 		}
 		if want.BoundAt != nil && (got.BoundAt == nil || *got.BoundAt != *want.BoundAt) {
 			t.Errorf("pod %s: bound at %v, want %v", k, fmtPtr(got.BoundAt), *want.BoundAt)
