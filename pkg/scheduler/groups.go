@@ -55,6 +55,7 @@ func (s *Scheduler) AddPodGroup(pg *v1alpha1.PodGroup) {
 	g := s.resolveGroup(pg)
 	old := s.cache.Group(g.Key)
 	s.cache.SetGroup(g)
+	s.ensureGroupClaims(g)
 	gs := s.groups[g.Key]
 	if gs == nil {
 		return
@@ -74,6 +75,7 @@ func (s *Scheduler) UpdatePodGroup(_, pg *v1alpha1.PodGroup) { s.AddPodGroup(pg)
 // DeletePodGroup forgets a PodGroup; its pending members wait for it to come back.
 func (s *Scheduler) DeletePodGroup(pg *v1alpha1.PodGroup) {
 	key := pg.Namespace + "/" + pg.Name
+	s.releaseGroupClaims(pg)
 	s.cache.RemoveGroup(key)
 	delete(s.statusWriters, key)
 	if gs := s.groups[key]; gs != nil {

@@ -82,6 +82,12 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	}
 	s.cache.ClearNomination(key)
 	if pi := s.cache.RemoveBoundPod(key); pi != nil {
+		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
+			if g := s.cache.Group(gk); g != nil {
+				// The last bound member is gone: the group's claims are free.
+				s.releaseGroupClaims(g.PodGroup)
+			}
+		}
 		s.onClusterEvent(framework.EventAssignedPodDelete)
 	}
 }

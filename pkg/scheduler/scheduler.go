@@ -119,6 +119,10 @@ type Scheduler struct {
 	// gangWaits are the groups held at their gate for lack of members whose wait has not
 	// been reported yet.
 	gangWaits map[*groupState]bool
+	// resources is the driver's API of storage and DRA objects (nil without one);
+	// groupClaimsMaking are the group claims being made from templates (groupclaims.go).
+	resources         framework.ResourceClient
+	groupClaimsMaking map[string]bool
 
 	// events are the cluster events each plugin (and pseudo-plugin) registered.
 	events map[string][]framework.ClusterEvent
@@ -156,6 +160,8 @@ func New(opts Options) (*Scheduler, error) {
 		groups:        map[string]*groupState{},
 		statusWriters: map[string]*groupStatusWriter{},
 		gangWaits:     map[*groupState]bool{},
+
+		groupClaimsMaking: map[string]bool{},
 	}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
@@ -176,6 +182,7 @@ func New(opts Options) (*Scheduler, error) {
 		placementCapacityPlugin: placementCapacityEvents,
 	}
 	resources, _ := opts.Client.(framework.ResourceClient)
+	s.resources = resources
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
 			Snapshot:        s.cache,

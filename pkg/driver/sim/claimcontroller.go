@@ -164,3 +164,35 @@ func (s *Simulator) podDevices(p *v1.Pod) []string {
 	slices.Sort(out)
 	return out
 }
+
+// claimReports lists the claims as they stand, by namespace/name.
+func (s *Simulator) claimReports() []ClaimReport {
+	var out []ClaimReport
+	for _, k := range sortedKeys(s.objs.claims) {
+		c := s.objs.claims[k]
+		cr := ClaimReport{Namespace: c.Namespace, Name: c.Name, Devices: []string{}, ReservedFor: []string{}}
+		if a := c.Status.Allocation; a != nil {
+			for _, r := range a.Devices.Results {
+				cr.Devices = append(cr.Devices, r.Driver+"/"+r.Pool+"/"+r.Device)
+			}
+		}
+		for _, r := range c.Status.ReservedFor {
+			kind := "Pod"
+			if r.Resource == framework.ConsumerGroupResource {
+				kind = "PodGroup"
+			}
+			cr.ReservedFor = append(cr.ReservedFor, kind+"/"+r.Name)
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
+// collectOwnedClaims is the garbage collector: the claims an object owned go with it.
+func (s *Simulator) collectOwnedClaims(uid types.UID) {
+	for _, k := range sortedKeys(s.objs.claims) {
+		if owner := metav1.GetControllerOfNoCopy(s.objs.claims[k]); owner != nil && owner.UID == uid {
+			s.deleteClaim(k)
+		}
+	}
+}

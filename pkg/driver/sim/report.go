@@ -18,6 +18,8 @@ type Report struct {
 	PodGroups []GroupReport `json:"podGroups"`
 	Events    []Event       `json:"events"`
 	Summary   Summary       `json:"summary"`
+	// Claims are the ResourceClaims at the end of the run: their devices and consumers.
+	Claims []ClaimReport `json:"claims,omitempty"`
 	// Violations lists broken invariants (only with invariant checks on).
 	Violations []string `json:"violations,omitempty"`
 
@@ -50,6 +52,16 @@ type PodReport struct {
 	CreatedAt *float64         `json:"-"`
 	DeletedAt *float64         `json:"-"`
 	Requests  map[string]int64 `json:"-"`
+}
+
+// ClaimReport is a ResourceClaim at the end of the run.
+type ClaimReport struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Devices are the allocated devices ("driver/pool/device"), none when unallocated.
+	Devices []string `json:"devices"`
+	// ReservedFor names the consumers ("Pod/name", "PodGroup/name").
+	ReservedFor []string `json:"reservedFor"`
 }
 
 // GroupReport is one PodGroup's outcome.
@@ -175,6 +187,7 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		r.Summary.WallSeconds = float64(wall.Milliseconds()) / 1000
 	}
 	s.lifetimes(r)
+	r.Claims = s.claimReports()
 	return r
 }
 

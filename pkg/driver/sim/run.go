@@ -177,6 +177,7 @@ func (s *Simulator) plan() {
 				if cur := s.groups[key]; cur != nil && !s.groupGone[key] {
 					s.groupGone[key] = true
 					s.sched.DeletePodGroup(cur)
+					s.collectOwnedClaims(cur.UID)
 				}
 			})
 		}
