@@ -30,6 +30,8 @@ type draState struct {
 	holds     map[framework.DeviceID]int
 
 	generation uint64
+	sliceGen   uint64
+	domain     *framework.DeviceDomain
 	// Derived lists, rebuilt on first use after a change.
 	classList []*resourceapi.DeviceClass
 	extended  map[string]*resourceapi.DeviceClass
@@ -106,7 +108,10 @@ func (d *draState) SlicesFor(node string) []*resourceapi.ResourceSlice {
 }
 
 func (d *draState) Allocated() sets.Set[framework.DeviceID] { return d.allocated }
+func (d *draState) Domain() *framework.DeviceDomain         { return d.domain }
+func (d *draState) SetDomain(dd *framework.DeviceDomain)    { d.domain = dd }
 func (d *draState) Generation() uint64                      { return d.generation }
+func (d *draState) SlicesVersion() uint64                   { return d.sliceGen }
 func (d *draState) Empty() bool                             { return len(d.slices) == 0 && len(d.claims) == 0 }
 
 // index rebuilds the slice lists after a change: node-local slices by node, the others
@@ -147,6 +152,7 @@ func (c *Cache) SetResourceSlice(s *resourceapi.ResourceSlice) {
 	c.dra.slices[s.Name] = s
 	c.dra.indexed = false
 	c.dra.generation++
+	c.dra.sliceGen++
 }
 
 // RemoveResourceSlice forgets a ResourceSlice.
@@ -154,6 +160,7 @@ func (c *Cache) RemoveResourceSlice(name string) {
 	delete(c.dra.slices, name)
 	c.dra.indexed = false
 	c.dra.generation++
+	c.dra.sliceGen++
 }
 
 // SetResourceClaim records a claim as the API reports it. An allocation the scheduler

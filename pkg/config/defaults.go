@@ -31,6 +31,7 @@ var DefaultPlugins = []DefaultPlugin{
 	{Name: "DynamicResources"},
 	{Name: "GangScheduling"},
 	{Name: "TopologyPlacement"},
+	{Name: "DRAPlacement"},
 	{Name: "PlacementBinPacking", Weight: 1},
 	{Name: "PlacementPodCount", Weight: 4},
 	{Name: "DefaultPreemption"},

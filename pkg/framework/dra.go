@@ -77,8 +77,29 @@ type DRA interface {
 	// Generation changes whenever classes, slices or claims change, so plugins can tell
 	// their derived data is stale.
 	Generation() uint64
+	// SlicesVersion changes whenever the ResourceSlices change.
+	SlicesVersion() uint64
 	// Empty reports that there are no slices and no claims: no pod can use devices.
 	Empty() bool
+	// Domain is the device domain a placement being evaluated restricts allocations to
+	// (nil: none); SetDomain sets or clears it.
+	Domain() *DeviceDomain
+	SetDomain(*DeviceDomain)
+}
+
+// DeviceDomain is a set of devices that belong together (one NVLink clique, one pool).
+// While a placement with a domain is evaluated, the devices it excludes count as taken:
+// Excluded lists them by the node whose slices hold them ("" for slices that are not
+// node-local). Devices outside the domain's kind (without the attribute, of another
+// driver) are not excluded.
+type DeviceDomain struct {
+	Name     string
+	Excluded map[string]sets.Set[DeviceID]
+}
+
+// ExcludesOn reports whether the domain takes away any device a node can use.
+func (d *DeviceDomain) ExcludesOn(node string) bool {
+	return d != nil && (len(d.Excluded[node]) > 0 || len(d.Excluded[""]) > 0)
 }
 
 // ConsumerGroupResource is the resource of a PodGroup in a claim's reservedFor.

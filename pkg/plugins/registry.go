@@ -5,6 +5,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultbinder"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/defaultpreemption"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/draplacement"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/dynamicresources"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/gangscheduling"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/interpodaffinity"
@@ -42,6 +43,7 @@ func NewRegistry() runtime.Registry {
 		gangscheduling.Name:                  gangscheduling.New,
 		workloadpreemption.Name:              workloadpreemption.New,
 		topologyplacement.Name:               topologyplacement.New,
+		draplacement.Name:                    draplacement.New,
 		placementscore.BinPackingName:        placementscore.NewBinPacking,
 		placementscore.PodCountName:          placementscore.NewPodCount,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -53,7 +54,7 @@ func (pl *DynamicResources) run(ctx context.Context, n *framework.NodeInfo, clai
 		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
 		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
 	}
-	alloc, err := structured.NewAllocator(ctx, Features, state, classLister{dra}, dra.SlicesFor(n.Name), pl.celCache)
+	alloc, err := structured.NewAllocator(ctx, Features, state, classLister{dra}, pl.slicesFor(dra, n.Name), pl.celCache)
 	if err != nil {
 		return nil, framework.AsStatus(err)
 	}
@@ -127,4 +128,39 @@ func claimKeysOf(q *framework.PodInfo) []string {
 
 func sameGroup(p, q *framework.PodInfo) bool {
 	return p.Group == q.Group && p.Pod.Namespace == q.Pod.Namespace
+}
+
+// slicesFor returns the slices the allocator may use on a node: all the node can use, or,
+// while a placement restricts devices to a domain, copies without the devices it
+// excludes (cached for the domain, which lives for one placement's evaluation).
+func (pl *DynamicResources) slicesFor(dra framework.DRA, node string) []*resourceapi.ResourceSlice {
+	all := dra.SlicesFor(node)
+	d := dra.Domain()
+	if !d.ExcludesOn(node) {
+		return all
+	}
+	pl.domainMu.Lock()
+	defer pl.domainMu.Unlock()
+	if pl.domain != d {
+		pl.domain, pl.domainSlices = d, map[string][]*resourceapi.ResourceSlice{}
+	}
+	if out, ok := pl.domainSlices[node]; ok {
+		return out
+	}
+	excluded := func(s *resourceapi.ResourceSlice, dev string) bool {
+		id := structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, dev)
+		return d.Excluded[node].Has(id) || d.Excluded[""].Has(id)
+	}
+	out := make([]*resourceapi.ResourceSlice, 0, len(all))
+	for _, s := range all {
+		if !slices.ContainsFunc(s.Spec.Devices, func(dev resourceapi.Device) bool { return excluded(s, dev.Name) }) {
+			out = append(out, s)
+			continue
+		}
+		c := s.DeepCopy()
+		c.Spec.Devices = slices.DeleteFunc(c.Spec.Devices, func(dev resourceapi.Device) bool { return excluded(s, dev.Name) })
+		out = append(out, c)
+	}
+	pl.domainSlices[node] = out
+	return out
 }

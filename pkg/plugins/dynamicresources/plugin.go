@@ -54,6 +54,12 @@ type DynamicResources struct {
 	// together with it can update what that pod's PreBind will write. Only the scheduling
 	// loop touches it.
 	owners map[string]*stateData
+
+	// domainSlices caches the node's slices without the devices the placement's domain
+	// excludes, for the domain being evaluated.
+	domainMu     sync.Mutex
+	domain       *framework.DeviceDomain
+	domainSlices map[string][]*resourceapi.ResourceSlice
 }
 
 var (
