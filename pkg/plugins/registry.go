@@ -14,12 +14,16 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeports"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeunschedulable"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/nodevolumelimits"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/placementscore"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/podtopologyspread"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/prioritysort"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/schedulinggates"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/tainttoleration"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/topologyplacement"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/volumebinding"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/volumerestrictions"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/volumezone"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/workloadpreemption"
 )
 
@@ -39,6 +43,10 @@ func NewRegistry() runtime.Registry {
 		podtopologyspread.Name:               podtopologyspread.New,
 		defaultbinder.Name:                   defaultbinder.New,
 		dynamicresources.Name:                dynamicresources.New,
+		volumebinding.Name:                   volumebinding.New,
+		volumezone.Name:                      volumezone.New,
+		volumerestrictions.Name:              volumerestrictions.New,
+		nodevolumelimits.Name:                nodevolumelimits.New,
 		defaultpreemption.Name:               defaultpreemption.New,
 		gangscheduling.Name:                  gangscheduling.New,
 		workloadpreemption.Name:              workloadpreemption.New,
