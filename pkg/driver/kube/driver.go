@@ -225,14 +225,17 @@ func New(o Options) (*Driver, error) {
 	d.factory = informers.NewSharedInformerFactory(core, 0)
 	pods := d.factory.InformerFor(&v1.Pod{}, newPodInformer)
 	pgInformer := pgClient.NewInformer(0)
+	h := Handlers(d.sched)
+	resInformers, resHandlers := resourceInformers(d.factory, h, d.sched)
 	d.informers = []namedInformer{
 		{"nodes", d.factory.Core().V1().Nodes().Informer()},
 		{"namespaces", d.factory.Core().V1().Namespaces().Informer()},
 		{"priorityclasses", d.factory.Scheduling().V1().PriorityClasses().Informer()},
 		{"poddisruptionbudgets", d.factory.Policy().V1().PodDisruptionBudgets().Informer()},
 		{"podgroups", pgInformer},
-		{"pods", pods},
 	}
+	d.informers = append(d.informers, resInformers...)
+	d.informers = append(d.informers, namedInformer{"pods", pods})
 	for _, inf := range d.informers {
 		if err := inf.informer.SetTransform(stripManagedFields); err != nil {
 			return nil, err
@@ -242,11 +245,11 @@ func New(o Options) (*Driver, error) {
 	for _, p := range cfg.Profiles {
 		profiles[p.SchedulerName] = true
 	}
-	h := Handlers(d.sched)
 	d.handlers = []cache.ResourceEventHandler{
 		nodeHandler(h), namespaceHandler(h), priorityClassHandler(h), pdbHandler(h), podGroupHandler(h),
-		&podHandler{h: h, profiles: profiles},
 	}
+	d.handlers = append(d.handlers, resHandlers...)
+	d.handlers = append(d.handlers, &podHandler{h: h, profiles: profiles})
 	return d, nil
 }
 
