@@ -155,6 +155,8 @@ controllers=(
   statefulset-controller
   job-controller
   validatingadmissionpolicy-status-controller
+  persistentvolume-binder-controller
+  resourceclaim-controller
 )
 e2e::launch kube-controller-manager "${E2E_BIN_DIR}/kube-controller-manager" \
   --kubeconfig="${kubeconfig}" \
