@@ -28,6 +28,8 @@ type draState struct {
 	// holding each (admin access and shared devices may be held twice).
 	allocated sets.Set[framework.DeviceID]
 	holds     map[framework.DeviceID]int
+	// poolVersion counts the changes of each pool's taken devices, by driver/pool.
+	poolVersion map[string]uint64
 
 	generation uint64
 	sliceGen   uint64
@@ -43,13 +45,14 @@ type draState struct {
 
 func newDRAState(c *Cache) *draState {
 	return &draState{
-		c:         c,
-		classes:   map[string]*resourceapi.DeviceClass{},
-		slices:    map[string]*resourceapi.ResourceSlice{},
-		claims:    map[string]*framework.ClaimInfo{},
-		podClaims: map[*framework.PodInfo][]string{},
-		allocated: sets.New[framework.DeviceID](),
-		holds:     map[framework.DeviceID]int{},
+		c:           c,
+		classes:     map[string]*resourceapi.DeviceClass{},
+		slices:      map[string]*resourceapi.ResourceSlice{},
+		claims:      map[string]*framework.ClaimInfo{},
+		podClaims:   map[*framework.PodInfo][]string{},
+		allocated:   sets.New[framework.DeviceID](),
+		holds:       map[framework.DeviceID]int{},
+		poolVersion: map[string]uint64{},
 	}
 }
 
@@ -112,7 +115,17 @@ func (d *draState) Domain() *framework.DeviceDomain         { return d.domain }
 func (d *draState) SetDomain(dd *framework.DeviceDomain)    { d.domain = dd }
 func (d *draState) Generation() uint64                      { return d.generation }
 func (d *draState) SlicesVersion() uint64                   { return d.sliceGen }
-func (d *draState) Empty() bool                             { return len(d.slices) == 0 && len(d.claims) == 0 }
+
+// DevicesVersion implements framework.DRA: the slices' version plus the versions of the
+// pools the node can use. Versions only grow, so the sum changes with any of them.
+func (d *draState) DevicesVersion(node string) uint64 {
+	v := d.sliceGen
+	for _, s := range d.SlicesFor(node) {
+		v += d.poolVersion[s.Spec.Driver+"/"+s.Spec.Pool.Name]
+	}
+	return v
+}
+func (d *draState) Empty() bool { return len(d.slices) == 0 && len(d.claims) == 0 }
 
 // index rebuilds the slice lists after a change: node-local slices by node, the others
 // (node selector, all nodes, per-device node selection) for every node.
@@ -236,6 +249,7 @@ func (d *draState) take(ci *framework.ClaimInfo) {
 	for _, id := range framework.AllocatedDevices(ci.Allocation()) {
 		if d.holds[id]++; d.holds[id] == 1 {
 			d.allocated.Insert(id)
+			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
 		}
 	}
 }
@@ -248,6 +262,7 @@ func (d *draState) release(ci *framework.ClaimInfo) {
 		if d.holds[id]--; d.holds[id] <= 0 {
 			delete(d.holds, id)
 			d.allocated.Delete(id)
+			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
 		}
 	}
 }

@@ -79,6 +79,9 @@ type DRA interface {
 	Generation() uint64
 	// SlicesVersion changes whenever the ResourceSlices change.
 	SlicesVersion() uint64
+	// DevicesVersion changes whenever a device a node can use is taken or freed, or the
+	// slices change: an allocation computed for the node stays valid while it does not.
+	DevicesVersion(node string) uint64
 	// Empty reports that there are no slices and no claims: no pod can use devices.
 	Empty() bool
 	// Domain is the device domain a placement being evaluated restricts allocations to

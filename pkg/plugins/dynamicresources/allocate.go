@@ -2,6 +2,7 @@ package dynamicresources
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,19 +24,30 @@ import (
 // both (kubernetes#138765).
 func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
-	res, st := pl.run(ctx, n, claims, dra.Allocated())
+	free, total := pl.countDevices(dra, n.Name)
+	want, exact := deviceCount(claims)
+	if exact && want > free {
+		// Not enough free devices of any kind: no search can succeed.
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	res, st := pl.cachedRun(ctx, s, n, claims)
 	if st != nil || res != nil {
 		return &nodeAllocation{keys: keys, results: res}, st
 	}
 	peerKeys, peerClaims, held := pl.peerClaims(s.pod, n)
-	if len(peerKeys) == 0 {
+	if len(peerKeys) == 0 || len(peerKeys) > maxJointPeers {
 		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
 	}
-	free := dra.Allocated().Clone()
-	for _, id := range held {
-		free.Delete(id)
+	if peerWant, peerExact := deviceCount(peerClaims); exact && peerExact && want+peerWant > min(total, free+len(held)) {
+		// The peers' devices and the free ones cannot serve them all: the exhaustive
+		// search would only prove it the long way.
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
 	}
-	res, st = pl.run(ctx, n, append(peerClaims, claims...), free)
+	taken := dra.Allocated().Clone()
+	for _, id := range held {
+		taken.Delete(id)
+	}
+	res, st = pl.run(ctx, n, append(peerClaims, claims...), taken)
 	if st != nil {
 		return nil, st
 	}
@@ -43,6 +55,94 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
 	}
 	return &nodeAllocation{keys: append(peerKeys, keys...), results: res}, nil
+}
+
+// resultKey identifies an allocation computed on a node: claims of the same specs, the
+// same devices taken on the node, the same placement domain give the same result.
+type resultKey struct {
+	spec    string
+	node    string
+	version uint64
+	domain  *framework.DeviceDomain
+}
+
+// maxCachedResults bounds the cache of allocations; it is emptied when full.
+const maxCachedResults = 1 << 16
+
+// cachedRun is run for the pod's own claims, remembering the result per node: the
+// members of a gang have claims of the same specs (one template), and a node where the
+// last member did not land still has the same free devices, so most Filter calls of a
+// group cycle reuse an earlier one's allocation instead of searching again.
+func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, *framework.Status) {
+	dra := pl.h.Snapshot().DRA()
+	if s.specKey == "" || len(claims) != len(s.toAllocate) {
+		return pl.run(ctx, n, claims, dra.Allocated())
+	}
+	key := resultKey{spec: s.specKey, node: n.Name, version: dra.DevicesVersion(n.Name), domain: dra.Domain()}
+	pl.resultsMu.Lock()
+	cached, ok := pl.results[key]
+	pl.resultsMu.Unlock()
+	if ok {
+		return slices.Clone(cached), nil
+	}
+	res, st := pl.run(ctx, n, claims, dra.Allocated())
+	if st != nil {
+		return nil, st
+	}
+	pl.resultsMu.Lock()
+	if len(pl.results) >= maxCachedResults {
+		clear(pl.results)
+	}
+	pl.results[key] = res
+	pl.resultsMu.Unlock()
+	return slices.Clone(res), nil
+}
+
+// specKey identifies the specs of the claims a pod must allocate, for cachedRun.
+func specKey(claims []*resourceapi.ResourceClaim) string {
+	var b []byte
+	for _, c := range claims {
+		js, err := json.Marshal(c.Spec)
+		if err != nil {
+			return ""
+		}
+		b = append(append(b, js...), 0)
+	}
+	return string(b)
+}
+
+// maxJointPeers bounds the claims of earlier members a joint search includes: the
+// allocator's search is exhaustive, so its cost grows quickly with the claims it is given.
+const maxJointPeers = 16
+
+// countDevices returns how many devices a node can use (its slices', less those a
+// placement's domain excludes) and how many of them are free.
+func (pl *DynamicResources) countDevices(dra framework.DRA, node string) (free, total int) {
+	taken := dra.Allocated()
+	for _, s := range pl.slicesFor(dra, node) {
+		for i := range s.Spec.Devices {
+			total++
+			if !taken.Has(structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, s.Spec.Devices[i].Name)) {
+				free++
+			}
+		}
+	}
+	return free, total
+}
+
+// deviceCount is how many devices the claims ask for, when every request asks for an
+// exact count (exact false otherwise: "all" and prioritized lists are left to the
+// allocator).
+func deviceCount(claims []*resourceapi.ResourceClaim) (n int, exact bool) {
+	for _, c := range claims {
+		for _, r := range c.Spec.Devices.Requests {
+			if r.Exactly == nil || r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeExactCount {
+				return 0, false
+			}
+			n += int(r.Exactly.Count)
+		}
+	}
+	return n, true
 }
 
 // run calls the structured allocator for one node against a set of taken devices. It

@@ -60,6 +60,10 @@ type DynamicResources struct {
 	domainMu     sync.Mutex
 	domain       *framework.DeviceDomain
 	domainSlices map[string][]*resourceapi.ResourceSlice
+
+	// results caches allocations per node (cachedRun).
+	resultsMu sync.Mutex
+	results   map[resultKey][]resourceapi.AllocationResult
 }
 
 var (
@@ -79,6 +83,7 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		h:        h,
 		celCache: cel.NewCache(1000, cel.Features{}),
 		owners:   map[string]*stateData{},
+		results:  map[resultKey][]resourceapi.AllocationResult{},
 	}, nil
 }
 
@@ -115,6 +120,8 @@ type stateData struct {
 	// toAllocate are the claims to allocate, in claims order.
 	toAllocate []*resourceapi.ResourceClaim
 	toKeys     []string
+	// specKey identifies the specs of toAllocate, for the per-node result cache.
+	specKey string
 	// extended is the claim made for extended resources backed by DRA, if any.
 	extended *extendedClaim
 
@@ -215,6 +222,9 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 	}
 	if len(s.claims) == 0 && ext == nil {
 		return nil, framework.NewStatus(framework.Skip)
+	}
+	if len(s.toAllocate) > 0 {
+		s.specKey = specKey(s.toAllocate)
 	}
 	cs.Write(stateKey, s)
 	return nil, nil
