@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -70,4 +71,19 @@ func (b *PodBuilder) PVC(names ...string) *PodBuilder {
 		}})
 	}
 	return b
+}
+
+// PVC returns a claim in namespace default of 1Gi, ReadWriteOnce, bound to volume ("" for
+// none) of class "standard".
+func PVC(name, volume string) *v1.PersistentVolumeClaim {
+	class := "standard"
+	return &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			StorageClassName: &class,
+			VolumeName:       volume,
+			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+	}
 }
