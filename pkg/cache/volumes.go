@@ -49,15 +49,15 @@ var _ framework.Volumes = (*volumeState)(nil)
 // Volumes implements framework.Snapshot.
 func (c *Cache) Volumes() framework.Volumes { return c.vols }
 
-func (v *volumeState) PVC(key string) *v1.PersistentVolumeClaim        { return v.pvcs[key] }
-func (v *volumeState) PV(name string) *v1.PersistentVolume             { return v.pvs[name] }
-func (v *volumeState) StorageClass(n string) *storagev1.StorageClass   { return v.classes[n] }
-func (v *volumeState) CSINode(node string) *storagev1.CSINode          { return v.csiNodes[node] }
-func (v *volumeState) PVCUsers(key string) int                         { return v.users[key] }
-func (v *volumeState) AssumedClaimOf(pv string) string                 { return v.claimOf[pv] }
-func (v *volumeState) AssumedVolumeOf(pvc string) string               { return v.volumeOf[pvc] }
-func (v *volumeState) AssumedNodeOf(pvc string) string                 { return v.nodeOf[pvc] }
-func (v *volumeState) Empty() bool                                     { return len(v.pvcs) == 0 }
+func (v *volumeState) PVC(key string) *v1.PersistentVolumeClaim      { return v.pvcs[key] }
+func (v *volumeState) PV(name string) *v1.PersistentVolume           { return v.pvs[name] }
+func (v *volumeState) StorageClass(n string) *storagev1.StorageClass { return v.classes[n] }
+func (v *volumeState) CSINode(node string) *storagev1.CSINode        { return v.csiNodes[node] }
+func (v *volumeState) PVCUsers(key string) int                       { return v.users[key] }
+func (v *volumeState) AssumedClaimOf(pv string) string               { return v.claimOf[pv] }
+func (v *volumeState) AssumedVolumeOf(pvc string) string             { return v.volumeOf[pvc] }
+func (v *volumeState) AssumedNodeOf(pvc string) string               { return v.nodeOf[pvc] }
+func (v *volumeState) Empty() bool                                   { return len(v.pvcs) == 0 }
 func (v *volumeState) PVsOfClass(class string) []*v1.PersistentVolume {
 	if v.byClass == nil {
 		v.byClass = map[string][]*v1.PersistentVolume{}

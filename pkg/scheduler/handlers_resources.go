@@ -53,7 +53,9 @@ func (s *Scheduler) UpdateStorageClass(old, sc *storagev1.StorageClass) {
 }
 
 // DeleteStorageClass forgets a StorageClass.
-func (s *Scheduler) DeleteStorageClass(sc *storagev1.StorageClass) { s.cache.RemoveStorageClass(sc.Name) }
+func (s *Scheduler) DeleteStorageClass(sc *storagev1.StorageClass) {
+	s.cache.RemoveStorageClass(sc.Name)
+}
 
 // UpdateCSINode records a CSINode (nil old for a new one).
 func (s *Scheduler) UpdateCSINode(old, n *storagev1.CSINode) {
@@ -98,7 +100,9 @@ func (s *Scheduler) UpdateDeviceClass(old, dc *resourceapi.DeviceClass) {
 }
 
 // DeleteDeviceClass forgets a DeviceClass.
-func (s *Scheduler) DeleteDeviceClass(dc *resourceapi.DeviceClass) { s.cache.RemoveDeviceClass(dc.Name) }
+func (s *Scheduler) DeleteDeviceClass(dc *resourceapi.DeviceClass) {
+	s.cache.RemoveDeviceClass(dc.Name)
+}
 
 // nilIfNil turns a typed nil pointer into an untyped nil, so addOrUpdate sees "no old".
 func nilIfNil[T any](p *T) any {

@@ -46,7 +46,9 @@ func publishGPUs(t *testing.T, c *e2eutil.Cluster, node string, models ...string
 	if _, err := c.Client.ResourceV1().ResourceSlices().Create(e2eutil.Context(t), slice, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create ResourceSlice: %v", err)
 	}
-	t.Cleanup(func() { _ = c.Client.ResourceV1().ResourceSlices().Delete(context.Background(), slice.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Client.ResourceV1().ResourceSlices().Delete(context.Background(), slice.Name, metav1.DeleteOptions{})
+	})
 }
 
 // createGPUClass creates a DeviceClass selecting the test driver's devices.
@@ -62,7 +64,9 @@ func createGPUClass(t *testing.T, c *e2eutil.Cluster) string {
 	if _, err := c.Client.ResourceV1().DeviceClasses().Create(e2eutil.Context(t), dc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create DeviceClass: %v", err)
 	}
-	t.Cleanup(func() { _ = c.Client.ResourceV1().DeviceClasses().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Client.ResourceV1().DeviceClasses().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	return name
 }
 
@@ -253,7 +257,9 @@ func TestVolumeBinding(t *testing.T) {
 	if _, err := c.Client.StorageV1().StorageClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Client.StorageV1().StorageClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Client.StorageV1().StorageClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{})
+	})
 	localPV := func(node, size string) string {
 		pv := &corev1.PersistentVolume{
 			ObjectMeta: metav1.ObjectMeta{Name: e2eutil.UniqueName(t, "pv")},
@@ -271,7 +277,9 @@ func TestVolumeBinding(t *testing.T) {
 		if _, err := c.Client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = c.Client.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = c.Client.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
+		})
 		return pv.Name
 	}
 	localPV(a.Name, "1Gi")

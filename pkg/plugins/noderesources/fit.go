@@ -25,8 +25,8 @@ type Fit struct {
 	// dra finds the DeviceClasses that back extended resources with devices: a node
 	// without such a resource in its allocatable may still get it through DRA, which
 	// DynamicResources checks.
-	dra framework.DRA
-	scorer   *allocationScorer
+	dra    framework.DRA
+	scorer *allocationScorer
 }
 
 // NewFit builds NodeResourcesFit.
