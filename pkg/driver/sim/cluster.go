@@ -186,6 +186,18 @@ func (s *Simulator) succeed(k string) {
 
 // PatchPodStatus sets a condition and/or the nominated node name.
 func (s *Simulator) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodCondition, nominated *string) error {
+	return s.patchPodStatus(pod, func(st *v1.PodStatus) {
+		if cond != nil {
+			setCondition(st, *cond)
+		}
+		if nominated != nil {
+			st.NominatedNodeName = *nominated
+		}
+	})
+}
+
+// patchPodStatus changes a copy of a pod's status and tells the scheduler.
+func (s *Simulator) patchPodStatus(pod *v1.Pod, change func(*v1.PodStatus)) error {
 	rec := s.pods[key(pod)]
 	if rec == nil || rec.gone || !rec.created {
 		return fmt.Errorf("pods %q not found", pod.Name)
@@ -193,12 +205,7 @@ func (s *Simulator) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodC
 	old := rec.pod
 	np := *old
 	np.Status = *old.Status.DeepCopy()
-	if cond != nil {
-		setCondition(&np.Status, *cond)
-	}
-	if nominated != nil {
-		np.Status.NominatedNodeName = *nominated
-	}
+	change(&np.Status)
 	rec.pod = &np
 	s.sched.UpdatePod(old, &np)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
@@ -35,7 +36,7 @@ func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
 	alloc := framework.AllocatableOf(n)
 	var over []string
 	for i := range resource.Count() {
-		if v[i] > alloc[i] {
+		if v[i] > alloc[i] && !(alloc[i] == 0 && s.deviceBacked(string(resource.Name(i)))) {
 			over = append(over, string(resource.Name(i)))
 		}
 	}
@@ -171,4 +172,15 @@ func (o *invariantObserver) GroupPlaced(g *framework.GroupInfo, assigned []frame
 			}
 		}
 	}
+}
+
+// deviceBacked reports whether a DeviceClass of the scenario serves an extended resource
+// with devices (on nodes without it in their allocatable, DRA allocates it instead).
+func (s *Simulator) deviceBacked(name string) bool {
+	for _, dc := range s.sc.Resources.DeviceClasses {
+		if name == resourceapi.ResourceDeviceClassPrefix+dc.Name || dc.Spec.ExtendedResourceName != nil && *dc.Spec.ExtendedResourceName == name {
+			return true
+		}
+	}
+	return false
 }

@@ -175,17 +175,7 @@ func (s *Simulator) GetResourceClaimTemplate(_ context.Context, ns, name string)
 
 // PatchPodExtendedResourceClaimStatus implements framework.ResourceClient.
 func (s *Simulator) PatchPodExtendedResourceClaimStatus(_ context.Context, pod *v1.Pod, st *v1.PodExtendedResourceClaimStatus) error {
-	rec := s.pods[key(pod)]
-	if rec == nil || rec.gone || !rec.created {
-		return fmt.Errorf("pods %q not found", pod.Name)
-	}
-	old := rec.pod
-	np := *old
-	np.Status = *old.Status.DeepCopy()
-	np.Status.ExtendedResourceClaimStatus = st.DeepCopy()
-	rec.pod = &np
-	s.sched.UpdatePod(old, &np)
-	return nil
+	return s.patchPodStatus(pod, func(ps *v1.PodStatus) { ps.ExtendedResourceClaimStatus = st.DeepCopy() })
 }
 
 // putClaim stores a claim (old nil for a new one) and tells the scheduler.
