@@ -7,7 +7,6 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -278,7 +277,7 @@ func (d *draState) podAdded(pi *framework.PodInfo) {
 		g = d.c.groups[k]
 	}
 	var keys []string
-	for _, pc := range framework.ResolvePodClaims(pi.Pod, podGroupOf(g)) {
+	for _, pc := range framework.ResolvePodClaims(pi.Pod, framework.PodGroupOf(g)) {
 		if pc.Name != "" {
 			keys = append(keys, pi.Pod.Namespace+"/"+pc.Name)
 		}
@@ -368,13 +367,6 @@ func (c *Cache) ClaimUsers(key string) []*framework.PodInfo {
 	}
 	slices.SortFunc(out, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
 	return out
-}
-
-func podGroupOf(g *framework.GroupInfo) *v1alpha1.PodGroup {
-	if g == nil {
-		return nil
-	}
-	return g.PodGroup
 }
 
 // sortedValues returns a map's values ordered by key.

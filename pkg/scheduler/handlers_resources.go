@@ -15,7 +15,8 @@ func resourceEvent(r framework.EventResource, a framework.ActionType, label stri
 	return framework.ClusterEvent{Resource: r, Action: a, Label: label}
 }
 
-func addOrUpdate(old any) framework.ActionType {
+// changeOf is Add for a new object (no old one), UpdateOther for a changed one.
+func changeOf[T any](old *T) framework.ActionType {
 	if old == nil {
 		return framework.Add
 	}
@@ -25,7 +26,7 @@ func addOrUpdate(old any) framework.ActionType {
 // UpdatePV records a PersistentVolume (nil old for a new one).
 func (s *Scheduler) UpdatePV(old, pv *v1.PersistentVolume) {
 	s.cache.SetPV(pv)
-	s.onClusterEvent(resourceEvent(framework.PersistentVolume, addOrUpdate(nilIfNil(old)), "PersistentVolumeChange"))
+	s.onClusterEvent(resourceEvent(framework.PersistentVolume, changeOf(old), "PersistentVolumeChange"))
 }
 
 // DeletePV forgets a PersistentVolume.
@@ -37,7 +38,7 @@ func (s *Scheduler) DeletePV(pv *v1.PersistentVolume) {
 // UpdatePVC records a PersistentVolumeClaim (nil old for a new one).
 func (s *Scheduler) UpdatePVC(old, pvc *v1.PersistentVolumeClaim) {
 	s.cache.SetPVC(pvc)
-	s.onClusterEvent(resourceEvent(framework.PersistentVolumeClaim, addOrUpdate(nilIfNil(old)), "PersistentVolumeClaimChange"))
+	s.onClusterEvent(resourceEvent(framework.PersistentVolumeClaim, changeOf(old), "PersistentVolumeClaimChange"))
 }
 
 // DeletePVC forgets a PersistentVolumeClaim.
@@ -49,7 +50,7 @@ func (s *Scheduler) DeletePVC(pvc *v1.PersistentVolumeClaim) {
 // UpdateStorageClass records a StorageClass (nil old for a new one).
 func (s *Scheduler) UpdateStorageClass(old, sc *storagev1.StorageClass) {
 	s.cache.SetStorageClass(sc)
-	s.onClusterEvent(resourceEvent(framework.StorageClass, addOrUpdate(nilIfNil(old)), "StorageClassChange"))
+	s.onClusterEvent(resourceEvent(framework.StorageClass, changeOf(old), "StorageClassChange"))
 }
 
 // DeleteStorageClass forgets a StorageClass.
@@ -60,7 +61,7 @@ func (s *Scheduler) DeleteStorageClass(sc *storagev1.StorageClass) {
 // UpdateCSINode records a CSINode (nil old for a new one).
 func (s *Scheduler) UpdateCSINode(old, n *storagev1.CSINode) {
 	s.cache.SetCSINode(n)
-	s.onClusterEvent(resourceEvent(framework.CSINode, addOrUpdate(nilIfNil(old)), "CSINodeChange"))
+	s.onClusterEvent(resourceEvent(framework.CSINode, changeOf(old), "CSINodeChange"))
 }
 
 // DeleteCSINode forgets a CSINode.
@@ -72,7 +73,7 @@ func (s *Scheduler) DeleteCSINode(n *storagev1.CSINode) {
 // UpdateResourceClaim records a ResourceClaim (nil old for a new one).
 func (s *Scheduler) UpdateResourceClaim(old, c *resourceapi.ResourceClaim) {
 	s.cache.SetResourceClaim(c)
-	s.onClusterEvent(resourceEvent(framework.ResourceClaim, addOrUpdate(nilIfNil(old)), "ResourceClaimChange"))
+	s.onClusterEvent(resourceEvent(framework.ResourceClaim, changeOf(old), "ResourceClaimChange"))
 }
 
 // DeleteResourceClaim forgets a ResourceClaim; its devices are free.
@@ -84,7 +85,7 @@ func (s *Scheduler) DeleteResourceClaim(c *resourceapi.ResourceClaim) {
 // UpdateResourceSlice records a ResourceSlice (nil old for a new one).
 func (s *Scheduler) UpdateResourceSlice(old, sl *resourceapi.ResourceSlice) {
 	s.cache.SetResourceSlice(sl)
-	s.onClusterEvent(resourceEvent(framework.ResourceSlice, addOrUpdate(nilIfNil(old)), "ResourceSliceChange"))
+	s.onClusterEvent(resourceEvent(framework.ResourceSlice, changeOf(old), "ResourceSliceChange"))
 }
 
 // DeleteResourceSlice forgets a ResourceSlice.
@@ -96,18 +97,10 @@ func (s *Scheduler) DeleteResourceSlice(sl *resourceapi.ResourceSlice) {
 // UpdateDeviceClass records a DeviceClass (nil old for a new one).
 func (s *Scheduler) UpdateDeviceClass(old, dc *resourceapi.DeviceClass) {
 	s.cache.SetDeviceClass(dc)
-	s.onClusterEvent(resourceEvent(framework.DeviceClass, addOrUpdate(nilIfNil(old)), "DeviceClassChange"))
+	s.onClusterEvent(resourceEvent(framework.DeviceClass, changeOf(old), "DeviceClassChange"))
 }
 
 // DeleteDeviceClass forgets a DeviceClass.
 func (s *Scheduler) DeleteDeviceClass(dc *resourceapi.DeviceClass) {
 	s.cache.RemoveDeviceClass(dc.Name)
-}
-
-// nilIfNil turns a typed nil pointer into an untyped nil, so addOrUpdate sees "no old".
-func nilIfNil[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return p
 }

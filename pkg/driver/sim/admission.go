@@ -280,6 +280,12 @@ func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(an
 			return sc.errAt(p, desc, err.Field, err.ErrorBody())
 		}
 	}
+	for i, c := range p.Spec.ResourceClaims {
+		if (c.ResourceClaimName == nil) == (c.ResourceClaimTemplateName == nil) {
+			return sc.errAt(p, desc, fmt.Sprintf("spec.resourceClaims[%d]", i),
+				"Invalid value: exactly one of resourceClaimName or resourceClaimTemplateName must be set")
+		}
+	}
 	if p.Spec.TerminationGracePeriodSeconds == nil {
 		grace := int64(v1.DefaultTerminationGracePeriodSeconds)
 		p.Spec.TerminationGracePeriodSeconds = &grace

@@ -22,7 +22,6 @@ import (
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 
-	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -159,7 +158,7 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 		g = pl.h.Snapshot().Group(k)
 	}
 	s := &stateData{pod: p, perNode: map[string]*nodeAllocation{}, extended: ext}
-	for _, pc := range framework.ResolvePodClaims(p.Pod, podGroupOf(g)) {
+	for _, pc := range framework.ResolvePodClaims(p.Pod, framework.PodGroupOf(g)) {
 		if pc.Err != nil {
 			return nil, unresolvable(pc.Err.Error())
 		}
@@ -410,10 +409,3 @@ func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
 }
 
 var _ structured.DeviceClassLister = classLister{}
-
-func podGroupOf(g *framework.GroupInfo) *v1alpha1.PodGroup {
-	if g == nil {
-		return nil
-	}
-	return g.PodGroup
-}
