@@ -2,6 +2,7 @@ package dynamicresources
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -281,4 +282,26 @@ func (f *fakeClient) UpdateResourceClaim(_ context.Context, c *resourceapi.Resou
 
 func (f *fakeClient) UpdateResourceClaimStatus(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 	return f.write(c)
+}
+
+// The record of which pod's Reserve chose a claim's allocation is pruned of claims the API
+// shows allocated, once it has grown.
+func TestPruneOwners(t *testing.T) {
+	c, pl, _ := cluster(t)
+	for i := range 1100 {
+		cl := testutil.Claim(fmt.Sprintf("c%d", i), "gpu", 1)
+		if i%2 == 0 {
+			cl.Status.Allocation = &resourceapi.AllocationResult{}
+		}
+		c.SetResourceClaim(cl)
+		pl.owners["default/"+cl.Name] = &stateData{}
+	}
+	pl.pruneOwners(c.DRA())
+	if len(pl.owners) != 550 {
+		t.Errorf("%d left, want the 550 not yet written", len(pl.owners))
+	}
+	pl.pruneOwners(c.DRA())
+	if len(pl.owners) != 550 {
+		t.Errorf("pruned again below the new limit")
+	}
 }

@@ -53,6 +53,9 @@ type DynamicResources struct {
 	// together with it can update what that pod's PreBind will write. Only the scheduling
 	// loop touches it.
 	owners map[string]*stateData
+	// ownersLimit is the size of owners at which it is next pruned of claims whose
+	// allocation the API shows (their PreBind is done).
+	ownersLimit int
 
 	// domainSlices caches the node's slices without the devices the placement's domain
 	// excludes, for the domain being evaluated.
@@ -153,6 +156,7 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	dra := pl.h.Snapshot().DRA()
+	pl.pruneOwners(dra)
 	var g *framework.GroupInfo
 	if k := framework.GroupKey(p); k != "" {
 		g = pl.h.Snapshot().Group(k)
@@ -227,6 +231,20 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 	}
 	cs.Write(stateKey, s)
 	return nil, nil
+}
+
+// pruneOwners forgets, once owners has grown, the claims whose allocation the API shows or
+// that are gone: their PreBind is done, and no joint search may change them any more.
+func (pl *DynamicResources) pruneOwners(dra framework.DRA) {
+	if len(pl.owners) < max(pl.ownersLimit, 1024) {
+		return
+	}
+	for key := range pl.owners {
+		if ci := dra.Claim(key); ci == nil || ci.Claim.Status.Allocation != nil {
+			delete(pl.owners, key)
+		}
+	}
+	pl.ownersLimit = 2 * len(pl.owners)
 }
 
 // sharesAssumed reports whether the pod may use an allocation another pod's Reserve chose
