@@ -339,8 +339,8 @@ func (d *draState) podRemoved(pi *framework.PodInfo) {
 			ci.Freed = true
 			freed = append(freed, ci)
 			d.generation++
-		case ci.Users == 0 && ci.Claim == nil && !d.c.simulating():
-			delete(d.claims, key)
+		case ci.Users == 0 && ci.Claim == nil:
+			delete(d.claims, key) // a claim not known yet, used by no pod now
 		}
 	}
 	d.c.logRevert(func() {
@@ -350,7 +350,12 @@ func (d *draState) podRemoved(pi *framework.PodInfo) {
 			d.take(ci)
 		}
 		for _, key := range keys {
-			d.claims[key].Users++
+			ci := d.claims[key]
+			if ci == nil {
+				ci = &framework.ClaimInfo{Key: key}
+				d.claims[key] = ci
+			}
+			ci.Users++
 		}
 		d.generation++
 	})

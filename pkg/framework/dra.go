@@ -35,15 +35,15 @@ type ClaimInfo struct {
 
 // Allocation is the allocation in effect: the API's, else the one the scheduler assumed.
 func (c *ClaimInfo) Allocation() *resourceapi.AllocationResult {
-	if c.Claim.Status.Allocation != nil {
+	if c.Claim != nil && c.Claim.Status.Allocation != nil {
 		return c.Claim.Status.Allocation
 	}
 	return c.Assumed
 }
 
-// Holds reports whether the claim takes its devices: it is allocated and a simulation has
-// not freed it.
-func (c *ClaimInfo) Holds() bool { return !c.Freed && c.Allocation() != nil }
+// Holds reports whether the claim takes its devices: it exists, is allocated and a
+// simulation has not freed it.
+func (c *ClaimInfo) Holds() bool { return c.Claim != nil && !c.Freed && c.Allocation() != nil }
 
 // DRA is the Dynamic Resource Allocation state of the snapshot: device classes, resource
 // slices, claims and the devices their allocations take. Allocations the scheduler makes
