@@ -171,6 +171,8 @@ controllers=(
   job-controller
   podgroup-protection-controller
   validatingadmissionpolicy-status-controller
+  persistentvolume-binder-controller
+  resourceclaim-controller
 )
 e2e::launch kube-controller-manager "${E2E_BIN_DIR}/kube-controller-manager" \
   --kubeconfig="${kubeconfig}" \

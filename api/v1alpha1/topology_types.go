@@ -16,6 +16,12 @@ type PodGroupSchedulingConstraints struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=4
 	Topology []TopologyConstraint `json:"topology,omitempty"`
+
+	// DeviceTopology keeps the devices allocated to the members inside one set of
+	// interconnected devices (KEP-5732's DRA placements), inside the node-label domains of
+	// Topology when both are given.
+	// +optional
+	DeviceTopology *DeviceTopologyConstraint `json:"deviceTopology,omitempty"`
 }
 
 // TopologyConstraint is one topology level: a node label whose value names a domain.

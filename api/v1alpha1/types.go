@@ -88,6 +88,14 @@ type PodGroupSpec struct {
 	// domain.
 	// +optional
 	SchedulingConstraints *PodGroupSchedulingConstraints `json:"schedulingConstraints,omitempty"`
+
+	// ResourceClaims are the ResourceClaims the members share (KEP-5729, as upstream's
+	// PodGroup has them): allocated once for the whole group and reserved for the group.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=4
+	ResourceClaims []PodGroupResourceClaim `json:"resourceClaims,omitempty"`
 }
 
 // PodGroupStatus is what the scheduler observed and decided for a PodGroup. Only the scheduler
@@ -111,6 +119,14 @@ type PodGroupStatus struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+
+	// ResourceClaimStatuses name the ResourceClaims phalanx created from the templates of
+	// spec.resourceClaims.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=4
+	ResourceClaimStatuses []PodGroupResourceClaimStatus `json:"resourceClaimStatuses,omitempty"`
 }
 
 // PodGroupPhase is the coarse state of a PodGroup.

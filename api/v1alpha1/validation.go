@@ -54,7 +54,9 @@ func validateSpec(spec *PodGroupSpec, path *field.Path) field.ErrorList {
 	}
 	if c := spec.SchedulingConstraints; c != nil {
 		errs = append(errs, validateTopology(c.Topology, path.Child("schedulingConstraints", "topology"))...)
+		errs = append(errs, validateDeviceTopology(c.DeviceTopology, path.Child("schedulingConstraints", "deviceTopology"))...)
 	}
+	errs = append(errs, validateResourceClaims(spec.ResourceClaims, path.Child("resourceClaims"))...)
 	return errs
 }
 

@@ -99,6 +99,27 @@ func TestValidatePodGroup(t *testing.T) {
 		{name: "Required after Preferred", modify: func(pg *PodGroup) {
 			pg.Spec.SchedulingConstraints = topology(TopologyConstraint{Key: "block", Mode: TopologyModePreferred}, TopologyConstraint{Key: "rack"})
 		}, want: []string{`spec.schedulingConstraints.topology[1].mode: Invalid value: "Required": a Required level may not follow a Preferred one`}},
+		{name: "group claims", modify: func(pg *PodGroup) {
+			pg.Spec.ResourceClaims = []PodGroupResourceClaim{{Name: "fabric", ResourceClaimName: new("f")}, {Name: "gpus", ResourceClaimTemplateName: new("t")}}
+			pg.Spec.SchedulingConstraints.DeviceTopology = &DeviceTopologyConstraint{MatchAttribute: "gpu.example.com/clique"}
+		}},
+		{name: "group claim with both sources", modify: func(pg *PodGroup) {
+			pg.Spec.ResourceClaims = []PodGroupResourceClaim{{Name: "a", ResourceClaimName: new("x"), ResourceClaimTemplateName: new("y")}}
+		}, want: []string{`spec.resourceClaims[0]: Invalid value: "a": exactly one of resourceClaimName or resourceClaimTemplateName must be set`}},
+		{name: "group claim name repeated", modify: func(pg *PodGroup) {
+			pg.Spec.ResourceClaims = []PodGroupResourceClaim{{Name: "a", ResourceClaimName: new("x")}, {Name: "a", ResourceClaimName: new("y")}}
+		}, want: []string{`spec.resourceClaims[1].name: Duplicate value: "a"`}},
+		{name: "group claim name not a DNS label", modify: func(pg *PodGroup) {
+			pg.Spec.ResourceClaims = []PodGroupResourceClaim{{Name: "A.b", ResourceClaimName: new("x")}}
+		}, want: []string{`spec.resourceClaims[0].name: Invalid value: "A.b"`}},
+		{name: "too many group claims", modify: func(pg *PodGroup) {
+			for _, n := range []string{"a", "b", "c", "d", "e"} {
+				pg.Spec.ResourceClaims = append(pg.Spec.ResourceClaims, PodGroupResourceClaim{Name: n, ResourceClaimName: new("x")})
+			}
+		}, want: []string{"spec.resourceClaims: Too many: 5: must have at most 4 items"}},
+		{name: "device attribute not qualified", modify: func(pg *PodGroup) {
+			pg.Spec.SchedulingConstraints.DeviceTopology = &DeviceTopologyConstraint{MatchAttribute: "clique"}
+		}, want: []string{`spec.schedulingConstraints.deviceTopology.matchAttribute: Invalid value: "clique": must be a fully qualified device attribute`}},
 		{name: "unknown phase", modify: func(pg *PodGroup) { pg.Status.Phase = "Running" },
 			want: []string{`status.phase: Unsupported value: "Running": supported values: "Pending", "Scheduled", "Preempted"`}},
 		{name: "negative observed generation", modify: func(pg *PodGroup) { pg.Status.ObservedGeneration = -1 },

@@ -34,6 +34,9 @@ type Cache struct {
 	groups     map[string]*framework.GroupInfo
 	// members are the bound or assumed members of each group, outside simulations.
 	members map[string][]*framework.PodInfo
+	// dra and vols are the devices and volumes pods use (dra.go, volumes.go).
+	dra  *draState
+	vols *volumeState
 
 	undo  []undoOp
 	marks []mark
@@ -46,7 +49,7 @@ type Cache struct {
 
 // New returns an empty cache.
 func New() *Cache {
-	return &Cache{
+	c := &Cache{
 		nodeIndex:     map[string]int{},
 		ghosts:        map[string]*framework.NodeInfo{},
 		pods:          map[string]*framework.PodInfo{},
@@ -60,6 +63,9 @@ func New() *Cache {
 		groups:        map[string]*framework.GroupInfo{},
 		members:       map[string][]*framework.PodInfo{},
 	}
+	c.dra = newDRAState(c)
+	c.vols = newVolumeState(c)
+	return c
 }
 
 var _ framework.Snapshot = (*Cache)(nil)

@@ -106,6 +106,9 @@ func (c *Cache) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
 	}
 	c.trackMember(pi, true)
 	c.log(undoOp{kind: opAdd, entry: e, generation: gen})
+	// Logged after the pod, so undone before it.
+	c.dra.podAdded(pi)
+	c.vols.podAdded(pi)
 }
 
 func (c *Cache) removePod(pi *framework.PodInfo) {
@@ -131,4 +134,6 @@ func (c *Cache) removePod(pi *framework.PodInfo) {
 	}
 	c.trackMember(pi, false)
 	c.log(op)
+	c.dra.podRemoved(pi)
+	c.vols.podRemoved(pi)
 }

@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -21,6 +25,9 @@ import (
 //   - Verify passes: every index equals one rebuilt from scratch;
 //   - the pods and their nodes, and each node's usage, equal a plain model kept beside it;
 //   - a rollback restores the exact state (positions included) the checkpoint saw.
+
+// randomClaims is how many ResourceClaims the random pods share.
+const randomClaims = 5
 
 // model is the expected placement of every pod in the cache, by key.
 type model map[string]modelPod
@@ -63,6 +70,18 @@ func (r *randomRun) newPod() *framework.PodInfo {
 	p.Name = fmt.Sprintf("q%d", r.next)
 	if r.rng.IntN(3) == 0 {
 		p.Labels[v1alpha1.LabelPodGroup] = fmt.Sprintf("g%d", r.rng.IntN(3))
+	}
+	// Some pods use claims (shared among pods, allocated or not) and volume claims, so
+	// that the cache's accounting of who uses them, and of the devices freed when the last
+	// user goes in a simulation, is driven too.
+	if r.rng.IntN(3) == 0 {
+		name := fmt.Sprintf("c%d", r.rng.IntN(randomClaims))
+		p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "c", ResourceClaimName: &name}}
+	}
+	if r.rng.IntN(4) == 0 {
+		p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{
+			PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("v%d", r.rng.IntN(3))},
+		}}}
 	}
 	return framework.NewPodInfo(p)
 }
@@ -279,6 +298,16 @@ func runRandomCache(t testing.TB, seed uint64, steps int) {
 		name := "n" + strconv.Itoa(i)
 		r.c.AddNode(node(name))
 		r.nodes = append(r.nodes, name)
+	}
+	// Claims c0..: the even ones allocated a device each (c0 and c2 share one).
+	for i := range randomClaims {
+		cl := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("c%d", i)}}
+		if i%2 == 0 {
+			cl.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
+				Results: []resourceapi.DeviceRequestAllocationResult{{Driver: "d", Pool: "p", Device: fmt.Sprintf("dev%d", i%4)}},
+			}}
+		}
+		r.c.SetResourceClaim(cl)
 	}
 	var trail []string
 	for range steps {

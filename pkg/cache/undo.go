@@ -7,6 +7,9 @@ type opKind uint8
 const (
 	opAdd opKind = iota
 	opRemove
+	// opRevert undoes a change outside the nodes (a DRA or volume assumption, a claim's
+	// user count) by calling revert.
+	opRevert
 )
 
 // undoOp records one pod mutation and what its exact inverse needs.
@@ -18,11 +21,21 @@ type undoOp struct {
 	slot                 framework.PodSlot
 	labelPos             []int32
 	antiPos, affinityPos int32
+	// for opRevert
+	revert func()
 }
 
 func (c *Cache) log(op undoOp) {
 	if c.simulating() {
 		c.undo = append(c.undo, op)
+	}
+}
+
+// logRevert records how to undo a change made under a checkpoint; outside one the change
+// is real and nothing is recorded.
+func (c *Cache) logRevert(revert func()) {
+	if c.simulating() {
+		c.undo = append(c.undo, undoOp{kind: opRevert, revert: revert})
 	}
 }
 
@@ -63,6 +76,11 @@ func (c *Cache) Rollback(cp framework.Checkpoint) {
 	c.marks = c.marks[:depth]
 	for i := len(c.undo) - 1; i >= to; i-- {
 		op := &c.undo[i]
+		if op.kind == opRevert {
+			op.revert()
+			c.undo[i] = undoOp{}
+			continue
+		}
 		e := op.entry
 		n := e.node
 		switch op.kind {

@@ -9,14 +9,14 @@ import (
 
 // Verify checks that every index the cache keeps equals one rebuilt from scratch out of
 // the pods on the nodes: per-node pod positions and usage vectors, the pod map, the label
-// index, the node sets, ghost nodes, nominations and (outside simulations) group
-// membership. Tests and the simulator's invariant checks call it after mutations and
+// index, the node sets, ghost nodes, nominations, (outside simulations) group
+// membership, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
 // rollbacks; it is O(pods × labels).
 func (c *Cache) Verify() error {
 	if len(c.faults) > 0 {
 		return fmt.Errorf("refused: %s", c.faults[0])
 	}
-	for _, check := range []func() error{c.verifyNodes, c.verifyPods, c.verifyLabels, c.verifyNodeSets, c.verifyNominations, c.verifyMembers} {
+	for _, check := range []func() error{c.verifyNodes, c.verifyPods, c.verifyLabels, c.verifyNodeSets, c.verifyNominations, c.verifyMembers, c.verifyResources} {
 		if err := check(); err != nil {
 			return err
 		}

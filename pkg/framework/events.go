@@ -14,7 +14,15 @@ const (
 	PodDisruptionBudget EventResource = "PodDisruptionBudget"
 	PriorityClass       EventResource = "PriorityClass"
 	Namespace           EventResource = "Namespace"
-	WildCard            EventResource = "*"
+	// Storage and Dynamic Resource Allocation objects: volumes and devices a pod may wait for.
+	PersistentVolume      EventResource = "PersistentVolume"
+	PersistentVolumeClaim EventResource = "PersistentVolumeClaim"
+	StorageClass          EventResource = "StorageClass"
+	CSINode               EventResource = "CSINode"
+	ResourceClaim         EventResource = "ResourceClaim"
+	ResourceSlice         EventResource = "ResourceSlice"
+	DeviceClass           EventResource = "DeviceClass"
+	WildCard              EventResource = "*"
 )
 
 // ActionType is what happened, as a bit set so that a registration can cover several.

@@ -23,6 +23,14 @@ type GroupInfo struct {
 	Invalid string
 }
 
+// PodGroupOf returns the group's PodGroup, nil for a nil group.
+func PodGroupOf(g *GroupInfo) *v1alpha1.PodGroup {
+	if g == nil {
+		return nil
+	}
+	return g.PodGroup
+}
+
 // Gang reports whether the group is all-or-nothing.
 func (g *GroupInfo) Gang() bool { return g.PodGroup.IsGang() }
 

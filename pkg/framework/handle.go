@@ -29,6 +29,9 @@ type Handle interface {
 	Rand() *rand.Rand
 	// Metrics are the scheduler's metrics.
 	Metrics() *metrics.Metrics
+	// ResourceClient writes storage and DRA objects for PreBind plugins; nil when the
+	// driver has none (then no pod with claims or volumes can be bound).
+	ResourceClient() ResourceClient
 	PluginRunner
 }
 
@@ -54,6 +57,11 @@ type PluginRunner interface {
 	// RunBlockingPodsPlugin asks the plugin that returned the rejection st (when it is a
 	// BlockingPodsPlugin) which pods, on any node, cause it.
 	RunBlockingPodsPlugin(ctx context.Context, state *CycleState, p *PodInfo, node *NodeInfo, st *Status) []*PodInfo
+	// RunReservePluginsReserve and RunReservePluginsUnreserve record in the snapshot (and
+	// forget) what a pod placed there takes besides room: its claims' devices, its volumes.
+	// Simulations that place several pods (a group's members) run them between placements.
+	RunReservePluginsReserve(ctx context.Context, state *CycleState, p *PodInfo, node string) *Status
+	RunReservePluginsUnreserve(ctx context.Context, state *CycleState, p *PodInfo, node string)
 }
 
 // Nominator knows which pending pods are nominated to which nodes.

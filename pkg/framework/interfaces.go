@@ -200,7 +200,11 @@ type ScoreExtensions interface {
 	NormalizeScore(ctx context.Context, state *CycleState, p *PodInfo, scores []NodeScore) *Status
 }
 
-// ReservePlugin is told when a pod is assumed on a node, and when that is undone.
+// ReservePlugin is told when a pod is assumed on a node, and when that is undone. A group
+// cycle also runs Reserve on each member it places on the snapshot under a checkpoint, so
+// that later members see what earlier ones took: a plugin records what it reserves in the
+// snapshot (its DRA and Volumes assumptions), which the rollback undoes, and keeps nothing
+// else that a rollback would leave behind.
 type ReservePlugin interface {
 	Plugin
 	Reserve(ctx context.Context, state *CycleState, p *PodInfo, node string) *Status
@@ -263,10 +267,15 @@ type Snapshot interface {
 	LayoutVersion() uint64
 	// NamespaceLabels returns a namespace's labels (nil when unknown).
 	NamespaceLabels(namespace string) labels.Set
+	// DRA is the Dynamic Resource Allocation state: classes, slices, claims, taken devices.
+	DRA() DRA
+	// Volumes is the storage state: volumes, claims, classes, CSINodes.
+	Volumes() Volumes
 
 	// Checkpoint marks the state so Rollback can return to it.
 	Checkpoint() Checkpoint
-	// Rollback undoes every AddPod and RemovePod since the checkpoint.
+	// Rollback undoes every AddPod and RemovePod since the checkpoint, and every
+	// assumption recorded through DRA and Volumes.
 	Rollback(Checkpoint)
 	// AddPod places a pod on a node.
 	AddPod(p *PodInfo, node string)

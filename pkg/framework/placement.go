@@ -27,8 +27,10 @@ type Placement struct {
 	// (weighted against the profile's Score plugins), so a group does not fragment its
 	// domain.
 	PackWeight int64
-	// The KEP's DRAAllocations (devices proposed for the group's claims) will go here when
-	// phalanx schedules DRA claims; PlacementState plugins are where they are assumed.
+	// Devices, when not nil, restricts the devices the members' claims may be allocated
+	// from (KEP-5732's DRA placements, the devices that belong together); the
+	// PlacementState plugin that made it assumes it on the snapshot's DRA state.
+	Devices *DeviceDomain
 }
 
 // PlacementGeneratePlugin proposes placements for a group (KEP-5732's

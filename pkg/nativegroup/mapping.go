@@ -42,8 +42,11 @@ func IsNative(pg *v1alpha1.PodGroup) bool {
 // The group's own fields win; the optional ones it leaves unset are taken from its Workload
 // template (controllers copy only some: the Job controller copies the scheduling policy
 // alone, which the API requires on the group).
+//   - resourceClaims as they are, and the claims its status names (upstream's
+//     ResourceClaim controller makes them from templates and records them there);
+//
 // What the API server accepts but phalanx cannot schedule (disruption mode PodGroup on a
-// basic group, a Workload or template that is not there, shared resource claims) is put on
+// basic group, a Workload or template that is not there) is put on
 // the result's AnnotationInvalidReason: the scheduler then holds the group and says why
 // on its PodGroupScheduled condition and in a Warning event. Malformed fields that the API
 // server refuses are mapped as they are, and phalanx's own validation reports them.
@@ -67,9 +70,14 @@ func ToPodGroup(pg *schedulingv1alpha2.PodGroup, wl *schedulingv1alpha2.Workload
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if len(spec.ResourceClaims) > 0 {
-		errs = append(errs, field.Forbidden(spec.path("resourceClaims"),
-			"phalanx cannot schedule pod groups that share resource claims yet"+spec.from("resourceClaims")))
+	for _, c := range spec.ResourceClaims {
+		out.Spec.ResourceClaims = append(out.Spec.ResourceClaims, v1alpha1.PodGroupResourceClaim{
+			Name: c.Name, ResourceClaimName: copyPtr(c.ResourceClaimName), ResourceClaimTemplateName: copyPtr(c.ResourceClaimTemplateName)})
+	}
+	// The claims upstream's ResourceClaim controller made from the group's templates.
+	for _, c := range pg.Status.ResourceClaimStatuses {
+		out.Status.ResourceClaimStatuses = append(out.Status.ResourceClaimStatuses, v1alpha1.PodGroupResourceClaimStatus{
+			Name: c.Name, ResourceClaimName: copyPtr(c.ResourceClaimName)})
 	}
 
 	delete(out.Annotations, v1alpha1.AnnotationInvalidReason)

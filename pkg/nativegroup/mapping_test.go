@@ -192,17 +192,22 @@ func TestToPodGroup(t *testing.T) {
 		want: withInvalid(wantGroup(v1alpha1.PodGroupSpec{SchedulingPolicy: gang8}),
 			`spec.podGroupTemplateRef.workload.podGroupTemplateName: Not found: "workers"`),
 	}, {
-		name: "invalid: shared resource claims",
-		pg: nativeGroup(schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: nativeGang(8),
-			ResourceClaims: []schedulingv1alpha2.PodGroupResourceClaim{{Name: "gpus", ResourceClaimName: ptrTo("gpus")}}}),
-		want: withInvalid(wantGroup(v1alpha1.PodGroupSpec{SchedulingPolicy: gang8}),
-			`spec.resourceClaims: Forbidden: phalanx cannot schedule pod groups that share resource claims yet`),
-	}, {
-		name: "invalid: two problems at once",
-		pg: nativeGroup(schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: nativeBasic, DisruptionMode: mode("PodGroup"),
-			ResourceClaims: []schedulingv1alpha2.PodGroupResourceClaim{{Name: "gpus", ResourceClaimName: ptrTo("gpus")}}}),
-		want: withInvalid(wantGroup(v1alpha1.PodGroupSpec{SchedulingPolicy: basic}),
-			`[spec.disruptionMode: Invalid value: "PodGroup": may only be used with the gang scheduling policy, spec.resourceClaims: Forbidden: phalanx cannot schedule pod groups that share resource claims yet]`),
+		name: "shared resource claims, and the claims upstream made from templates",
+		pg: func() *schedulingv1alpha2.PodGroup {
+			pg := nativeGroup(schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: nativeGang(8),
+				ResourceClaims: []schedulingv1alpha2.PodGroupResourceClaim{
+					{Name: "fabric", ResourceClaimName: ptrTo("train-fabric")},
+					{Name: "gpus", ResourceClaimTemplateName: ptrTo("eight-gpus")}}})
+			pg.Status.ResourceClaimStatuses = []schedulingv1alpha2.PodGroupResourceClaimStatus{{Name: "gpus", ResourceClaimName: ptrTo("train-gpus-x7k2p")}}
+			return pg
+		}(),
+		want: func() *v1alpha1.PodGroup {
+			pg := wantGroup(v1alpha1.PodGroupSpec{SchedulingPolicy: gang8, ResourceClaims: []v1alpha1.PodGroupResourceClaim{
+				{Name: "fabric", ResourceClaimName: ptrTo("train-fabric")},
+				{Name: "gpus", ResourceClaimTemplateName: ptrTo("eight-gpus")}}})
+			pg.Status.ResourceClaimStatuses = []v1alpha1.PodGroupResourceClaimStatus{{Name: "gpus", ResourceClaimName: ptrTo("train-gpus-x7k2p")}}
+			return pg
+		}(),
 	}, {
 		name: "a marker set by a user is dropped",
 		pg: func() *schedulingv1alpha2.PodGroup {

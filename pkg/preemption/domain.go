@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
@@ -78,7 +76,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo,
 		}
 		for _, q := range n.Pods {
 			p := VictimPriority(snap, q)
-			if p >= g.Priority || q.Holder() || framework.InGroup(q, g) || (q.QOS == v1.PodQOSBestEffort && !q.Terminating) {
+			if p >= g.Priority || q.Holder() || framework.InGroup(q, g) || (freesNoResources(q) && !q.Terminating) {
 				// A BestEffort pod frees no room as a victim (only its slot, which it keeps).
 				continue
 			}

@@ -172,7 +172,7 @@ func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
 		for k, i := range failed {
 			moved[k] = o.assign[i].Pod
 			gone[i] = true
-			snap.RemovePod(o.assign[i].Pod)
+			o.takeOff(o.assign[i])
 		}
 		pl, err := o.schedule(o.ctx, moved, framework.PlaceOptions{Nodes: o.domain, FirstFit: true, Need: len(moved)})
 		if err != nil {
@@ -190,10 +190,17 @@ func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
 		}
 		snap.Rollback(cp)
 	}
-	for _, a := range o.assign {
-		snap.RemovePod(a.Pod)
+	for i := len(o.assign) - 1; i >= 0; i-- {
+		o.takeOff(o.assign[i])
 	}
 	return o.place()
+}
+
+// takeOff takes a placed member off its node, with what Reserve recorded for it (its
+// claims' devices, its volumes), so that it can be placed elsewhere.
+func (o *groupOracle) takeOff(a framework.Assignment) {
+	o.e.Handle.RunReservePluginsUnreserve(o.ctx, a.State, a.Pod, a.Node.Name)
+	o.e.Handle.Snapshot().RemovePod(a.Pod)
 }
 
 func (o *groupOracle) drop(*unit) error {
@@ -223,20 +230,32 @@ func (o *groupOracle) stillFits(u *unit) ([]int, error) {
 			all = true
 		}
 	}
-	// Pods that bring no ports and no affinity terms back can only take room: a member
-	// without constraints on other pods then still fits exactly when its node is not
-	// over-committed, which needs no filter run.
-	roomOnly := !all
+	// Pods that bring no ports, no affinity terms and no claims back can only take room: a
+	// member without constraints on other pods, claims or volumes then still fits exactly
+	// when its node is not over-committed, which needs no filter run. Pods that bring
+	// claims back may take devices or volumes from members on any node.
+	roomOnly, shared := !all, false
 	for _, q := range back {
 		if len(q.HostPorts) > 0 {
 			roomOnly = false
 		}
+		if usesClaims(q) {
+			roomOnly, shared = false, true
+		}
 	}
 	var failed []int
+	if shared {
+		// The claims coming back may hold devices or volumes the members' own claims were
+		// given: only placing the members again, with those taken, can tell.
+		for i := range o.assign {
+			failed = append(failed, i)
+		}
+		return failed, nil
+	}
 	check := map[int]bool{}
 	for i, a := range o.assign {
 		switch {
-		case roomOnly && nodes[a.Node] && !a.Pod.HasInterPodConstraints():
+		case roomOnly && nodes[a.Node] && !a.Pod.HasInterPodConstraints() && !usesClaims(a.Pod):
 			if overCommitted(a.Node, a.Pod) {
 				failed = append(failed, i)
 			}
@@ -270,6 +289,20 @@ func (o *groupOracle) stillFits(u *unit) ([]int, error) {
 	}
 	slices.Sort(failed)
 	return failed, nil
+}
+
+// usesClaims reports whether a pod holds ResourceClaims or PersistentVolumeClaims: what it
+// can take from other pods is then not only room on its node.
+func usesClaims(p *framework.PodInfo) bool {
+	if len(p.Pod.Spec.ResourceClaims) > 0 {
+		return true
+	}
+	for i := range p.Pod.Spec.Volumes {
+		if v := &p.Pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // overCommitted reports whether a node holding p asks for more than it has of anything p

@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -55,7 +53,7 @@ func (e *GroupEvaluator) manyUnits(g *framework.GroupInfo, rest []*framework.Pod
 					key = gk
 				}
 			}
-			if q.QOS == v1.PodQOSBestEffort && key == q.Key && !(&unit{pods: []*framework.PodInfo{q}}).mayHelp(rest) {
+			if key == q.Key && freesNoResources(q) && !(&unit{pods: []*framework.PodInfo{q}}).mayHelp(rest) {
 				continue
 			}
 			if !seen[key] {
@@ -236,8 +234,18 @@ func (e *GroupEvaluator) confirm(ctx context.Context, rest []*framework.PodInfo,
 		if st.Code() == framework.Error {
 			return nil, st.AsError()
 		}
-		ok = st.IsSuccess()
+		if ok = st.IsSuccess(); !ok {
+			break
+		}
+		// As the group cycle does: each member's claims and volumes are recorded before
+		// the next member is checked.
 		snap.AddPod(a.Pod, a.Node.Name)
+		if st := h.RunReservePluginsReserve(ctx, state, a.Pod, a.Node.Name); !st.IsSuccess() {
+			if st.Code() == framework.Error {
+				return nil, st.AsError()
+			}
+			ok = false
+		}
 	}
 	if ok {
 		return slices.Clone(assignment), nil

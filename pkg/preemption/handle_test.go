@@ -26,6 +26,7 @@ func (h testHandle) Preemption() framework.PreemptionActuator           { return
 func (h testHandle) GroupPreemption() framework.GroupPreemptionActuator { return nil }
 func (h testHandle) Rand() *rand.Rand                                   { return rand.New(rand.NewPCG(1, 1)) }
 func (h testHandle) Metrics() *metrics.Metrics                          { return metrics.New() }
+func (h testHandle) ResourceClient() framework.ResourceClient           { return nil }
 
 func handleOf(_ *testing.T, fwk *fwkruntime.Framework, c *cache.Cache) framework.Handle {
 	return testHandle{Framework: fwk, c: c}

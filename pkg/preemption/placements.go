@@ -264,7 +264,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 				for _, i := range b.idx {
 					deficit[i] -= q.Requests.Vector[i]
 				}
-			case q.QOS != v1.PodQOSBestEffort:
+			case !freesNoResources(q):
 				cands = append(cands, boundCand{p, &q.Requests.Vector})
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
 // unit is what preemption removes or keeps as one (KEP-5710's preemption unit): a single
@@ -23,10 +24,26 @@ type unit struct {
 	start    time.Time
 }
 
-// bestEffort reports whether the unit is a single BestEffort pod: such a pod frees no
-// resources, so it is never a victim for them (the preemption design).
+// bestEffort reports whether the unit is a single BestEffort pod that frees nothing but
+// its pod slot: it is never a victim for resources (the preemption design). A pod of
+// BestEffort QoS that requests extended resources or holds ResourceClaims (devices) does
+// free something, and is not one.
 func (u *unit) bestEffort() bool {
-	return !u.group && u.pods[0].QOS == v1.PodQOSBestEffort
+	return !u.group && freesNoResources(u.pods[0])
+}
+
+// freesNoResources reports whether a pod, taken off its node, would free no resource but
+// its pod slot: BestEffort (no cpu or memory requests), no extended resources, no claims.
+func freesNoResources(q *framework.PodInfo) bool {
+	if q.QOS != v1.PodQOSBestEffort || len(q.Pod.Spec.ResourceClaims) > 0 {
+		return false
+	}
+	for _, i := range q.RequestIdx {
+		if i != resource.Pods && q.Requests.Vector[i] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // frees reports whether taking the unit off can help preemptors that need nothing but

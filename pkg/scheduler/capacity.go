@@ -41,6 +41,7 @@ func (s *Scheduler) newCapacityEstimator(ctx context.Context, fwk *fwkruntime.Fr
 	if alike {
 		rep := pending[0]
 		est.rep, est.idx = rep, rep.RequestIdx
+		est.idx, _ = s.dropDeviceBacked(est.idx, nil)
 		if fwk.HasStaticFilters() {
 			state := framework.NewCycleState()
 			if _, st := fwk.RunPreFilterPlugins(ctx, state, rep); st.Code() == framework.Error {
@@ -59,7 +60,7 @@ func (s *Scheduler) newCapacityEstimator(ctx context.Context, fwk *fwkruntime.Fr
 		return est, nil
 	}
 	rp := framework.NewRequestPrefixes(pending)
-	est.idx, est.prefix = rp.Idx, rp.Sums
+	est.idx, est.prefix = s.dropDeviceBacked(rp.Idx, rp.Sums)
 	return est, nil
 }
 

@@ -238,7 +238,10 @@ func (s *Scheduler) addNominatedPodsFor(priority int32, own func(*framework.PodI
 // static filter keys, no host ports and no constraint involving other pods. "" for a
 // member that has no equivalent.
 func equivalenceKey(fwk *fwkruntime.Framework, m *framework.PodInfo) string {
-	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.ParseErr != nil || m.Pod.Spec.NodeName != "" {
+	// Claims and volumes are the pod's own: two pods with equal specs may still differ in
+	// what their claims can get.
+	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.ParseErr != nil || m.Pod.Spec.NodeName != "" ||
+		len(m.Pod.Spec.ResourceClaims) > 0 || len(framework.PodPVCs(m.Pod)) > 0 {
 		return ""
 	}
 	return fwk.StaticFilterKey(framework.NewCycleState(), m) + "\x00" + m.Requests.Vector.String()

@@ -46,7 +46,9 @@ func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework,
 	if bt == nil {
 		return pl, nil
 	}
-	for _, a := range pl.Assignments {
+	for i := len(pl.Assignments) - 1; i >= 0; i-- {
+		a := pl.Assignments[i]
+		fwk.RunReservePluginsUnreserve(ctx, a.State, a.Pod, a.Node.Name)
 		s.cache.RemovePod(a.Pod)
 	}
 	found := false
@@ -58,6 +60,9 @@ func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework,
 	if err != nil || !found {
 		for _, a := range pl.Assignments {
 			s.cache.AddPod(a.Pod, a.Node.Name)
+			if st := fwk.RunReservePluginsReserve(ctx, a.State, a.Pod, a.Node.Name); st.Code() == framework.Error {
+				return nil, st.AsError()
+			}
 		}
 		return pl, err
 	}
@@ -198,11 +203,20 @@ func (bt *backtracking) search(i, placed int) (bool, error) {
 	nodes = nodes[:min(len(nodes), maxBacktrackBranch)]
 	for _, n := range nodes {
 		s.cache.AddPod(m, n.Name)
+		if st := bt.fwk.RunReservePluginsReserve(bt.ctx, state, m, n.Name); !st.IsSuccess() {
+			bt.fwk.RunReservePluginsUnreserve(bt.ctx, state, m, n.Name)
+			s.cache.RemovePod(m)
+			if st.Code() == framework.Error {
+				return false, st.AsError()
+			}
+			continue
+		}
 		bt.assigned = append(bt.assigned, framework.Assignment{Pod: m, Node: n, State: state})
 		ok, err := bt.search(i+1, placed+1)
 		if err != nil || ok {
 			return ok, err
 		}
+		bt.fwk.RunReservePluginsUnreserve(bt.ctx, state, m, n.Name)
 		s.cache.RemovePod(m)
 		bt.assigned = bt.assigned[:len(bt.assigned)-1]
 	}
@@ -268,6 +282,21 @@ func (s *Scheduler) placeInOrder(ctx context.Context, fwk *fwkruntime.Framework,
 			}
 		}
 		s.cache.AddPod(m, host)
+		// Reserve records what the member takes besides room (its claims' devices, its
+		// volumes) in the snapshot, so the next members see it; the rollback undoes it.
+		if st := fwk.RunReservePluginsReserve(ctx, state, m, host); !st.IsSuccess() {
+			fwk.RunReservePluginsUnreserve(ctx, state, m, host)
+			s.cache.RemovePod(m)
+			if st.Code() == framework.Error {
+				return nil, st.AsError()
+			}
+			pl.Unplaced = append(pl.Unplaced, m)
+			rejectors.Insert(st.Plugin())
+			if pl.Message == "" {
+				pl.Message = st.Message()
+			}
+			continue
+		}
 		pl.Assignments = append(pl.Assignments, framework.Assignment{Pod: m, Node: s.cache.Get(host), State: state})
 	}
 	pl.UnschedulablePlugins = sets.List(rejectors)

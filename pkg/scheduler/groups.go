@@ -55,6 +55,7 @@ func (s *Scheduler) AddPodGroup(pg *v1alpha1.PodGroup) {
 	g := s.resolveGroup(pg)
 	old := s.cache.Group(g.Key)
 	s.cache.SetGroup(g)
+	s.ensureGroupClaims(g)
 	gs := s.groups[g.Key]
 	if gs == nil {
 		return
@@ -62,7 +63,8 @@ func (s *Scheduler) AddPodGroup(pg *v1alpha1.PodGroup) {
 	gs.info = g
 	if e := s.queue.Get(groupEntryKey(g.Key)); e != nil {
 		e.Priority = g.Priority
-		mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.PodGroup.Spec, pg.Spec) || old.Invalid != g.Invalid
+		mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.PodGroup.Spec, pg.Spec) || old.Invalid != g.Invalid ||
+			!apiequality.Semantic.DeepEqual(old.PodGroup.Status.ResourceClaimStatuses, pg.Status.ResourceClaimStatuses)
 		s.queue.Update(e, mayHelp)
 	}
 }
@@ -74,6 +76,7 @@ func (s *Scheduler) UpdatePodGroup(_, pg *v1alpha1.PodGroup) { s.AddPodGroup(pg)
 // nominations go (the room they held is free for others), and each says why it waits.
 func (s *Scheduler) DeletePodGroup(pg *v1alpha1.PodGroup) {
 	key := pg.Namespace + "/" + pg.Name
+	s.releaseGroupClaims(pg)
 	s.cache.RemoveGroup(key)
 	delete(s.statusWriters, key)
 	if gs := s.groups[key]; gs != nil {

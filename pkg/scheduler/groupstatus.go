@@ -48,6 +48,20 @@ type groupStatusWriter struct {
 // writeGroupStatus sets a condition and the phase on the group's desired status and
 // writes it, after the write in flight if there is one.
 func (s *Scheduler) writeGroupStatus(pg *v1alpha1.PodGroup, phase v1alpha1.PodGroupPhase, cond metav1.Condition) {
+	cond.ObservedGeneration = pg.Generation
+	cond.LastTransitionTime = metav1.NewTime(s.clock.Now())
+	s.updateGroupStatus(pg, func(st *v1alpha1.PodGroupStatus) {
+		meta.SetStatusCondition(&st.Conditions, cond)
+		if phase != "" {
+			st.Phase = phase
+		}
+		st.ObservedGeneration = pg.Generation
+	})
+}
+
+// updateGroupStatus applies a change to the group's desired status and writes it, after
+// the write in flight if there is one.
+func (s *Scheduler) updateGroupStatus(pg *v1alpha1.PodGroup, change func(*v1alpha1.PodGroupStatus)) {
 	key := pg.Namespace + "/" + pg.Name
 	w := s.statusWriters[key]
 	if w == nil || w.uid != pg.UID {
@@ -57,14 +71,12 @@ func (s *Scheduler) writeGroupStatus(pg *v1alpha1.PodGroup, phase v1alpha1.PodGr
 	next := pg.DeepCopy()
 	if w.desired != nil {
 		next.Status = *w.desired.Status.DeepCopy()
+		if next.Status.ResourceClaimStatuses == nil {
+			// Written by an earlier run of phalanx, known from the informer.
+			next.Status.ResourceClaimStatuses = pg.Status.ResourceClaimStatuses
+		}
 	}
-	cond.ObservedGeneration = pg.Generation
-	cond.LastTransitionTime = metav1.NewTime(s.clock.Now())
-	meta.SetStatusCondition(&next.Status.Conditions, cond)
-	if phase != "" {
-		next.Status.Phase = phase
-	}
-	next.Status.ObservedGeneration = pg.Generation
+	change(&next.Status)
 	w.desired = next
 	if g := s.cache.Group(key); g != nil && g.PodGroup == pg {
 		// Later decisions see this status even before the informer reports it back.

@@ -50,8 +50,7 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 			if old != nil && v1alpha1.PodGroupNameOf(old) != g {
 				s.removePendingMember(key, pod.Namespace+"/"+v1alpha1.PodGroupNameOf(old))
 			}
-			mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.Spec, pod.Spec) || !maps.Equal(old.Labels, pod.Labels)
-			s.updatePendingMember(pod, mayHelp)
+			s.updatePendingMember(pod, pendingPodMayHelp(old, pod))
 			return
 		}
 		e := s.queue.Get(key)
@@ -64,8 +63,7 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		if pod.Status.NominatedNodeName != "" && s.cache.NominatedNode(key) == "" {
 			s.cache.Nominate(e.Pod, pod.Status.NominatedNodeName)
 		}
-		mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.Spec, pod.Spec) || !maps.Equal(old.Labels, pod.Labels)
-		s.queue.Update(e, mayHelp)
+		s.queue.Update(e, pendingPodMayHelp(old, pod))
 	}
 }
 
@@ -85,6 +83,12 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	}
 	s.cache.ClearNomination(key)
 	if pi := s.cache.RemoveBoundPod(key); pi != nil {
+		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
+			if g := s.cache.Group(gk); g != nil {
+				// The last bound member is gone: the group's claims are free.
+				s.releaseGroupClaims(g.PodGroup)
+			}
+		}
 		s.onClusterEvent(framework.EventAssignedPodDelete)
 	}
 }
@@ -227,6 +231,14 @@ func (s *Scheduler) preEnqueue(e *queue.Entry) *framework.Status {
 		return st
 	}
 	return fwk.RunPreEnqueuePlugins(context.Background(), e.Pod)
+}
+
+// pendingPodMayHelp reports whether a change to a pending pod may let it fit now: its spec
+// or labels, or the ResourceClaims the ResourceClaim controller made for it.
+func pendingPodMayHelp(old, pod *v1.Pod) bool {
+	return old == nil || !apiequality.Semantic.DeepEqual(old.Spec, pod.Spec) || !maps.Equal(old.Labels, pod.Labels) ||
+		!apiequality.Semantic.DeepEqual(old.Status.ResourceClaimStatuses, pod.Status.ResourceClaimStatuses) ||
+		!apiequality.Semantic.DeepEqual(old.Status.ExtendedResourceClaimStatus, pod.Status.ExtendedResourceClaimStatus)
 }
 
 func isTerminal(pod *v1.Pod) bool {

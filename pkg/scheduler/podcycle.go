@@ -105,12 +105,16 @@ func (s *Scheduler) bind(fwk *fwkruntime.Framework, state *framework.CycleState,
 	s.bindPod(fwk, state, e.Pod, host, func(st *framework.Status) { s.finishBinding(fwk, state, e, host, st, start) })
 }
 
-// bindPod runs a pod's Bind plugins off the loop and delivers the result to done, on the
+// bindPod runs a pod's PreBind and Bind plugins off the loop and delivers the result to done, on the
 // loop.
 func (s *Scheduler) bindPod(fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, host string, done func(*framework.Status)) {
 	s.bindingsInFlight++
 	s.actuator.Exec.Go(func() {
-		st := fwk.RunBindPlugins(context.Background(), state, p, host)
+		ctx := context.Background()
+		st := fwk.RunPreBindPlugins(ctx, state, p, host)
+		if st.IsSuccess() {
+			st = fwk.RunBindPlugins(ctx, state, p, host)
+		}
 		s.Post(func() {
 			s.bindingsInFlight--
 			done(st)

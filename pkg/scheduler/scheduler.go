@@ -47,6 +47,9 @@ type Options struct {
 	// SyncPreemption makes preemption's API calls inside the scheduling cycle, as
 	// kube-scheduler did before KEP-4832, for comparison; by default they run off the loop.
 	SyncPreemption bool
+	// NativeGroupClaimsUpstream says upstream's ResourceClaim controller makes and releases
+	// the claims of Kubernetes' own PodGroups (a real cluster); phalanx then only reads them.
+	NativeGroupClaimsUpstream bool
 }
 
 // inlineExecutor runs work on the calling goroutine.
@@ -110,6 +113,8 @@ type Scheduler struct {
 	failures map[string]string
 	// preempting holds the preemptions whose API calls are running, by preemptor.
 	preempting map[string]*inflightPreemption
+	// nativeGroupClaimsUpstream: see Options.
+	nativeGroupClaimsUpstream bool
 	// decisions are the preemptions carried out for preemptors not yet placed, and
 	// spentDecisions the notes of those whose victims are gone (decisions.go).
 	decisions      map[string]*decision
@@ -123,6 +128,10 @@ type Scheduler struct {
 	// gangWaits are the groups held at their gate for lack of members whose wait has not
 	// been reported yet.
 	gangWaits map[*groupState]bool
+	// resources is the driver's API of storage and DRA objects (nil without one);
+	// groupClaimsMaking are the group claims being made from templates (groupclaims.go).
+	resources         framework.ResourceClient
+	groupClaimsMaking map[string]bool
 
 	// events are the cluster events each plugin (and pseudo-plugin) registered.
 	events map[string][]framework.ClusterEvent
@@ -158,10 +167,14 @@ func New(opts Options) (*Scheduler, error) {
 		preempting:     map[string]*inflightPreemption{},
 		decisions:      map[string]*decision{},
 		spentDecisions: map[string]string{},
-		classes:        map[string]*schedulingv1.PriorityClass{},
-		groups:         map[string]*groupState{},
-		statusWriters:  map[string]*groupStatusWriter{},
-		gangWaits:      map[*groupState]bool{},
+
+		nativeGroupClaimsUpstream: opts.NativeGroupClaimsUpstream,
+		classes:                   map[string]*schedulingv1.PriorityClass{},
+		groups:                    map[string]*groupState{},
+		statusWriters:             map[string]*groupStatusWriter{},
+		gangWaits:                 map[*groupState]bool{},
+
+		groupClaimsMaking: map[string]bool{},
 	}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
@@ -181,6 +194,8 @@ func New(opts Options) (*Scheduler, error) {
 		// Placements too small in aggregate grow only when pods leave or nodes come.
 		placementCapacityPlugin: placementCapacityEvents,
 	}
+	resources, _ := opts.Client.(framework.ResourceClient)
+	s.resources = resources
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
 			Snapshot:        s.cache,
@@ -191,6 +206,7 @@ func New(opts Options) (*Scheduler, error) {
 			GroupPreemption: s,
 			Rand:            s.rand,
 			Metrics:         s.metrics,
+			ResourceClient:  resources,
 		})
 		if err != nil {
 			return nil, err

@@ -207,8 +207,10 @@ func NewCache(nodes []*v1.Node, pods []*v1.Pod) *cache.Cache {
 type Handle struct {
 	Cache    *cache.Cache
 	Actuator framework.PreemptionActuator
-	rng      *rand.Rand
-	metrics  *metrics.Metrics
+	// Client is what ResourceClient returns (nil by default).
+	Client  framework.ResourceClient
+	rng     *rand.Rand
+	metrics *metrics.Metrics
 }
 
 // Snapshot implements framework.Handle.
@@ -222,6 +224,9 @@ func (h *Handle) Parallelizer() framework.Parallelizer { return framework.NewPar
 
 // Binder implements framework.Handle.
 func (h *Handle) Binder() framework.Binder { return nil }
+
+// ResourceClient implements framework.Handle.
+func (h *Handle) ResourceClient() framework.ResourceClient { return h.Client }
 
 // Preemption implements framework.Handle.
 func (h *Handle) Preemption() framework.PreemptionActuator { return h.Actuator }

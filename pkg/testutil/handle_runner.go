@@ -40,3 +40,12 @@ func (h *Handle) RunBlockingPodsPlugin(context.Context, *framework.CycleState, *
 }
 
 var _ framework.Handle = (*Handle)(nil)
+
+// RunReservePluginsReserve implements framework.PluginRunner (no plugins).
+func (h *Handle) RunReservePluginsReserve(context.Context, *framework.CycleState, *framework.PodInfo, string) *framework.Status {
+	return nil
+}
+
+// RunReservePluginsUnreserve implements framework.PluginRunner (no plugins).
+func (h *Handle) RunReservePluginsUnreserve(context.Context, *framework.CycleState, *framework.PodInfo, string) {
+}

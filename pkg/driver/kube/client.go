@@ -173,7 +173,8 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 }
 
 // mergePodGroupStatus returns latest with want's conditions, phase and observed
-// generation applied.
+// generation applied, and want's claim statuses when it names more (phalanx only adds
+// them).
 func mergePodGroupStatus(latest, want *v1alpha1.PodGroup) *v1alpha1.PodGroup {
 	out := latest.DeepCopy()
 	for _, cond := range want.Status.Conditions {
@@ -184,6 +185,9 @@ func mergePodGroupStatus(latest, want *v1alpha1.PodGroup) *v1alpha1.PodGroup {
 	}
 	if want.Status.ObservedGeneration > out.Status.ObservedGeneration {
 		out.Status.ObservedGeneration = want.Status.ObservedGeneration
+	}
+	if len(want.Status.ResourceClaimStatuses) > len(out.Status.ResourceClaimStatuses) {
+		out.Status.ResourceClaimStatuses = want.Status.ResourceClaimStatuses
 	}
 	return out
 }

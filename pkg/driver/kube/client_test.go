@@ -245,6 +245,17 @@ func TestMergePodGroupStatus(t *testing.T) {
 	if latest.Status.Phase != "" {
 		t.Errorf("latest was modified")
 	}
+	// Claim statuses phalanx wrote are kept, and those it adds win.
+	name := "g-fabric"
+	want.Status.ResourceClaimStatuses = []v1alpha1.PodGroupResourceClaimStatus{{Name: "fabric", ResourceClaimName: &name}}
+	if got := mergePodGroupStatus(latest, want); len(got.Status.ResourceClaimStatuses) != 1 {
+		t.Errorf("claim statuses %v, want want's", got.Status.ResourceClaimStatuses)
+	}
+	latest.Status.ResourceClaimStatuses = want.Status.ResourceClaimStatuses
+	want.Status.ResourceClaimStatuses = nil
+	if got := mergePodGroupStatus(latest, want); len(got.Status.ResourceClaimStatuses) != 1 {
+		t.Errorf("claim statuses %v, want latest's kept", got.Status.ResourceClaimStatuses)
+	}
 }
 
 func TestEventWithoutRecorderOrObject(t *testing.T) {

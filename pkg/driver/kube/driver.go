@@ -226,6 +226,8 @@ func New(o Options) (*Driver, error) {
 		Exec:           actuator.GoExecutor{},
 		Logger:         o.Logger,
 		SyncPreemption: !o.AsyncPreemption,
+		// Upstream's ResourceClaim controller runs native PodGroups' claims.
+		NativeGroupClaimsUpstream: true,
 	})
 	if err != nil {
 		return nil, err
@@ -235,13 +237,16 @@ func New(o Options) (*Driver, error) {
 	d.factory = informers.NewSharedInformerFactory(core, 0)
 	pods := d.factory.InformerFor(&v1.Pod{}, newPodInformer)
 	// The PodGroup informers are added by Run, once it knows which PodGroup APIs to read.
+	h := Handlers(d.sched)
+	resInformers, resHandlers := resourceInformers(d.factory, h, d.sched)
 	d.informers = []namedInformer{
 		{"nodes", d.factory.Core().V1().Nodes().Informer()},
 		{"namespaces", d.factory.Core().V1().Namespaces().Informer()},
 		{"priorityclasses", d.factory.Scheduling().V1().PriorityClasses().Informer()},
 		{"poddisruptionbudgets", d.factory.Policy().V1().PodDisruptionBudgets().Informer()},
-		{"pods", pods},
 	}
+	d.informers = append(d.informers, resInformers...)
+	d.informers = append(d.informers, namedInformer{"pods", pods})
 	for _, inf := range d.informers {
 		if err := inf.informer.SetTransform(stripManagedFields); err != nil {
 			return nil, err
@@ -251,11 +256,11 @@ func New(o Options) (*Driver, error) {
 	for _, p := range cfg.Profiles {
 		profiles[p.SchedulerName] = true
 	}
-	h := Handlers(d.sched)
 	d.handlers = []cache.ResourceEventHandler{
 		nodeHandler(h), namespaceHandler(h), priorityClassHandler(h), pdbHandler(h),
-		&podHandler{h: h, profiles: profiles},
 	}
+	d.handlers = append(d.handlers, resHandlers...)
+	d.handlers = append(d.handlers, &podHandler{h: h, profiles: profiles})
 	return d, nil
 }
 

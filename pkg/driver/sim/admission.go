@@ -57,6 +57,8 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.NativePodGroups = append(sc.NativePodGroups, t)
 	case *schedulingv1alpha2.Workload:
 		sc.Workloads = append(sc.Workloads, t)
+	default:
+		sc.Resources.add(obj)
 	}
 }
 
@@ -130,7 +132,10 @@ func (sc *Scenario) admit() error {
 		t, _ := parseTiming(&pg.ObjectMeta)
 		admitPodGroup(pg, classes, t.createAt)
 	}
-	return sc.admitNative(classes, unique)
+	if err := sc.admitNative(classes, unique); err != nil {
+		return err
+	}
+	return sc.admitResources(unique)
 }
 
 func defaultNamespace(m *metav1.ObjectMeta) {
@@ -281,6 +286,12 @@ func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(an
 	if p.Spec.Resources != nil {
 		if err := defaultAndCheckResources(p.Spec.Resources, field.NewPath("spec", "resources")); err != nil {
 			return sc.errAt(p, desc, err.Field, err.ErrorBody())
+		}
+	}
+	for i, c := range p.Spec.ResourceClaims {
+		if (c.ResourceClaimName == nil) == (c.ResourceClaimTemplateName == nil) {
+			return sc.errAt(p, desc, fmt.Sprintf("spec.resourceClaims[%d]", i),
+				"Invalid value: exactly one of resourceClaimName or resourceClaimTemplateName must be set")
 		}
 	}
 	if p.Spec.TerminationGracePeriodSeconds == nil {

@@ -41,6 +41,8 @@ type podRecord struct {
 	victimOfScheduler bool
 	// createdAt and deletedAt are when the pod appeared and when its deletion started.
 	createdAt, deletedAt *float64
+	// devices and volumes are what the pod's claims held when it was bound.
+	devices, volumes []string
 }
 
 // ObjectRef names an object in the report.
@@ -78,6 +80,7 @@ func (s *Simulator) BindPod(_ context.Context, pod *v1.Pod, node string) error {
 	rec.pod = np
 	rec.phase = PhaseRunning
 	rec.node = node
+	rec.devices, rec.volumes = s.podDevices(np), s.boundVolumes(np)
 	t := s.seconds(s.now)
 	rec.boundAt = &t
 	s.nodeUsage.add(node, np, s)
@@ -152,6 +155,7 @@ func (s *Simulator) gone(rec *podRecord) {
 		s.nodeUsage.remove(rec.node, rec.pod)
 	}
 	s.sched.DeletePod(rec.pod)
+	s.releasePodClaims(rec.pod)
 	s.pdbsDirty = true
 }
 
@@ -178,11 +182,24 @@ func (s *Simulator) succeed(k string) {
 	rec.endAt = &end
 	s.nodeUsage.remove(rec.node, np)
 	s.sched.UpdatePod(old, np)
+	s.releasePodClaims(np)
 	s.pdbsDirty = true
 }
 
 // PatchPodStatus sets a condition and/or the nominated node name.
 func (s *Simulator) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodCondition, nominated *string) error {
+	return s.patchPodStatus(pod, func(st *v1.PodStatus) {
+		if cond != nil {
+			setCondition(st, *cond)
+		}
+		if nominated != nil {
+			st.NominatedNodeName = *nominated
+		}
+	})
+}
+
+// patchPodStatus changes a copy of a pod's status and tells the scheduler.
+func (s *Simulator) patchPodStatus(pod *v1.Pod, change func(*v1.PodStatus)) error {
 	rec := s.pods[key(pod)]
 	if rec == nil || rec.gone || !rec.created {
 		return fmt.Errorf("pods %q not found", pod.Name)
@@ -190,12 +207,7 @@ func (s *Simulator) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodC
 	old := rec.pod
 	np := *old
 	np.Status = *old.Status.DeepCopy()
-	if cond != nil {
-		setCondition(&np.Status, *cond)
-	}
-	if nominated != nil {
-		np.Status.NominatedNodeName = *nominated
-	}
+	change(&np.Status)
 	rec.pod = &np
 	s.sched.UpdatePod(old, &np)
 	return nil

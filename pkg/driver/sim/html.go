@@ -82,6 +82,7 @@ type page struct {
 	Gantt      ganttSection
 	Preempt    preemptSection
 	Groups     groupSection
+	Devices    deviceSection
 	Events     eventSection
 	Data       pageData // for the tooltips
 }
@@ -119,6 +120,7 @@ func buildPage(r *Report) *page {
 	p.Gantt = tl.gantt(r, idx)
 	p.Preempt = preemptions(r, idx)
 	p.Groups = groups(r, idx)
+	p.Devices = devices(r)
 	p.Events = events(r)
 	return p
 }

@@ -4,10 +4,12 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/dynamicresources"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
@@ -35,7 +37,7 @@ func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
 	alloc := framework.AllocatableOf(n)
 	var over []string
 	for i := range resource.Count() {
-		if v[i] > alloc[i] {
+		if v[i] > alloc[i] && !(alloc[i] == 0 && s.deviceBacked(string(resource.Name(i)))) {
 			over = append(over, string(resource.Name(i)))
 		}
 	}
@@ -57,13 +59,24 @@ type invariantObserver struct {
 	s *Simulator
 	// victimOf records, for every pod chosen as a preemption victim, its preemptor.
 	victimOf map[string]string
+	// devicesLater are group members whose devices are checked when the group is placed.
+	devicesLater []*framework.PodInfo
 }
 
 // BeforeAssume checks that the pod satisfies its hard constraints on the node, on the
 // cluster as it is (nominated pods aside), and that the cache is consistent.
+//
+// A group member's devices are the exception: the group's members may have their claims
+// allocated again together (a joint search) by a later member's Reserve, so whether they
+// fit is checked once the whole group is assumed (GroupPlaced), and every allocation the
+// scheduler writes is checked for devices given twice (UpdateResourceClaimStatus).
 func (o *invariantObserver) BeforeAssume(p *framework.PodInfo, node string, c *cache.Cache) {
 	if st := o.s.sched.CheckFits(p, node); !st.IsSuccess() {
-		o.s.violate("pod %s placed on %s against its constraints: %s", p.Key, node, st.Message())
+		if st.Plugin() == dynamicresources.Name && p.Group != "" {
+			o.devicesLater = append(o.devicesLater, p)
+		} else {
+			o.s.violate("pod %s placed on %s against its constraints: %s", p.Key, node, st.Message())
+		}
 	}
 	if err := c.Verify(); err != nil {
 		o.s.violate("cache inconsistent before assuming %s: %v", p.Key, err)
@@ -122,6 +135,14 @@ func (o *invariantObserver) checkWholeGroups(victims []*framework.PodInfo) {
 // running members of a group share one domain of each Required topology level.
 func (o *invariantObserver) GroupPlaced(g *framework.GroupInfo, assigned []framework.Assignment) {
 	c := o.s.sched.Cache()
+	for _, p := range o.devicesLater {
+		for _, pc := range framework.ResolvePodClaims(p.Pod, g.PodGroup) {
+			if ci := c.DRA().Claim(p.Pod.Namespace + "/" + pc.Name); pc.Name != "" && (ci == nil || ci.Allocation() == nil) {
+				o.s.violate("pod %s assumed with claim %s unallocated", p.Key, pc.Name)
+			}
+		}
+	}
+	o.devicesLater = nil
 	members := c.GroupMembers(g.Key)
 	if g.Gang() && len(members) < g.MinCount() {
 		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, len(members), g.MinCount(), len(assigned))
@@ -153,4 +174,15 @@ func (o *invariantObserver) GroupPlaced(g *framework.GroupInfo, assigned []frame
 			}
 		}
 	}
+}
+
+// deviceBacked reports whether a DeviceClass of the scenario serves an extended resource
+// with devices (on nodes without it in their allocatable, DRA allocates it instead).
+func (s *Simulator) deviceBacked(name string) bool {
+	for _, dc := range s.sc.Resources.DeviceClasses {
+		if name == resourceapi.ResourceDeviceClassPrefix+dc.Name || dc.Spec.ExtendedResourceName != nil && *dc.Spec.ExtendedResourceName == name {
+			return true
+		}
+	}
+	return false
 }

@@ -7,8 +7,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	storagev1 "k8s.io/api/storage/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -24,6 +26,15 @@ var kinds = map[string]func() any{
 	v1alpha1.SchemeGroupVersion.String() + "/PodGroup": func() any { return &v1alpha1.PodGroup{} },
 	"scheduling.k8s.io/v1alpha2/PodGroup":              func() any { return &schedulingv1alpha2.PodGroup{} },
 	"scheduling.k8s.io/v1alpha2/Workload":              func() any { return &schedulingv1alpha2.Workload{} },
+	// Storage and Dynamic Resource Allocation (resources.go).
+	"v1/PersistentVolume":                      func() any { return &v1.PersistentVolume{} },
+	"v1/PersistentVolumeClaim":                 func() any { return &v1.PersistentVolumeClaim{} },
+	"storage.k8s.io/v1/StorageClass":           func() any { return &storagev1.StorageClass{} },
+	"storage.k8s.io/v1/CSINode":                func() any { return &storagev1.CSINode{} },
+	"resource.k8s.io/v1/DeviceClass":           func() any { return &resourceapi.DeviceClass{} },
+	"resource.k8s.io/v1/ResourceSlice":         func() any { return &resourceapi.ResourceSlice{} },
+	"resource.k8s.io/v1/ResourceClaim":         func() any { return &resourceapi.ResourceClaim{} },
+	"resource.k8s.io/v1/ResourceClaimTemplate": func() any { return &resourceapi.ResourceClaimTemplate{} },
 }
 
 // findBadQuantity walks a decoded document for resource quantities that do not parse and

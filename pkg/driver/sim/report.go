@@ -18,6 +18,8 @@ type Report struct {
 	PodGroups []GroupReport `json:"podGroups"`
 	Events    []Event       `json:"events"`
 	Summary   Summary       `json:"summary"`
+	// Claims are the ResourceClaims at the end of the run: their devices and consumers.
+	Claims []ClaimReport `json:"claims,omitempty"`
 	// Violations lists broken invariants (only with invariant checks on).
 	Violations []string `json:"violations,omitempty"`
 
@@ -38,6 +40,11 @@ type PodReport struct {
 	PodGroup      string     `json:"podGroup"`
 	PreemptedBy   *ObjectRef `json:"preemptedBy"`
 	Message       string     `json:"message"`
+	// Devices are the devices allocated to the pod's claims when it was bound
+	// ("driver/pool/device", its own claims and those its group shares); Volumes the
+	// claims of its volumes and the volumes they were bound to ("claim=volume").
+	Devices []string `json:"devices,omitempty"`
+	Volumes []string `json:"volumes,omitempty"`
 
 	// The HTML report's timelines also need when the pod appeared (nil if the run never
 	// created it), when its deletion started (by the timeline, preemption or its node's
@@ -45,6 +52,16 @@ type PodReport struct {
 	CreatedAt *float64         `json:"-"`
 	DeletedAt *float64         `json:"-"`
 	Requests  map[string]int64 `json:"-"`
+}
+
+// ClaimReport is a ResourceClaim at the end of the run.
+type ClaimReport struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Devices are the allocated devices ("driver/pool/device"), none when unallocated.
+	Devices []string `json:"devices"`
+	// ReservedFor names the consumers ("Pod/name", "PodGroup/name").
+	ReservedFor []string `json:"reservedFor"`
 }
 
 // GroupReport is one PodGroup's outcome.
@@ -122,7 +139,7 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		pr := PodReport{
 			Namespace: p.Namespace, Name: p.Name, Phase: rec.phase, Node: rec.node,
 			NominatedNode: p.Status.NominatedNodeName, BoundAt: rec.boundAt, PreemptedBy: rec.preemptedBy,
-			PodGroup: v1alpha1.PodGroupNameOf(p),
+			PodGroup: v1alpha1.PodGroupNameOf(p), Devices: rec.devices, Volumes: rec.volumes,
 		}
 		if p.Spec.Priority != nil {
 			pr.Priority = *p.Spec.Priority
@@ -173,6 +190,7 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		r.Summary.WallSeconds = float64(wall.Milliseconds()) / 1000
 	}
 	s.lifetimes(r)
+	r.Claims = s.claimReports()
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -67,6 +68,9 @@ type Simulator struct {
 	nodeUsage nodeUsage
 	// nodeAdded and nodeDeleted are when each node came and went (names are unique).
 	nodeAdded, nodeDeleted map[string]float64
+	// objs are the storage and DRA objects (objects.go); slices the ResourceSlices.
+	objs   objects
+	slices map[string]*resourceapi.ResourceSlice
 
 	violations []string
 }
@@ -104,6 +108,8 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 
 		nodeAdded:   map[string]float64{},
 		nodeDeleted: map[string]float64{},
+		objs:        newObjects(),
+		slices:      map[string]*resourceapi.ResourceSlice{},
 	}
 	var observer scheduler.Observer
 	if opts.CheckInvariants {
@@ -178,11 +184,13 @@ func (s *Simulator) plan() {
 				if cur := s.groups[key]; cur != nil && !s.groupGone[key] {
 					s.groupGone[key] = true
 					s.sources.DeleteCRD(cur)
+					s.collectOwnedClaims(cur.UID)
 				}
 			})
 		}
 	}
 	s.planNative()
+	s.planResources()
 	for _, p := range s.sc.Pods {
 		t, _ := parseTiming(&p.ObjectMeta)
 		rec := &podRecord{pod: p, timing: t, phase: PhasePending}
@@ -221,6 +229,8 @@ func (s *Simulator) deleteNode(n *v1.Node) {
 func (s *Simulator) createPod(rec *podRecord) {
 	p := rec.pod.DeepCopy()
 	p.CreationTimestamp.Time = s.now
+	s.createPodClaims(p)
+	s.createEphemeralClaims(p)
 	rec.pod = p
 	rec.created = true
 	created := s.seconds(s.now)

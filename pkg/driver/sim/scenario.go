@@ -27,6 +27,8 @@ type Scenario struct {
 	// scheduled as phalanx's PodGroups are (pkg/nativegroup).
 	NativePodGroups []*schedulingv1alpha2.PodGroup
 	Workloads       []*schedulingv1alpha2.Workload
+	// Storage and DRA objects (resources.go).
+	Resources Resources
 	// Warnings are things a user should know that did not stop the load (skipped kinds).
 	Warnings []string
 

@@ -35,6 +35,8 @@ type expectation struct {
 	// "native:name") is the scheduling.k8s.io/v1alpha2 PodGroup of that name, for when
 	// phalanx's PodGroup has the same name.
 	Groups map[string]groupExpectation `json:"groups,omitempty"`
+	// Claims are checked by "namespace/name" (or "name"), at the end of the run.
+	Claims map[string]claimExpectation `json:"claims,omitempty"`
 	// Events must all occur, in this order (other events may come between).
 	Events []eventExpectation `json:"events,omitempty"`
 	// NoEvents must not occur.
@@ -53,6 +55,11 @@ type podExpectation struct {
 	PreemptedBy *string `json:"preemptedBy,omitempty"`
 	// Message must be contained in the pod's message.
 	Message string `json:"message,omitempty"`
+	// Devices, when set, are the pod's devices exactly ("driver/pool/device", sorted);
+	// DeviceCount how many it has; Volumes its "claim=volume" bindings exactly.
+	Devices     []string `json:"devices,omitempty"`
+	DeviceCount *int     `json:"deviceCount,omitempty"`
+	Volumes     []string `json:"volumes,omitempty"`
 }
 
 type groupExpectation struct {
@@ -61,6 +68,14 @@ type groupExpectation struct {
 	Condition string `json:"condition,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	Message   string `json:"message,omitempty"`
+}
+
+// claimExpectation checks a ResourceClaim; Absent says it must not exist.
+type claimExpectation struct {
+	Devices     []string `json:"devices,omitempty"`
+	DeviceCount *int     `json:"deviceCount,omitempty"`
+	ReservedFor []string `json:"reservedFor,omitempty"`
+	Absent      bool     `json:"absent,omitempty"`
 }
 
 type eventExpectation struct {
@@ -171,6 +186,7 @@ func runScenarioFile(t *testing.T, file string) {
 
 func checkReport(t *testing.T, exp *expectation, r *Report) {
 	t.Helper()
+	checkClaims(t, exp, r)
 	pods := map[string]PodReport{}
 	for _, p := range r.Pods {
 		pods[p.Namespace+"/"+p.Name] = p
@@ -198,6 +214,15 @@ func checkReport(t *testing.T, exp *expectation, r *Report) {
 		}
 		if want.NominatedNode != nil && got.NominatedNode != *want.NominatedNode {
 			t.Errorf("pod %s: nominated node %q, want %q", k, got.NominatedNode, *want.NominatedNode)
+		}
+		if want.Devices != nil && strings.Join(want.Devices, ",") != strings.Join(got.Devices, ",") {
+			t.Errorf("pod %s: devices %v, want %v", k, got.Devices, want.Devices)
+		}
+		if want.DeviceCount != nil && len(got.Devices) != *want.DeviceCount {
+			t.Errorf("pod %s: %d devices (%v), want %d", k, len(got.Devices), got.Devices, *want.DeviceCount)
+		}
+		if want.Volumes != nil && strings.Join(want.Volumes, ",") != strings.Join(got.Volumes, ",") {
+			t.Errorf("pod %s: volumes %v, want %v", k, got.Volumes, want.Volumes)
 		}
 		if want.BoundAt != nil && (got.BoundAt == nil || *got.BoundAt != *want.BoundAt) {
 			t.Errorf("pod %s: bound at %v, want %v", k, fmtPtr(got.BoundAt), *want.BoundAt)
@@ -302,4 +327,37 @@ func fmtPtr(f *float64) any {
 		return "never"
 	}
 	return *f
+}
+
+func checkClaims(t *testing.T, exp *expectation, r *Report) {
+	t.Helper()
+	claims := map[string]ClaimReport{}
+	for _, c := range r.Claims {
+		claims[c.Namespace+"/"+c.Name] = c
+	}
+	for k, want := range exp.Claims {
+		if !strings.Contains(k, "/") {
+			k = "default/" + k
+		}
+		got, ok := claims[k]
+		switch {
+		case want.Absent && ok:
+			t.Errorf("claim %s: exists (%v), want none", k, got)
+			continue
+		case want.Absent:
+			continue
+		case !ok:
+			t.Errorf("claim %s: not in the report", k)
+			continue
+		}
+		if want.Devices != nil && strings.Join(want.Devices, ",") != strings.Join(got.Devices, ",") {
+			t.Errorf("claim %s: devices %v, want %v", k, got.Devices, want.Devices)
+		}
+		if want.DeviceCount != nil && len(got.Devices) != *want.DeviceCount {
+			t.Errorf("claim %s: %d devices (%v), want %d", k, len(got.Devices), got.Devices, *want.DeviceCount)
+		}
+		if want.ReservedFor != nil && strings.Join(want.ReservedFor, ",") != strings.Join(got.ReservedFor, ",") {
+			t.Errorf("claim %s: reserved for %v, want %v", k, got.ReservedFor, want.ReservedFor)
+		}
+	}
 }

@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 )
 
-// WriteText writes the report for a person: the pods, the groups, the event timeline and
-// the summary.
+// WriteText writes the report for a person: the pods, the groups, the pods' devices and
+// volumes, the event timeline and the summary.
 func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tNAME\tPHASE\tNODE\tPRIORITY\tGROUP\tBOUND AT\tPREEMPTED BY\tMESSAGE")
@@ -50,6 +50,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Namespace, name, g.Phase, dash(strings.Join(conds, "; ")))
 		}
 	}
+	writeDevices(tw, r)
 	if len(r.Events) > 0 {
 		fmt.Fprintln(tw)
 		fmt.Fprintln(tw, "TIME\tOBJECT\tTYPE\tREASON\tMESSAGE")
@@ -77,3 +78,19 @@ func dash(s string) string {
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// writeDevices lists the pods that got devices or volumes, when any did.
+func writeDevices(tw io.Writer, r *Report) {
+	header := false
+	for _, p := range r.Pods {
+		if len(p.Devices) == 0 && len(p.Volumes) == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw)
+			fmt.Fprintln(tw, "NAMESPACE\tPOD\tDEVICES\tVOLUMES")
+			header = true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Namespace, p.Name, dash(strings.Join(p.Devices, ", ")), dash(strings.Join(p.Volumes, ", ")))
+	}
+}

@@ -40,6 +40,7 @@ type Framework struct {
 	score              []weightedScore
 	reserve            []framework.ReservePlugin
 	permit             []framework.PermitPlugin
+	preBind            []framework.PreBindPlugin
 	bind               []framework.BindPlugin
 	enqueueEvents      map[string][]framework.ClusterEvent
 	hints              map[string]framework.QueueingHintPlugin
@@ -68,6 +69,8 @@ type Options struct {
 	Rand *rand.Rand
 	// Metrics are the scheduler's metrics.
 	Metrics *metrics.Metrics
+	// ResourceClient writes storage and DRA objects for PreBind plugins (nil: none).
+	ResourceClient framework.ResourceClient
 }
 
 // New builds a profile's plugins: the defaults minus the disabled ones, then the enabled
@@ -190,6 +193,9 @@ func (f *Framework) add(pl framework.Plugin, weight int64) {
 	}
 	if p, ok := pl.(framework.PermitPlugin); ok {
 		f.permit = append(f.permit, p)
+	}
+	if p, ok := pl.(framework.PreBindPlugin); ok {
+		f.preBind = append(f.preBind, p)
 	}
 	if p, ok := pl.(framework.BindPlugin); ok {
 		f.bind = append(f.bind, p)
@@ -643,6 +649,15 @@ func (h *handle) GroupPreemption() framework.GroupPreemptionActuator {
 	return h.opts.GroupPreemption
 }
 func (h *handle) Metrics() *metrics.Metrics { return h.opts.Metrics }
+func (h *handle) ResourceClient() framework.ResourceClient {
+	return h.opts.ResourceClient
+}
+func (h *handle) RunReservePluginsReserve(ctx context.Context, s *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+	return h.f.RunReservePluginsReserve(ctx, s, p, node)
+}
+func (h *handle) RunReservePluginsUnreserve(ctx context.Context, s *framework.CycleState, p *framework.PodInfo, node string) {
+	h.f.RunReservePluginsUnreserve(ctx, s, p, node)
+}
 func (h *handle) RunPreFilterPlugins(ctx context.Context, s *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	return h.f.RunPreFilterPlugins(ctx, s, p)
 }

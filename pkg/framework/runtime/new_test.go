@@ -80,7 +80,7 @@ func TestNewDefaultFilterClassification(t *testing.T) {
 		t.Error("default profile has no static filters")
 	}
 	got := pluginNames(f.ActiveDynamicFilters(framework.NewCycleState()))
-	want := []string{"NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}
+	want := []string{"NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"}
 	if !slices.Equal(got, want) {
 		t.Errorf("dynamic filters %v, want %v", got, want)
 	}

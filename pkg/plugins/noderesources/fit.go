@@ -22,16 +22,23 @@ type Fit struct {
 	ignoredGroups []string
 	// statuses caches rejection statuses by insufficient-resource set.
 	statuses sync.Map
-	scorer   *allocationScorer
+	// dra finds the DeviceClasses that back extended resources with devices: a node
+	// without such a resource in its allocatable may still get it through DRA, which
+	// DynamicResources checks.
+	dra    framework.DRA
+	scorer *allocationScorer
 }
 
 // NewFit builds NodeResourcesFit.
-func NewFit(raw json.RawMessage, _ framework.Handle) (framework.Plugin, error) {
+func NewFit(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	args, err := parseFitArgs(raw)
 	if err != nil {
 		return nil, err
 	}
 	f := &Fit{ignored: make([]bool, resource.Max)}
+	if h != nil && h.Snapshot() != nil {
+		f.dra = h.Snapshot().DRA()
+	}
 	for _, name := range args.IgnoredResources {
 		if !isExtendedResourceName(name) {
 			continue
@@ -67,7 +74,7 @@ func (f *Fit) Filter(_ context.Context, _ *framework.CycleState, p *framework.Po
 			continue
 		}
 		req := p.Requests.Vector[idx]
-		if req <= n.Free(idx) || f.isIgnored(idx) {
+		if req <= n.Free(idx) || f.isIgnored(idx) || f.backedByDRA(idx, n) {
 			continue
 		}
 		insufficient |= 1 << idx
@@ -110,7 +117,7 @@ func (f *Fit) StaticPrecheck(_ context.Context, p *framework.PodInfo, n *framewo
 	var insufficient uint64
 	for _, i := range p.RequestIdx {
 		idx := int(i)
-		if resource.IsScalar(idx) && p.Requests.Vector[idx] > n.Allocatable[idx] && !f.isIgnored(idx) {
+		if resource.IsScalar(idx) && p.Requests.Vector[idx] > n.Allocatable[idx] && !f.isIgnored(idx) && !f.backedByDRA(idx, n) {
 			insufficient |= 1 << idx
 		}
 	}
@@ -171,6 +178,15 @@ func (f *Fit) isIgnored(i int) bool {
 		}
 	}
 	return false
+}
+
+// backedByDRA reports whether an extended resource the node does not have at all is one a
+// DeviceClass provides through DRA (kube-scheduler's DRAExtendedResource): DynamicResources
+// then allocates devices for it. A node with the resource in its allocatable (a device
+// plugin) is checked here as usual.
+func (f *Fit) backedByDRA(i int, n *framework.NodeInfo) bool {
+	return f.dra != nil && resource.IsScalar(i) && n.Allocatable[i] == 0 &&
+		f.dra.ExtendedResourceClass(string(resource.Name(i))) != nil
 }
 
 // isExtendedResourceName is kube-scheduler's v1helper.IsExtendedResourceName for the names

@@ -1,0 +1,389 @@
+package cache
+
+import (
+	"slices"
+	"strings"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// draState is the cache's Dynamic Resource Allocation state (framework.DRA): device
+// classes, resource slices indexed by node, claims, and the devices allocated claims take.
+// Which pods use which claim is tracked as pods come and go, so that a simulation that
+// removes the last pod using a claim frees the claim's devices, and rolling it back takes
+// them again.
+type draState struct {
+	c       *Cache
+	classes map[string]*resourceapi.DeviceClass
+	slices  map[string]*resourceapi.ResourceSlice
+	claims  map[string]*framework.ClaimInfo
+	// podClaims are the claim keys of each pod in the cache, as resolved when it came.
+	podClaims map[*framework.PodInfo][]string
+
+	// allocated is the set of devices held, for the allocator; holds counts the claims
+	// holding each (admin access and shared devices may be held twice).
+	allocated sets.Set[framework.DeviceID]
+	holds     map[framework.DeviceID]int
+	// poolVersion counts the changes of each pool's taken devices, by driver/pool.
+	poolVersion map[string]uint64
+
+	generation uint64
+	sliceGen   uint64
+	domain     *framework.DeviceDomain
+	// Derived lists, rebuilt on first use after a change.
+	classList []*resourceapi.DeviceClass
+	extended  map[string]*resourceapi.DeviceClass
+	sliceList []*resourceapi.ResourceSlice
+	byNode    map[string][]*resourceapi.ResourceSlice
+	shared    []*resourceapi.ResourceSlice
+	indexed   bool
+}
+
+func newDRAState(c *Cache) *draState {
+	return &draState{
+		c:           c,
+		classes:     map[string]*resourceapi.DeviceClass{},
+		slices:      map[string]*resourceapi.ResourceSlice{},
+		claims:      map[string]*framework.ClaimInfo{},
+		podClaims:   map[*framework.PodInfo][]string{},
+		allocated:   sets.New[framework.DeviceID](),
+		holds:       map[framework.DeviceID]int{},
+		poolVersion: map[string]uint64{},
+	}
+}
+
+var _ framework.DRA = (*draState)(nil)
+
+// DRA implements framework.Snapshot.
+func (c *Cache) DRA() framework.DRA { return c.dra }
+
+func (d *draState) Class(name string) *resourceapi.DeviceClass { return d.classes[name] }
+
+func (d *draState) Classes() []*resourceapi.DeviceClass {
+	if d.classList == nil && len(d.classes) > 0 {
+		d.classList = sortedValues(d.classes)
+	}
+	return d.classList
+}
+
+func (d *draState) ExtendedResourceClass(name string) *resourceapi.DeviceClass {
+	if d.extended == nil {
+		d.extended = map[string]*resourceapi.DeviceClass{}
+		for _, dc := range d.Classes() {
+			names := []string{resourceapi.ResourceDeviceClassPrefix + dc.Name}
+			if dc.Spec.ExtendedResourceName != nil {
+				names = append(names, *dc.Spec.ExtendedResourceName)
+			}
+			for _, n := range names {
+				// Classes come by name, so among equally old ones the first name wins.
+				if old := d.extended[n]; old == nil || dc.CreationTimestamp.After(old.CreationTimestamp.Time) {
+					d.extended[n] = dc
+				}
+			}
+		}
+	}
+	return d.extended[name]
+}
+
+func (d *draState) Claim(key string) *framework.ClaimInfo {
+	if ci := d.claims[key]; ci != nil && ci.Claim != nil {
+		return ci
+	}
+	return nil
+}
+
+func (d *draState) Slices() []*resourceapi.ResourceSlice {
+	d.index()
+	return d.sliceList
+}
+
+func (d *draState) SlicesFor(node string) []*resourceapi.ResourceSlice {
+	d.index()
+	local := d.byNode[node]
+	if len(d.shared) == 0 {
+		return local
+	}
+	return append(slices.Clip(local), d.shared...)
+}
+
+func (d *draState) Allocated() sets.Set[framework.DeviceID] { return d.allocated }
+func (d *draState) Domain() *framework.DeviceDomain         { return d.domain }
+func (d *draState) SetDomain(dd *framework.DeviceDomain)    { d.domain = dd }
+func (d *draState) Generation() uint64                      { return d.generation }
+func (d *draState) SlicesVersion() uint64                   { return d.sliceGen }
+
+// DevicesVersion implements framework.DRA: the slices' version plus the versions of the
+// pools the node can use. Versions only grow, so the sum changes with any of them.
+func (d *draState) DevicesVersion(node string) uint64 {
+	v := d.sliceGen
+	for _, s := range d.SlicesFor(node) {
+		v += d.poolVersion[s.Spec.Driver+"/"+s.Spec.Pool.Name]
+	}
+	return v
+}
+func (d *draState) Empty() bool { return len(d.slices) == 0 && len(d.claims) == 0 }
+
+// index rebuilds the slice lists after a change: node-local slices by node, the others
+// (node selector, all nodes, per-device node selection) for every node.
+func (d *draState) index() {
+	if d.indexed {
+		return
+	}
+	d.indexed = true
+	d.sliceList = sortedValues(d.slices)
+	d.byNode = map[string][]*resourceapi.ResourceSlice{}
+	d.shared = nil
+	for _, s := range d.sliceList {
+		if s.Spec.NodeName != nil && *s.Spec.NodeName != "" {
+			d.byNode[*s.Spec.NodeName] = append(d.byNode[*s.Spec.NodeName], s)
+		} else {
+			d.shared = append(d.shared, s)
+		}
+	}
+}
+
+// SetDeviceClass records or replaces a DeviceClass.
+func (c *Cache) SetDeviceClass(dc *resourceapi.DeviceClass) {
+	c.dra.classes[dc.Name] = dc
+	c.dra.classList, c.dra.extended = nil, nil
+	c.dra.generation++
+}
+
+// RemoveDeviceClass forgets a DeviceClass.
+func (c *Cache) RemoveDeviceClass(name string) {
+	delete(c.dra.classes, name)
+	c.dra.classList, c.dra.extended = nil, nil
+	c.dra.generation++
+}
+
+// SetResourceSlice records or replaces a ResourceSlice.
+func (c *Cache) SetResourceSlice(s *resourceapi.ResourceSlice) {
+	c.dra.slices[s.Name] = s
+	c.dra.indexed = false
+	c.dra.generation++
+	c.dra.sliceGen++
+}
+
+// RemoveResourceSlice forgets a ResourceSlice.
+func (c *Cache) RemoveResourceSlice(name string) {
+	delete(c.dra.slices, name)
+	c.dra.indexed = false
+	c.dra.generation++
+	c.dra.sliceGen++
+}
+
+// SetResourceClaim records a claim as the API reports it. An allocation the scheduler
+// assumed gives way once the API shows one.
+func (c *Cache) SetResourceClaim(claim *resourceapi.ResourceClaim) {
+	d := c.dra
+	key := claim.Namespace + "/" + claim.Name
+	ci := d.claims[key]
+	if ci == nil {
+		ci = &framework.ClaimInfo{Key: key}
+		d.claims[key] = ci
+	}
+	d.release(ci)
+	ci.Claim = claim
+	if claim.Status.Allocation != nil {
+		ci.Assumed = nil
+	}
+	d.take(ci)
+	d.generation++
+}
+
+// RemoveResourceClaim forgets a deleted claim; its devices are free.
+func (c *Cache) RemoveResourceClaim(key string) {
+	d := c.dra
+	ci := d.claims[key]
+	if ci == nil {
+		return
+	}
+	d.release(ci)
+	ci.Claim, ci.Assumed = nil, nil
+	if ci.Users == 0 {
+		delete(d.claims, key)
+	}
+	d.generation++
+}
+
+// AssumeAllocation implements framework.DRA.
+func (d *draState) AssumeAllocation(key string, a *resourceapi.AllocationResult) {
+	ci := d.claims[key]
+	if ci == nil || ci.Claim == nil {
+		return
+	}
+	d.setAssumed(ci, a)
+}
+
+// ForgetAllocation implements framework.DRA.
+func (d *draState) ForgetAllocation(key string) {
+	if ci := d.claims[key]; ci != nil && ci.Assumed != nil {
+		d.setAssumed(ci, nil)
+	}
+}
+
+func (d *draState) setAssumed(ci *framework.ClaimInfo, a *resourceapi.AllocationResult) {
+	old := ci.Assumed
+	d.release(ci)
+	ci.Assumed = a
+	d.take(ci)
+	d.generation++
+	d.c.logRevert(func() {
+		d.release(ci)
+		ci.Assumed = old
+		d.take(ci)
+		d.generation++
+	})
+}
+
+// take and release add and remove a claim's devices from the allocated set when it holds
+// them.
+func (d *draState) take(ci *framework.ClaimInfo) {
+	if ci.Claim == nil || !ci.Holds() {
+		return
+	}
+	for _, id := range framework.AllocatedDevices(ci.Allocation()) {
+		if d.holds[id]++; d.holds[id] == 1 {
+			d.allocated.Insert(id)
+			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
+		}
+	}
+}
+
+func (d *draState) release(ci *framework.ClaimInfo) {
+	if ci.Claim == nil || !ci.Holds() {
+		return
+	}
+	for _, id := range framework.AllocatedDevices(ci.Allocation()) {
+		if d.holds[id]--; d.holds[id] <= 0 {
+			delete(d.holds, id)
+			d.allocated.Delete(id)
+			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
+		}
+	}
+}
+
+// podAdded counts a pod as a user of its claims. A claim a simulation had freed takes its
+// devices again.
+func (d *draState) podAdded(pi *framework.PodInfo) {
+	if len(pi.Pod.Spec.ResourceClaims) == 0 {
+		return
+	}
+	var g *framework.GroupInfo
+	if k := framework.GroupKey(pi); k != "" {
+		g = d.c.groups[k]
+	}
+	var keys []string
+	for _, pc := range framework.ResolvePodClaims(pi.Pod, framework.PodGroupOf(g)) {
+		if pc.Name != "" {
+			keys = append(keys, pi.Pod.Namespace+"/"+pc.Name)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	d.podClaims[pi] = keys
+	var unfreed []*framework.ClaimInfo
+	for _, key := range keys {
+		ci := d.claims[key]
+		if ci == nil {
+			ci = &framework.ClaimInfo{Key: key}
+			d.claims[key] = ci
+		}
+		ci.Users++
+		if ci.Freed {
+			ci.Freed = false
+			d.take(ci)
+			unfreed = append(unfreed, ci)
+			d.generation++
+		}
+	}
+	d.c.logRevert(func() {
+		delete(d.podClaims, pi)
+		for _, ci := range unfreed {
+			d.release(ci)
+			ci.Freed = true
+		}
+		for _, key := range keys {
+			ci := d.claims[key]
+			ci.Users--
+			if ci.Users == 0 && ci.Claim == nil {
+				delete(d.claims, key)
+			}
+		}
+		d.generation++
+	})
+}
+
+// podRemoved stops counting a pod as a user of its claims. In a simulation, a claim left
+// without users frees its devices: the ResourceClaim controller deallocates a claim whose
+// last consumer is gone (and deletes one made for the pod), so a preemption victim's
+// devices go with it. A real removal leaves the devices taken until the API says the
+// claim was deallocated.
+func (d *draState) podRemoved(pi *framework.PodInfo) {
+	keys, ok := d.podClaims[pi]
+	if !ok {
+		return
+	}
+	delete(d.podClaims, pi)
+	var freed []*framework.ClaimInfo
+	for _, key := range keys {
+		ci := d.claims[key]
+		ci.Users--
+		switch {
+		case ci.Users == 0 && d.c.simulating() && ci.Holds():
+			d.release(ci)
+			ci.Freed = true
+			freed = append(freed, ci)
+			d.generation++
+		case ci.Users == 0 && ci.Claim == nil:
+			delete(d.claims, key) // a claim not known yet, used by no pod now
+		}
+	}
+	d.c.logRevert(func() {
+		d.podClaims[pi] = keys
+		for _, ci := range freed {
+			ci.Freed = false
+			d.take(ci)
+		}
+		for _, key := range keys {
+			ci := d.claims[key]
+			if ci == nil {
+				ci = &framework.ClaimInfo{Key: key}
+				d.claims[key] = ci
+			}
+			ci.Users++
+		}
+		d.generation++
+	})
+}
+
+// ClaimUsers returns the pods in the cache that use a claim, by key, for reports and
+// invariant checks.
+func (c *Cache) ClaimUsers(key string) []*framework.PodInfo {
+	var out []*framework.PodInfo
+	for pi, keys := range c.dra.podClaims {
+		if slices.Contains(keys, key) {
+			out = append(out, pi)
+		}
+	}
+	slices.SortFunc(out, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// sortedValues returns a map's values ordered by key.
+func sortedValues[T any](m map[string]*T) []*T {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]*T, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
+}

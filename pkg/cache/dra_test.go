@@ -1,0 +1,213 @@
+package cache_test
+
+import (
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/cache"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
+)
+
+const gpuDriver = "gpu.example.com"
+
+func allocation(node string, devices ...string) *resourceapi.AllocationResult {
+	a := &resourceapi.AllocationResult{}
+	for _, d := range devices {
+		a.Devices.Results = append(a.Devices.Results, resourceapi.DeviceRequestAllocationResult{Request: "devices", Driver: gpuDriver, Pool: node, Device: d})
+	}
+	return a
+}
+
+// newDRACache is a node with two GPUs and a bound pod whose claim holds gpu-0.
+func newDRACache(t *testing.T) (*cache.Cache, *framework.PodInfo) {
+	t.Helper()
+	c := cache.New()
+	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.SetDeviceClass(testutil.DeviceClass("gpu", gpuDriver))
+	c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 2))
+	held := testutil.Claim("held", "gpu", 1)
+	held.Status.Allocation = allocation("n1", "gpu-0")
+	c.SetResourceClaim(held)
+	c.SetResourceClaim(testutil.Claim("free", "gpu", 1))
+	victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
+	if err := c.AddBoundPod(victim); err != nil {
+		t.Fatal(err)
+	}
+	return c, victim
+}
+
+func id(node, device string) framework.DeviceID {
+	return framework.AllocatedDevices(allocation(node, device))[0]
+}
+
+func verify(t *testing.T, c *cache.Cache) {
+	t.Helper()
+	if err := c.Verify(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Removing a pod in a simulation frees its claim's devices (the ResourceClaim controller
+// would deallocate the claim); rolling back takes them again; a real removal leaves them
+// taken until the API says the claim was deallocated.
+func TestRemovingThePodFreesItsDevices(t *testing.T) {
+	c, victim := newDRACache(t)
+	dra := c.DRA()
+	verify(t, c)
+	if !dra.Allocated().Has(id("n1", "gpu-0")) || dra.Claim("default/held").Users != 1 {
+		t.Fatalf("held claim: taken %v, users %d", dra.Allocated().Has(id("n1", "gpu-0")), dra.Claim("default/held").Users)
+	}
+	cp := c.Checkpoint()
+	c.RemovePod(victim)
+	verify(t, c)
+	if dra.Allocated().Has(id("n1", "gpu-0")) || !dra.Claim("default/held").Freed {
+		t.Error("removing the claim's only pod in a simulation did not free gpu-0")
+	}
+	c.Rollback(cp)
+	verify(t, c)
+	if !dra.Allocated().Has(id("n1", "gpu-0")) || dra.Claim("default/held").Freed {
+		t.Error("rollback did not take gpu-0 again")
+	}
+	c.RemoveBoundPod(victim.Key)
+	verify(t, c)
+	if !dra.Allocated().Has(id("n1", "gpu-0")) {
+		t.Error("a real removal freed gpu-0 before the claim was deallocated")
+	}
+	deallocated := testutil.Claim("held", "gpu", 1)
+	c.SetResourceClaim(deallocated)
+	if dra.Allocated().Len() != 0 {
+		t.Errorf("taken %v after the claim was deallocated", dra.Allocated())
+	}
+	verify(t, c)
+}
+
+// A claim shared by two pods is freed only when both are removed.
+func TestSharedClaimFreedWithItsLastUser(t *testing.T) {
+	c, victim := newDRACache(t)
+	other := testutil.Pod("other").Req("cpu", "1").Claims("held").Node("n1").Info()
+	if err := c.AddBoundPod(other); err != nil {
+		t.Fatal(err)
+	}
+	cp := c.Checkpoint()
+	c.RemovePod(victim)
+	if !c.DRA().Allocated().Has(id("n1", "gpu-0")) {
+		t.Error("freed while another pod uses the claim")
+	}
+	c.RemovePod(other)
+	if c.DRA().Allocated().Has(id("n1", "gpu-0")) {
+		t.Error("not freed with its last user")
+	}
+	verify(t, c)
+	c.Rollback(cp)
+	verify(t, c)
+}
+
+// Assumed allocations take devices, are undone by rollback, and give way to the API's.
+func TestAssumedAllocations(t *testing.T) {
+	c, _ := newDRACache(t)
+	dra := c.DRA()
+	cp := c.Checkpoint()
+	dra.AssumeAllocation("default/free", allocation("n1", "gpu-1"))
+	if !dra.Allocated().Has(id("n1", "gpu-1")) || dra.Claim("default/free").Allocation() == nil {
+		t.Fatal("assumed allocation does not take gpu-1")
+	}
+	c.Rollback(cp)
+	if dra.Allocated().Has(id("n1", "gpu-1")) || dra.Claim("default/free").Assumed != nil {
+		t.Fatal("rollback kept the assumed allocation")
+	}
+	verify(t, c)
+
+	v0 := dra.DevicesVersion("n1")
+	dra.AssumeAllocation("default/free", allocation("n1", "gpu-1"))
+	if dra.DevicesVersion("n1") == v0 {
+		t.Error("DevicesVersion did not change when a device was taken")
+	}
+	written := testutil.Claim("free", "gpu", 1)
+	written.Status.Allocation = allocation("n1", "gpu-1")
+	c.SetResourceClaim(written)
+	if ci := dra.Claim("default/free"); ci.Assumed != nil || ci.Allocation() != written.Status.Allocation {
+		t.Error("the API's allocation did not replace the assumed one")
+	}
+	verify(t, c)
+	dra.ForgetAllocation("default/free")
+	if !dra.Allocated().Has(id("n1", "gpu-1")) {
+		t.Error("forgetting nothing assumed dropped the API's allocation")
+	}
+	c.RemoveResourceClaim("default/free")
+	if dra.Allocated().Has(id("n1", "gpu-1")) || dra.Claim("default/free") != nil {
+		t.Error("a deleted claim still holds its device")
+	}
+	verify(t, c)
+}
+
+// A pod's claims are those of its group when its entries match the group's.
+func TestGroupClaimUsers(t *testing.T) {
+	c := cache.New()
+	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	name := "fabric"
+	pg := &v1alpha1.PodGroup{}
+	pg.Namespace, pg.Name = "default", "g"
+	pg.Spec.SchedulingPolicy.Gang = &v1alpha1.GangSchedulingPolicy{MinCount: 2}
+	pg.Spec.ResourceClaims = []v1alpha1.PodGroupResourceClaim{{Name: "fabric", ResourceClaimName: &name}}
+	c.SetGroup(&framework.GroupInfo{PodGroup: pg, Key: "default/g"})
+	shared := testutil.Claim("fabric", "gpu", 1)
+	shared.Status.Allocation = allocation("n1", "gpu-0")
+	c.SetResourceClaim(shared)
+	for _, n := range []string{"m1", "m2"} {
+		p := testutil.Pod(n).Labels(v1alpha1.LabelPodGroup, "g").Claims("fabric").Node("n1").Info()
+		if err := c.AddBoundPod(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if users := c.ClaimUsers("default/fabric"); len(users) != 2 || c.DRA().Claim("default/fabric").Users != 2 {
+		t.Fatalf("users %v", users)
+	}
+	cp := c.Checkpoint()
+	for _, p := range c.ClaimUsers("default/fabric") {
+		c.RemovePod(p)
+	}
+	if c.DRA().Allocated().Len() != 0 {
+		t.Error("removing the whole group did not free its claim")
+	}
+	verify(t, c)
+	c.Rollback(cp)
+	verify(t, c)
+}
+
+// Volume assumptions are undone by rollback and dropped when the API shows the binding;
+// the pods using a claim are counted.
+func TestVolumeAssumptions(t *testing.T) {
+	c := cache.New()
+	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	vols := c.Volumes()
+	p := testutil.Pod("p").PVC("data").Node("n1").Info()
+	if err := c.AddBoundPod(p); err != nil {
+		t.Fatal(err)
+	}
+	if vols.PVCUsers("default/data") != 1 {
+		t.Errorf("users %d, want 1", vols.PVCUsers("default/data"))
+	}
+	cp := c.Checkpoint()
+	c.RemovePod(p)
+	vols.AssumeBinding("default/other", "pv-1")
+	vols.AssumeProvisioning("default/third", "n1")
+	if vols.PVCUsers("default/data") != 0 || vols.AssumedClaimOf("pv-1") != "default/other" || vols.AssumedNodeOf("default/third") != "n1" {
+		t.Error("assumptions not recorded")
+	}
+	verify(t, c)
+	c.Rollback(cp)
+	if vols.PVCUsers("default/data") != 1 || vols.AssumedClaimOf("pv-1") != "" || vols.AssumedNodeOf("default/third") != "" {
+		t.Error("rollback left assumptions")
+	}
+	verify(t, c)
+	vols.AssumeBinding("default/other", "pv-1")
+	pvc := testutil.PVC("other", "pv-1")
+	c.SetPVC(pvc)
+	if vols.AssumedVolumeOf("default/other") != "" || vols.AssumedClaimOf("pv-1") != "" {
+		t.Error("the API's binding did not replace the assumed one")
+	}
+	verify(t, c)
+}

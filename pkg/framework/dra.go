@@ -1,0 +1,269 @@
+package framework
+
+import (
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured/schedulerapi"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+)
+
+// DeviceID names one device: driver, pool and device, as the structured allocator does.
+type DeviceID = schedulerapi.DeviceID
+
+// ClaimInfo is a ResourceClaim as the scheduler accounts it.
+type ClaimInfo struct {
+	// Claim is the object as the API server last reported it.
+	Claim *resourceapi.ResourceClaim
+	// Key is namespace/name.
+	Key string
+	// Assumed is an allocation the scheduler chose that the API does not show yet (nil when
+	// there is none, or once the API has an allocation).
+	Assumed *resourceapi.AllocationResult
+	// Users counts the pods in the snapshot (bound, assumed, or placed by a simulation) that
+	// use the claim.
+	Users int
+	// Freed is set while a simulation has removed every pod that used the claim: its
+	// devices then count as free, since the ResourceClaim controller deallocates a claim
+	// whose last consumer is gone (preemption sees that removing a victim frees them).
+	Freed bool
+}
+
+// Allocation is the allocation in effect: the API's, else the one the scheduler assumed.
+func (c *ClaimInfo) Allocation() *resourceapi.AllocationResult {
+	if c.Claim != nil && c.Claim.Status.Allocation != nil {
+		return c.Claim.Status.Allocation
+	}
+	return c.Assumed
+}
+
+// Holds reports whether the claim takes its devices: it exists, is allocated and a
+// simulation has not freed it.
+func (c *ClaimInfo) Holds() bool { return c.Claim != nil && !c.Freed && c.Allocation() != nil }
+
+// DRA is the Dynamic Resource Allocation state of the snapshot: device classes, resource
+// slices, claims and the devices their allocations take. Allocations the scheduler makes
+// in a cycle go through AssumeAllocation and are undone by the snapshot's Rollback.
+type DRA interface {
+	// Class returns a DeviceClass by name, or nil.
+	Class(name string) *resourceapi.DeviceClass
+	// Classes returns every DeviceClass, by name.
+	Classes() []*resourceapi.DeviceClass
+	// ExtendedResourceClass returns the DeviceClass that backs an extended resource name
+	// (its spec.extendedResourceName, or the implicit deviceclass.resource.kubernetes.io/
+	// <class>), or nil. Of two classes naming the same resource, the newer wins, as in
+	// kube-scheduler.
+	ExtendedResourceClass(name string) *resourceapi.DeviceClass
+	// Claim returns a claim by namespace/name, or nil.
+	Claim(key string) *ClaimInfo
+	// SlicesFor returns the ResourceSlices whose devices a node may use: those of the node
+	// and those that are not node-local (a node selector, all nodes, or per device).
+	SlicesFor(node string) []*resourceapi.ResourceSlice
+	// Slices returns every ResourceSlice, by name.
+	Slices() []*resourceapi.ResourceSlice
+	// Allocated is the set of devices held by allocated claims. It is the snapshot's own
+	// set: read it, never change it; it changes with AssumeAllocation and with pods added
+	// and removed.
+	Allocated() sets.Set[DeviceID]
+	// AssumeAllocation records an allocation the scheduler chose for a claim (the API
+	// will have it once PreBind writes it).
+	AssumeAllocation(key string, a *resourceapi.AllocationResult)
+	// ForgetAllocation drops an assumed allocation.
+	ForgetAllocation(key string)
+	// Generation changes whenever classes, slices or claims change, so plugins can tell
+	// their derived data is stale.
+	Generation() uint64
+	// SlicesVersion changes whenever the ResourceSlices change.
+	SlicesVersion() uint64
+	// DevicesVersion changes whenever a device a node can use is taken or freed, or the
+	// slices change: an allocation computed for the node stays valid while it does not.
+	DevicesVersion(node string) uint64
+	// Empty reports that there are no slices and no claims: no pod can use devices.
+	Empty() bool
+	// Domain is the device domain a placement being evaluated restricts allocations to
+	// (nil: none); SetDomain sets or clears it.
+	Domain() *DeviceDomain
+	SetDomain(*DeviceDomain)
+}
+
+// DeviceDomain is a set of devices that belong together (one NVLink clique, one pool).
+// While a placement with a domain is evaluated, the devices it excludes count as taken:
+// Excluded lists them by the node whose slices hold them ("" for slices that are not
+// node-local). Devices outside the domain's kind (without the attribute, of another
+// driver) are not excluded.
+type DeviceDomain struct {
+	Name     string
+	Excluded map[string]sets.Set[DeviceID]
+}
+
+// ExcludesOn reports whether the domain takes away any device a node can use.
+func (d *DeviceDomain) ExcludesOn(node string) bool {
+	return d != nil && (len(d.Excluded[node]) > 0 || len(d.Excluded[""]) > 0)
+}
+
+// ConsumerGroupResource is the resource of a PodGroup in a claim's reservedFor.
+const ConsumerGroupResource = "podgroups"
+
+// NativeGroupAPIGroup is Kubernetes' own PodGroup API group (scheduling.k8s.io).
+const NativeGroupAPIGroup = "scheduling.k8s.io"
+
+// IsNativeGroup reports whether a PodGroup was mapped from Kubernetes' own
+// scheduling.k8s.io PodGroup (pkg/nativegroup keeps its apiVersion).
+func IsNativeGroup(pg *v1alpha1.PodGroup) bool {
+	return pg != nil && strings.HasPrefix(pg.APIVersion, NativeGroupAPIGroup+"/")
+}
+
+// GroupConsumer is the reservedFor entry of a PodGroup: in its own API group, so that
+// upstream's ResourceClaim controller recognises the native groups it manages.
+func GroupConsumer(pg *v1alpha1.PodGroup) resourceapi.ResourceClaimConsumerReference {
+	group := v1alpha1.GroupName
+	if IsNativeGroup(pg) {
+		group = NativeGroupAPIGroup
+	}
+	return resourceapi.ResourceClaimConsumerReference{APIGroup: group, Resource: ConsumerGroupResource, Name: pg.Name, UID: pg.UID}
+}
+
+// PodClaim is one entry of a pod's spec.resourceClaims resolved to its ResourceClaim.
+type PodClaim struct {
+	// Entry is the pod's spec.resourceClaims entry.
+	Entry *v1.PodResourceClaim
+	// Name is the ResourceClaim's name; "" when it is not known yet (Err says why) or
+	// when the claim was intentionally not created (Err is nil).
+	Name string
+	// Group is the PodGroup that shares the claim when the entry matches one of its
+	// spec.resourceClaims: the claim is then reserved for the group.
+	Group *v1alpha1.PodGroup
+	// OwnerCheck says the claim was made from a template and must be controlled by its
+	// owner (the pod, or the group for a group claim) to be the right one.
+	OwnerCheck bool
+	// Err says why the claim cannot be named yet (the ResourceClaim controller has not
+	// created the pod's claim from its template).
+	Err error
+}
+
+// ResolvePodClaims names the ResourceClaims a pod uses, as kube-scheduler's
+// DynamicResources plugin does (resourceclaim.Name), with KEP-5729's group claims: an entry
+// equal to one of the group's (same name, same source) is the group's claim. g may be nil.
+func ResolvePodClaims(pod *v1.Pod, g *v1alpha1.PodGroup) []PodClaim {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	out := make([]PodClaim, 0, len(pod.Spec.ResourceClaims))
+	for i := range pod.Spec.ResourceClaims {
+		e := &pod.Spec.ResourceClaims[i]
+		pc := PodClaim{Entry: e}
+		if gc := groupClaimFor(e, g); gc != nil {
+			pc.Group = g
+			pc.Name, pc.OwnerCheck, pc.Err = groupClaimName(g, gc)
+		} else {
+			pc.Name, pc.OwnerCheck, pc.Err = podClaimName(pod, e)
+		}
+		out = append(out, pc)
+	}
+	return out
+}
+
+func groupClaimFor(e *v1.PodResourceClaim, g *v1alpha1.PodGroup) *v1alpha1.PodGroupResourceClaim {
+	if g == nil {
+		return nil
+	}
+	for i := range g.Spec.ResourceClaims {
+		gc := &g.Spec.ResourceClaims[i]
+		if gc.Name == e.Name && equalPtr(gc.ResourceClaimName, e.ResourceClaimName) &&
+			equalPtr(gc.ResourceClaimTemplateName, e.ResourceClaimTemplateName) {
+			return gc
+		}
+	}
+	return nil
+}
+
+func equalPtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func podClaimName(pod *v1.Pod, e *v1.PodResourceClaim) (string, bool, error) {
+	switch {
+	case e.ResourceClaimName != nil:
+		return *e.ResourceClaimName, false, nil
+	case e.ResourceClaimTemplateName != nil:
+		for _, st := range pod.Status.ResourceClaimStatuses {
+			if st.Name == e.Name {
+				if st.ResourceClaimName == nil {
+					return "", false, nil // intentionally not created
+				}
+				return *st.ResourceClaimName, true, nil
+			}
+		}
+		return "", false, fmt.Errorf("pod %q: waiting for the ResourceClaim of %q to be created from template %q", pod.Name, e.Name, *e.ResourceClaimTemplateName)
+	}
+	return "", false, fmt.Errorf("pod %q: claim %q names neither a ResourceClaim nor a template", pod.Name, e.Name)
+}
+
+func groupClaimName(g *v1alpha1.PodGroup, gc *v1alpha1.PodGroupResourceClaim) (string, bool, error) {
+	if gc.ResourceClaimName != nil {
+		return *gc.ResourceClaimName, false, nil
+	}
+	for _, st := range g.Status.ResourceClaimStatuses {
+		if st.Name == gc.Name && st.ResourceClaimName != nil {
+			return *st.ResourceClaimName, true, nil
+		}
+	}
+	return "", false, fmt.Errorf("pod group %q: waiting for the ResourceClaim of %q to be created from template %q", g.Name, gc.Name, *gc.ResourceClaimTemplateName)
+}
+
+// CheckClaimOwner verifies that a claim made from a template belongs to its owner: the pod,
+// or the group for a group claim.
+func (pc *PodClaim) CheckClaimOwner(pod *v1.Pod, claim *resourceapi.ResourceClaim) error {
+	if !pc.OwnerCheck {
+		return nil
+	}
+	owner := metav1.GetControllerOfNoCopy(claim)
+	if pc.Group != nil {
+		if owner == nil || owner.UID != pc.Group.UID {
+			return fmt.Errorf("ResourceClaim %s/%s was not created for PodGroup %s (PodGroup is not owner)", claim.Namespace, claim.Name, pc.Group.Name)
+		}
+		return nil
+	}
+	if owner == nil || owner.UID != pod.UID {
+		return fmt.Errorf("ResourceClaim %s/%s was not created for Pod %s/%s (Pod is not owner)", claim.Namespace, claim.Name, pod.Namespace, pod.Name)
+	}
+	return nil
+}
+
+// Consumer is the reservedFor entry for the claim: the group for a group claim, else the
+// pod.
+func (pc *PodClaim) Consumer(pod *v1.Pod) resourceapi.ResourceClaimConsumerReference {
+	if pc.Group != nil {
+		return GroupConsumer(pc.Group)
+	}
+	return resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID}
+}
+
+// ReservedFor reports whether the claim is reserved for the consumer.
+func ReservedFor(claim *resourceapi.ResourceClaim, c resourceapi.ResourceClaimConsumerReference) bool {
+	for _, r := range claim.Status.ReservedFor {
+		if r.UID == c.UID && r.Resource == c.Resource && r.APIGroup == c.APIGroup {
+			return true
+		}
+	}
+	return false
+}
+
+// AllocatedDevices lists the devices an allocation takes. Devices allocated with admin
+// access are not taken: they stay available to others, as the allocator counts them.
+func AllocatedDevices(a *resourceapi.AllocationResult) []DeviceID {
+	if a == nil {
+		return nil
+	}
+	out := make([]DeviceID, 0, len(a.Devices.Results))
+	for _, r := range a.Devices.Results {
+		if r.AdminAccess != nil && *r.AdminAccess {
+			continue
+		}
+		out = append(out, schedulerapi.MakeDeviceID(r.Driver, r.Pool, r.Device))
+	}
+	return out
+}

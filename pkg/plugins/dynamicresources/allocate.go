@@ -1,0 +1,266 @@
+package dynamicresources
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// allocate finds an allocation of the claims on a node. The allocator sees only the
+// slices the node can use, so its cost follows the node's devices, not the cluster's.
+//
+// When the claims do not fit beside the devices that earlier members of the pod's group
+// took on this node in the same cycle, their claims and the pod's are searched again
+// together (the allocator's search is exhaustive over the claims it is given): an earlier
+// member's first choice no longer blocks a later member when another assignment serves
+// both (kubernetes#138765).
+func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
+	dra := pl.h.Snapshot().DRA()
+	free, total := pl.countDevices(dra, n.Name)
+	want, exact := deviceCount(claims)
+	if exact && want > free {
+		// Not enough free devices of any kind: no search can succeed.
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	res, st := pl.cachedRun(ctx, s, n, claims)
+	if st != nil || res != nil {
+		return &nodeAllocation{keys: keys, results: res}, st
+	}
+	peerKeys, peerClaims, held := pl.peerClaims(s.pod, n)
+	if len(peerKeys) == 0 || len(peerKeys) > maxJointPeers {
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	if peerWant, peerExact := deviceCount(peerClaims); exact && peerExact && want+peerWant > min(total, free+len(held)) {
+		// The peers' devices and the free ones cannot serve them all: the exhaustive
+		// search would only prove it the long way.
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	taken := dra.Allocated().Clone()
+	for _, id := range held {
+		taken.Delete(id)
+	}
+	res, st = pl.run(ctx, n, append(peerClaims, claims...), taken)
+	if st != nil {
+		return nil, st
+	}
+	if res == nil {
+		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	return &nodeAllocation{keys: append(peerKeys, keys...), results: res}, nil
+}
+
+// resultKey identifies an allocation computed on a node: claims of the same specs, the
+// same devices taken on the node, the same placement domain give the same result.
+type resultKey struct {
+	spec    string
+	node    string
+	version uint64
+	domain  *framework.DeviceDomain
+}
+
+// maxCachedResults bounds the cache of allocations; it is emptied when full.
+const maxCachedResults = 1 << 16
+
+// cachedRun is run for the pod's own claims, remembering the result per node: the
+// members of a gang have claims of the same specs (one template), and a node where the
+// last member did not land still has the same free devices, so most Filter calls of a
+// group cycle reuse an earlier one's allocation instead of searching again.
+func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, *framework.Status) {
+	dra := pl.h.Snapshot().DRA()
+	if s.specKey == "" || len(claims) != len(s.toAllocate) {
+		return pl.run(ctx, n, claims, dra.Allocated())
+	}
+	key := resultKey{spec: s.specKey, node: n.Name, version: dra.DevicesVersion(n.Name), domain: dra.Domain()}
+	pl.resultsMu.Lock()
+	cached, ok := pl.results[key]
+	pl.resultsMu.Unlock()
+	if ok {
+		return slices.Clone(cached), nil
+	}
+	res, st := pl.run(ctx, n, claims, dra.Allocated())
+	if st != nil {
+		return nil, st
+	}
+	pl.resultsMu.Lock()
+	if len(pl.results) >= maxCachedResults {
+		clear(pl.results)
+	}
+	pl.results[key] = res
+	pl.resultsMu.Unlock()
+	return slices.Clone(res), nil
+}
+
+// specKey identifies the specs of the claims a pod must allocate, for cachedRun.
+func specKey(claims []*resourceapi.ResourceClaim) string {
+	var b []byte
+	for _, c := range claims {
+		js, err := json.Marshal(c.Spec)
+		if err != nil {
+			return ""
+		}
+		b = append(append(b, js...), 0)
+	}
+	return string(b)
+}
+
+// maxJointPeers bounds the claims of earlier members a joint search includes: the
+// allocator's search is exhaustive, so its cost grows quickly with the claims it is given.
+const maxJointPeers = 16
+
+// countDevices returns how many devices a node can use (its slices', less those a
+// placement's domain excludes) and how many of them are free.
+func (pl *DynamicResources) countDevices(dra framework.DRA, node string) (free, total int) {
+	taken := dra.Allocated()
+	for _, s := range pl.slicesFor(dra, node) {
+		for i := range s.Spec.Devices {
+			total++
+			if !taken.Has(structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, s.Spec.Devices[i].Name)) {
+				free++
+			}
+		}
+	}
+	return free, total
+}
+
+// deviceCount is how many devices the claims ask for, when every request asks for an
+// exact count (exact false otherwise: "all" and prioritized lists are left to the
+// allocator).
+func deviceCount(claims []*resourceapi.ResourceClaim) (n int, exact bool) {
+	for _, c := range claims {
+		for _, r := range c.Spec.Devices.Requests {
+			if r.Exactly == nil || r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeExactCount {
+				return 0, false
+			}
+			n += int(r.Exactly.Count)
+		}
+	}
+	return n, true
+}
+
+// run calls the structured allocator for one node against a set of taken devices. It
+// returns nil results when the claims do not fit.
+func (pl *DynamicResources) run(ctx context.Context, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, taken sets.Set[framework.DeviceID]) ([]resourceapi.AllocationResult, *framework.Status) {
+	dra := pl.h.Snapshot().DRA()
+	state := structured.AllocatedState{
+		AllocatedDevices:         taken,
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	alloc, err := structured.NewAllocator(ctx, Features, state, classLister{dra}, pl.slicesFor(dra, n.Name), pl.celCache)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	res, err := alloc.Allocate(ctx, n.Node(), claims)
+	switch {
+	case errors.Is(err, structured.ErrFailedAllocationOnNode):
+		return nil, framework.NewStatus(framework.Unschedulable, err.Error())
+	case ctx.Err() != nil:
+		return nil, framework.NewStatus(framework.Unschedulable, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
+	case err != nil:
+		// A claim or class the allocator cannot use (a broken CEL selector, say): an
+		// error, retried with backoff, as kube-scheduler does.
+		return nil, framework.AsStatus(err)
+	case len(res) != len(claims):
+		return nil, nil
+	}
+	return res, nil
+}
+
+// peerClaims returns the claims that members of the pod's group, placed on the node earlier
+// in this cycle, had allocated by this plugin, with the devices those allocations take.
+// Claims the group shares are left out: every member relies on where they are.
+func (pl *DynamicResources) peerClaims(p *framework.PodInfo, n *framework.NodeInfo) ([]string, []*resourceapi.ResourceClaim, []framework.DeviceID) {
+	if p.Group == "" {
+		return nil, nil, nil
+	}
+	dra := pl.h.Snapshot().DRA()
+	var keys []string
+	var claims []*resourceapi.ResourceClaim
+	var held []framework.DeviceID
+	for _, q := range n.Pods {
+		if q == p || q.Assumed || q.Pod.Spec.NodeName != "" || !sameGroup(p, q) {
+			continue
+		}
+		owner := pl.ownerState(q)
+		if owner == nil {
+			continue
+		}
+		for _, key := range owner.toKeys {
+			ci := dra.Claim(key)
+			if ci == nil || ci.Claim.Status.Allocation != nil || ci.Assumed == nil || pl.owners[key] != owner {
+				continue
+			}
+			keys = append(keys, key)
+			claims = append(claims, ci.Claim)
+			held = append(held, framework.AllocatedDevices(ci.Assumed)...)
+		}
+	}
+	return keys, claims, held
+}
+
+// ownerState finds the state of a pod placed in this cycle through the claims it owns.
+func (pl *DynamicResources) ownerState(q *framework.PodInfo) *stateData {
+	for _, key := range claimKeysOf(q) {
+		if o := pl.owners[key]; o != nil && o.pod == q {
+			return o
+		}
+	}
+	return nil
+}
+
+func claimKeysOf(q *framework.PodInfo) []string {
+	var out []string
+	for _, pc := range framework.ResolvePodClaims(q.Pod, nil) {
+		if pc.Name != "" {
+			out = append(out, q.Pod.Namespace+"/"+pc.Name)
+		}
+	}
+	return out
+}
+
+func sameGroup(p, q *framework.PodInfo) bool {
+	return p.Group == q.Group && p.Pod.Namespace == q.Pod.Namespace
+}
+
+// slicesFor returns the slices the allocator may use on a node: all the node can use, or,
+// while a placement restricts devices to a domain, copies without the devices it
+// excludes (cached for the domain, which lives for one placement's evaluation).
+func (pl *DynamicResources) slicesFor(dra framework.DRA, node string) []*resourceapi.ResourceSlice {
+	all := dra.SlicesFor(node)
+	d := dra.Domain()
+	if !d.ExcludesOn(node) {
+		return all
+	}
+	pl.domainMu.Lock()
+	defer pl.domainMu.Unlock()
+	if pl.domain != d {
+		pl.domain, pl.domainSlices = d, map[string][]*resourceapi.ResourceSlice{}
+	}
+	if out, ok := pl.domainSlices[node]; ok {
+		return out
+	}
+	excluded := func(s *resourceapi.ResourceSlice, dev string) bool {
+		id := structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, dev)
+		return d.Excluded[node].Has(id) || d.Excluded[""].Has(id)
+	}
+	out := make([]*resourceapi.ResourceSlice, 0, len(all))
+	for _, s := range all {
+		if !slices.ContainsFunc(s.Spec.Devices, func(dev resourceapi.Device) bool { return excluded(s, dev.Name) }) {
+			out = append(out, s)
+			continue
+		}
+		c := s.DeepCopy()
+		c.Spec.Devices = slices.DeleteFunc(c.Spec.Devices, func(dev resourceapi.Device) bool { return excluded(s, dev.Name) })
+		out = append(out, c)
+	}
+	pl.domainSlices[node] = out
+	return out
+}

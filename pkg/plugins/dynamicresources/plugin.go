@@ -1,0 +1,431 @@
+// Package dynamicresources is the DynamicResources plugin: pods with ResourceClaims
+// (resource.k8s.io/v1, structured parameters) are placed only where their claims can be
+// allocated, using the upstream structured allocator on the snapshot's devices. Reserve
+// records the allocation in the snapshot (so later cycles, and later members of a group,
+// count the devices as taken), and PreBind writes it with the claim's reservation, as
+// kube-scheduler's plugin of the same name does. Claims a PodGroup shares (KEP-5729) are
+// allocated once and reserved for the group; a member that fails where earlier members of
+// its group hold devices gets their allocations searched again together with its own, so a
+// gang's devices are assigned as a whole rather than first come, first served.
+package dynamicresources
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// Name is the plugin's name.
+const Name = "DynamicResources"
+
+// Features are the allocator features phalanx enables: those of kube-scheduler v1.36's
+// defaults that the stable allocator implements. Consumable capacity and binding
+// conditions (beta in v1.36) are not supported.
+var Features = structured.Features{
+	AdminAccess:          true,
+	PrioritizedList:      true,
+	PartitionableDevices: true,
+	DeviceTaints:         true,
+}
+
+// Messages, kube-scheduler's where it has one.
+const (
+	msgNotAvailable = "resourceclaim not available on the node"
+	msgCannotAlloc  = "cannot allocate all claims"
+)
+
+// DynamicResources is a PreFilter, Filter, Reserve and PreBind plugin.
+type DynamicResources struct {
+	h        framework.Handle
+	celCache *cel.Cache
+	// owners maps a claim allocated in a cycle to the state of the pod whose Reserve chose
+	// its allocation, so that a later member of the same group that searches devices
+	// together with it can update what that pod's PreBind will write. Only the scheduling
+	// loop touches it.
+	owners map[string]*stateData
+	// ownersLimit is the size of owners at which it is next pruned of claims whose
+	// allocation the API shows (their PreBind is done).
+	ownersLimit int
+
+	// domainSlices caches the node's slices without the devices the placement's domain
+	// excludes, for the domain being evaluated.
+	domainMu     sync.Mutex
+	domain       *framework.DeviceDomain
+	domainSlices map[string][]*resourceapi.ResourceSlice
+
+	// results caches allocations per node (cachedRun).
+	resultsMu sync.Mutex
+	results   map[resultKey][]resourceapi.AllocationResult
+}
+
+var (
+	_ framework.PreFilterPlugin   = (*DynamicResources)(nil)
+	_ framework.FilterPlugin      = (*DynamicResources)(nil)
+	_ framework.ReservePlugin     = (*DynamicResources)(nil)
+	_ framework.PreBindPlugin     = (*DynamicResources)(nil)
+	_ framework.EnqueueExtensions = (*DynamicResources)(nil)
+)
+
+// New builds the plugin; it takes no arguments.
+func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
+	if err := framework.DecodeArgs(raw, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return &DynamicResources{
+		h:        h,
+		celCache: cel.NewCache(1000, cel.Features{}),
+		owners:   map[string]*stateData{},
+		results:  map[resultKey][]resourceapi.AllocationResult{},
+	}, nil
+}
+
+// Name implements framework.Plugin.
+func (pl *DynamicResources) Name() string { return Name }
+
+// stateKey is where the pod's claims live in the CycleState.
+const stateKey framework.StateKey = Name
+
+// claimState is one of the pod's claims in this cycle.
+type claimState struct {
+	pc  framework.PodClaim
+	key string
+	// claim is the object when the cycle began.
+	claim *resourceapi.ResourceClaim
+	// availableOn is the node selector of a claim already allocated (nil: any node).
+	availableOn *nodeaffinity.NodeSelector
+	// allocate says the claim has no allocation yet: the cycle must find one.
+	allocate bool
+}
+
+// nodeAllocation is what Filter found on a node: an allocation for each claim in keys.
+// When the search included claims of earlier members of the group (a joint search), keys
+// holds theirs too.
+type nodeAllocation struct {
+	keys    []string
+	results []resourceapi.AllocationResult
+}
+
+// stateData is the pod's DRA state for one cycle, and what PreBind writes.
+type stateData struct {
+	pod    *framework.PodInfo
+	claims []claimState
+	// toAllocate are the claims to allocate, in claims order.
+	toAllocate []*resourceapi.ResourceClaim
+	toKeys     []string
+	// specKey identifies the specs of toAllocate, for the per-node result cache.
+	specKey string
+	// extended is the claim made for extended resources backed by DRA, if any.
+	extended *extendedClaim
+
+	mu      sync.Mutex
+	perNode map[string]*nodeAllocation
+
+	// decided are the allocations PreBind writes, by claim key: chosen in Reserve (or
+	// changed by a later member's joint search) and those of shared claims allocated
+	// earlier in the group's cycle. Written on the loop before binding starts.
+	decided map[string]*resourceapi.AllocationResult
+}
+
+// Clone returns the state itself: preemption's dry runs only add per-node results.
+func (s *stateData) Clone() framework.StateData { return s }
+
+func readState(cs *framework.CycleState) *stateData {
+	s, _ := cs.Read(stateKey).(*stateData)
+	return s
+}
+
+// PreFilter resolves the pod's claims and says which must be allocated. A pod waits
+// (unresolvable until a claim or pod event) while a claim is missing, being deleted, not
+// created from its template yet, or being allocated for another pod.
+func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+	ext, st := pl.preFilterExtended(p)
+	if st != nil {
+		return nil, st
+	}
+	if len(p.Pod.Spec.ResourceClaims) == 0 && ext == nil {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	dra := pl.h.Snapshot().DRA()
+	pl.pruneOwners(dra)
+	var g *framework.GroupInfo
+	if k := framework.GroupKey(p); k != "" {
+		g = pl.h.Snapshot().Group(k)
+	}
+	s := &stateData{pod: p, perNode: map[string]*nodeAllocation{}, extended: ext}
+	for _, pc := range framework.ResolvePodClaims(p.Pod, framework.PodGroupOf(g)) {
+		if pc.Err != nil {
+			return nil, unresolvable(pc.Err.Error())
+		}
+		if pc.Name == "" {
+			continue // intentionally not created: nothing to allocate
+		}
+		key := p.Pod.Namespace + "/" + pc.Name
+		ci := dra.Claim(key)
+		if ci == nil {
+			return nil, unresolvable(fmt.Sprintf("resourceclaim %q not found", pc.Name))
+		}
+		claim := ci.Claim
+		if claim.DeletionTimestamp != nil {
+			return nil, unresolvable(fmt.Sprintf("resourceclaim %q is being deleted", pc.Name))
+		}
+		if err := pc.CheckClaimOwner(p.Pod, claim); err != nil {
+			return nil, unresolvable(err.Error())
+		}
+		c := claimState{pc: pc, key: key, claim: claim}
+		consumer := pc.Consumer(p.Pod)
+		switch alloc := ci.Allocation(); {
+		case alloc == nil:
+			if st := pl.checkClasses(claim); st != nil {
+				return nil, st
+			}
+			c.allocate = true
+			s.toAllocate = append(s.toAllocate, claim)
+			s.toKeys = append(s.toKeys, key)
+		case claim.Status.Allocation == nil && !pl.sharesAssumed(p, key, pc):
+			return nil, unresolvable(fmt.Sprintf("resource claim %s is in the process of being allocated", key))
+		default:
+			if !framework.ReservedFor(claim, consumer) && len(claim.Status.ReservedFor) >= resourceapi.ResourceClaimReservedForMaxSize {
+				return nil, unresolvable(fmt.Sprintf("resourceclaim %q in use", pc.Name))
+			}
+			if alloc.NodeSelector != nil {
+				sel, err := nodeaffinity.NewNodeSelector(alloc.NodeSelector)
+				if err != nil {
+					return nil, framework.AsStatus(err)
+				}
+				c.availableOn = sel
+			}
+		}
+		s.claims = append(s.claims, c)
+	}
+	if st := p.Pod.Status.ExtendedResourceClaimStatus; st != nil {
+		// The claim an earlier attempt made for the pod's extended resources, allocated
+		// then (preFilterExtended checked): used like the pod's own claims.
+		key := p.Pod.Namespace + "/" + st.ResourceClaimName
+		if ci := dra.Claim(key); ci != nil && ci.Allocation() != nil {
+			c := claimState{pc: framework.PodClaim{Name: st.ResourceClaimName}, key: key, claim: ci.Claim}
+			if sel := ci.Allocation().NodeSelector; sel != nil {
+				ns, err := nodeaffinity.NewNodeSelector(sel)
+				if err != nil {
+					return nil, framework.AsStatus(err)
+				}
+				c.availableOn = ns
+			}
+			s.claims = append(s.claims, c)
+		}
+	}
+	if len(s.claims) == 0 && ext == nil {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	if len(s.toAllocate) > 0 {
+		s.specKey = specKey(s.toAllocate)
+	}
+	cs.Write(stateKey, s)
+	return nil, nil
+}
+
+// pruneOwners forgets, once owners has grown, the claims whose allocation the API shows or
+// that are gone: their PreBind is done, and no joint search may change them any more.
+func (pl *DynamicResources) pruneOwners(dra framework.DRA) {
+	if len(pl.owners) < max(pl.ownersLimit, 1024) {
+		return
+	}
+	for key := range pl.owners {
+		if ci := dra.Claim(key); ci == nil || ci.Claim.Status.Allocation != nil {
+			delete(pl.owners, key)
+		}
+	}
+	pl.ownersLimit = 2 * len(pl.owners)
+}
+
+// sharesAssumed reports whether the pod may use an allocation another pod's Reserve chose
+// and PreBind has not written yet: a claim its group shares, or one a member of its group
+// allocated. Any other pod waits for the allocation to be written.
+func (pl *DynamicResources) sharesAssumed(p *framework.PodInfo, key string, pc framework.PodClaim) bool {
+	if pc.Group != nil {
+		return true
+	}
+	owner := pl.owners[key]
+	return owner != nil && p.Group != "" && framework.GroupKey(owner.pod) == framework.GroupKey(p)
+}
+
+// checkClasses makes a claim whose device class does not exist wait for one.
+func (pl *DynamicResources) checkClasses(claim *resourceapi.ResourceClaim) *framework.Status {
+	dra := pl.h.Snapshot().DRA()
+	check := func(class, request string) *framework.Status {
+		if class == "" {
+			return framework.AsStatus(fmt.Errorf("request %s: unsupported request type", request))
+		}
+		if dra.Class(class) == nil {
+			return unresolvable(fmt.Sprintf("request %s: device class %s does not exist", request, class))
+		}
+		return nil
+	}
+	for _, r := range claim.Spec.Devices.Requests {
+		switch {
+		case r.Exactly != nil:
+			if st := check(r.Exactly.DeviceClassName, r.Name); st != nil {
+				return st
+			}
+		case len(r.FirstAvailable) > 0:
+			for _, sub := range r.FirstAvailable {
+				if st := check(sub.DeviceClassName, r.Name+"/"+sub.Name); st != nil {
+					return st
+				}
+			}
+		default:
+			return unresolvable(fmt.Sprintf("resource claim %s, request %s: unknown request type", claim.Name, r.Name))
+		}
+	}
+	return nil
+}
+
+// PreFilterExtensions returns nil: Filter reads the snapshot's taken devices live, so it
+// sees devices a simulation freed by removing pods.
+func (pl *DynamicResources) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+// Filter checks that the claims already allocated are available on the node, and that the
+// others can be allocated from the devices the node can use.
+func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	s := readState(cs)
+	if s == nil {
+		return nil
+	}
+	node := n.Node()
+	for i := range s.claims {
+		if sel := s.claims[i].availableOn; sel != nil && !sel.Match(node) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
+		}
+	}
+	claims, keys := s.toAllocate, s.toKeys
+	if s.extended != nil {
+		ec, st := s.extended.forNode(pl.h.Snapshot().DRA(), n)
+		if st != nil {
+			return st
+		}
+		if ec != nil {
+			claims, keys = append(claims[:len(claims):len(claims)], ec), append(keys[:len(keys):len(keys)], extendedKey)
+		}
+	}
+	if len(claims) == 0 {
+		return nil
+	}
+	na, st := pl.allocate(ctx, s, n, claims, keys)
+	if st != nil {
+		return st
+	}
+	s.mu.Lock()
+	s.perNode[n.Name] = na
+	s.mu.Unlock()
+	return nil
+}
+
+// Reserve records the allocation Filter found on the node in the snapshot, and what
+// PreBind must write.
+func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, node string) *framework.Status {
+	s := readState(cs)
+	if s == nil {
+		return nil
+	}
+	dra := pl.h.Snapshot().DRA()
+	s.decided = map[string]*resourceapi.AllocationResult{}
+	s.mu.Lock()
+	na := s.perNode[node]
+	s.mu.Unlock()
+	if na == nil && (len(s.toAllocate) > 0 || s.extended.needed()) {
+		return framework.AsStatus(fmt.Errorf("no device allocation was computed for node %s", node))
+	}
+	if na != nil {
+		for i, key := range na.keys {
+			res := &na.results[i]
+			if key == extendedKey {
+				s.extended.allocation = res
+				s.extended.claim = s.extended.nodeClaim(dra, pl.h.Snapshot().Get(node))
+				continue
+			}
+			dra.AssumeAllocation(key, res)
+			// A joint search also re-allocated claims of earlier members: what their
+			// PreBind writes changes with it.
+			owner := s
+			if !slices.Contains(s.toKeys, key) {
+				owner = pl.owners[key]
+			}
+			if owner != nil && owner.decided != nil {
+				owner.decided[key] = res
+				pl.owners[key] = owner
+			}
+		}
+	}
+	// Shared claims allocated earlier in the cycle: this pod's PreBind writes them too
+	// (whichever member's binding comes first does it; the others find it done).
+	for _, c := range s.claims {
+		if _, ok := s.decided[c.key]; ok || c.allocate {
+			continue
+		}
+		if ci := dra.Claim(c.key); ci != nil && ci.Claim.Status.Allocation == nil && ci.Assumed != nil {
+			s.decided[c.key] = ci.Assumed
+		}
+	}
+	return nil
+}
+
+// Unreserve drops the allocations this pod's Reserve assumed.
+func (pl *DynamicResources) Unreserve(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, node string) {
+	s := readState(cs)
+	if s == nil {
+		return
+	}
+	dra := pl.h.Snapshot().DRA()
+	for _, key := range s.toKeys {
+		if pl.owners[key] == s {
+			delete(pl.owners, key)
+		}
+		if ci := dra.Claim(key); ci != nil && ci.Assumed != nil && ci.Assumed == s.decided[key] {
+			dra.ForgetAllocation(key)
+		}
+	}
+	if s.extended != nil {
+		s.extended.allocation, s.extended.claim = nil, nil
+	}
+	// s.decided is kept: a simulation may roll the snapshot back to before this Unreserve
+	// (the allocation assumed again) and call Unreserve again, which must then forget it
+	// again. The next Reserve starts afresh.
+}
+
+// EventsToRegister: claims created, allocated, freed or deleted; devices published; classes
+// created; nodes added.
+func (pl *DynamicResources) EventsToRegister() []framework.ClusterEvent {
+	return []framework.ClusterEvent{
+		{Resource: framework.ResourceClaim, Action: framework.Add | framework.Update | framework.Delete},
+		{Resource: framework.ResourceSlice, Action: framework.Add | framework.Update},
+		{Resource: framework.DeviceClass, Action: framework.Add | framework.Update},
+		{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeLabel},
+		{Resource: framework.AssignedPod, Action: framework.Delete},
+	}
+}
+
+func unresolvable(msg string) *framework.Status {
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, msg)
+}
+
+// classLister serves the snapshot's device classes to the allocator.
+type classLister struct{ dra framework.DRA }
+
+func (l classLister) List() ([]*resourceapi.DeviceClass, error) { return l.dra.Classes(), nil }
+func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
+	if c := l.dra.Class(name); c != nil {
+		return c, nil
+	}
+	return nil, apierrors.NewNotFound(resourceapi.Resource("deviceclasses"), name)
+}
+
+var _ structured.DeviceClassLister = classLister{}

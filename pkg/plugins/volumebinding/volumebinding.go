@@ -1,0 +1,395 @@
+// Package volumebinding is the VolumeBinding plugin, with kube-scheduler's semantics: a
+// pod's bound claims must be usable on the node (their volumes' node affinity), and its
+// unbound WaitForFirstConsumer claims must either match an available volume the node can
+// use or be provisionable there. Reserve records the choice in the snapshot; PreBind
+// points each matched volume at its claim and names the node on each claim to provision,
+// then waits for the PersistentVolume controller to complete the bindings before the pod
+// is bound; a failure undoes the reservation and the pod is tried again.
+package volumebinding
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// Name is the plugin's name.
+const Name = "VolumeBinding"
+
+// kube-scheduler's reasons.
+const (
+	ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
+	ErrReasonNodeConflict = "node(s) had volume node affinity conflict"
+	ErrReasonPVNotExist   = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+	errUnboundImmediate   = "pod has unbound immediate PersistentVolumeClaims"
+)
+
+// DefaultBindTimeoutSeconds is how long PreBind waits for the PV controller, as in
+// kube-scheduler.
+const DefaultBindTimeoutSeconds = 600
+
+// Args are the plugin's arguments.
+type Args struct {
+	// BindTimeoutSeconds bounds the wait for volumes to be bound in PreBind.
+	BindTimeoutSeconds *int64 `json:"bindTimeoutSeconds,omitempty"`
+}
+
+// VolumeBinding is a PreFilter, Filter, Reserve and PreBind plugin.
+type VolumeBinding struct {
+	h       framework.Handle
+	timeout time.Duration
+}
+
+var (
+	_ framework.PreFilterPlugin   = (*VolumeBinding)(nil)
+	_ framework.FilterPlugin      = (*VolumeBinding)(nil)
+	_ framework.ReservePlugin     = (*VolumeBinding)(nil)
+	_ framework.PreBindPlugin     = (*VolumeBinding)(nil)
+	_ framework.EnqueueExtensions = (*VolumeBinding)(nil)
+)
+
+// New builds the plugin.
+func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
+	args := Args{}
+	if err := framework.DecodeArgs(raw, &args); err != nil {
+		return nil, err
+	}
+	timeout := int64(DefaultBindTimeoutSeconds)
+	if t := args.BindTimeoutSeconds; t != nil {
+		if *t <= 0 {
+			return nil, fmt.Errorf("bindTimeoutSeconds: Invalid value: %d: must be positive", *t)
+		}
+		timeout = *t
+	}
+	return &VolumeBinding{h: h, timeout: time.Duration(timeout) * time.Second}, nil
+}
+
+// Name implements framework.Plugin.
+func (*VolumeBinding) Name() string { return Name }
+
+const stateKey framework.StateKey = Name
+
+// claim is an unbound WaitForFirstConsumer claim of the pod.
+type claim struct {
+	key   string
+	pvc   *v1.PersistentVolumeClaim
+	class *storagev1.StorageClass
+	// onNode is the node a claim is already being provisioned on by another pod of this
+	// cycle (a group member sharing it).
+	onNode string
+}
+
+// bindings is what the pod's claims need on one node.
+type bindings struct {
+	static    map[string]string // claim key -> volume
+	provision []string          // claim keys
+}
+
+type stateData struct {
+	// bound are the volumes of the claims already bound (or matched in this cycle).
+	bound []*v1.PersistentVolume
+	// missing names a bound claim whose volume does not exist.
+	missing bool
+	unbound []claim
+	node    string
+
+	mu      sync.Mutex
+	perNode map[string]*bindings
+	// decided is what Reserve chose, for PreBind.
+	decided *bindings
+}
+
+func (s *stateData) Clone() framework.StateData { return s }
+
+// PreFilter sorts the pod's claims: bound ones (whose volumes must fit the node), unbound
+// WaitForFirstConsumer ones (to match or provision per node), and immediate ones not yet
+// bound, which make the pod wait for the PV controller.
+func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+	keys := framework.PodPVCs(p.Pod)
+	if len(keys) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	vols := pl.h.Snapshot().Volumes()
+	s := &stateData{perNode: map[string]*bindings{}}
+	for _, key := range keys {
+		pvc := vols.PVC(key)
+		if pvc == nil {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("persistentvolumeclaim %q not found", nameOf(key)))
+		}
+		if pvc.DeletionTimestamp != nil {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name))
+		}
+		pvName := pvc.Spec.VolumeName
+		if pvName == "" {
+			pvName = vols.AssumedVolumeOf(key)
+		}
+		if pvName != "" {
+			if pv := vols.PV(pvName); pv != nil {
+				s.bound = append(s.bound, pv)
+			} else {
+				s.missing = true
+			}
+			continue
+		}
+		class := vols.StorageClass(ClaimClass(pvc))
+		if class == nil || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, errUnboundImmediate)
+		}
+		s.unbound = append(s.unbound, claim{key: key, pvc: pvc, class: class, onNode: vols.AssumedNodeOf(key)})
+	}
+	cs.Write(stateKey, s)
+	return nil, nil
+}
+
+// PreFilterExtensions returns nil: bindings do not depend on other pods.
+func (*VolumeBinding) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+// Filter checks the bound volumes' node affinity and finds, for each unbound claim, a
+// volume to match or a way to provision on the node.
+func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
+	s, _ := cs.Read(stateKey).(*stateData)
+	if s == nil {
+		return nil
+	}
+	if s.missing {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonPVNotExist)
+	}
+	node := n.Node()
+	for _, pv := range s.bound {
+		if !NodeAffinityMatches(pv, node) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+		}
+	}
+	if len(s.unbound) == 0 {
+		return nil
+	}
+	vols := pl.h.Snapshot().Volumes()
+	b := &bindings{static: map[string]string{}}
+	taken := func(pv string) bool {
+		for _, chosen := range b.static {
+			if chosen == pv {
+				return true
+			}
+		}
+		return vols.AssumedClaimOf(pv) != ""
+	}
+	for _, c := range s.unbound {
+		if c.onNode != "" {
+			// Another pod of the cycle provisions it there: only that node will do.
+			if c.onNode != n.Name {
+				return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+			}
+			continue
+		}
+		if pv := findMatchingVolume(c.pvc, vols.PVsOfClass(ClaimClass(c.pvc)), node, taken); pv != nil {
+			b.static[c.key] = pv.Name
+			continue
+		}
+		if c.class.Provisioner == notSupportedProvision || !allowedTopology(c.class, node) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonBindConflict)
+		}
+		b.provision = append(b.provision, c.key)
+	}
+	s.mu.Lock()
+	s.perNode[n.Name] = b
+	s.mu.Unlock()
+	return nil
+}
+
+// allowedTopology reports whether a class's allowedTopologies admit the node (no list:
+// every node).
+func allowedTopology(class *storagev1.StorageClass, node *v1.Node) bool {
+	if len(class.AllowedTopologies) == 0 {
+		return true
+	}
+	for _, term := range class.AllowedTopologies {
+		ok := true
+		for _, e := range term.MatchLabelExpressions {
+			if !slices.Contains(e.Values, node.Labels[e.Key]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Reserve records the node's bindings in the snapshot: matched volumes are taken, claims to
+// provision are tied to the node.
+func (pl *VolumeBinding) Reserve(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, node string) *framework.Status {
+	s, _ := cs.Read(stateKey).(*stateData)
+	if s == nil || len(s.unbound) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	b := s.perNode[node]
+	s.mu.Unlock()
+	if b == nil {
+		return framework.AsStatus(fmt.Errorf("no volume bindings were computed for node %s", node))
+	}
+	vols := pl.h.Snapshot().Volumes()
+	for _, key := range slices.Sorted(mapKeys(b.static)) {
+		vols.AssumeBinding(key, b.static[key])
+	}
+	for _, key := range b.provision {
+		vols.AssumeProvisioning(key, node)
+	}
+	s.decided, s.node = b, node
+	return nil
+}
+
+// Unreserve forgets the bindings Reserve assumed.
+func (pl *VolumeBinding) Unreserve(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, _ string) {
+	s, _ := cs.Read(stateKey).(*stateData)
+	if s == nil || s.decided == nil {
+		return
+	}
+	vols := pl.h.Snapshot().Volumes()
+	for key := range s.decided.static {
+		vols.ForgetClaim(key)
+	}
+	for _, key := range s.decided.provision {
+		vols.ForgetClaim(key)
+	}
+	s.decided = nil
+}
+
+// PreBind writes the bindings and waits until the PV controller has bound every claim.
+func (pl *VolumeBinding) PreBind(ctx context.Context, cs *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+	s, _ := cs.Read(stateKey).(*stateData)
+	if s == nil || len(s.unbound) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	client := pl.h.ResourceClient()
+	if client == nil {
+		return framework.AsStatus(errors.New("no API client for volumes: the driver cannot bind them"))
+	}
+	if s.decided != nil {
+		for _, key := range slices.Sorted(mapKeys(s.decided.static)) {
+			if err := bindVolume(ctx, client, key, s.decided.static[key]); err != nil {
+				return framework.AsStatus(fmt.Errorf("binding volume %s to claim %s: %w", s.decided.static[key], key, err))
+			}
+		}
+		for _, key := range s.decided.provision {
+			if err := selectNode(ctx, client, key, node); err != nil {
+				return framework.AsStatus(fmt.Errorf("provisioning claim %s on %s: %w", key, node, err))
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, pl.timeout)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		for _, c := range s.unbound {
+			pvc, err := client.GetPersistentVolumeClaim(ctx, c.pvc.Namespace, c.pvc.Name)
+			if err != nil {
+				return false, err
+			}
+			if pvc.Spec.VolumeName == "" || pvc.Annotations[annBindCompleted] == "" {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("waiting for the volumes of pod %s to be bound: %w", p.Key, err))
+	}
+	return nil
+}
+
+// bindVolume points a volume at the claim (claimRef, bound-by-controller), as
+// kube-scheduler does; the PV controller completes the binding.
+func bindVolume(ctx context.Context, client framework.ResourceClient, claimKey, pvName string) error {
+	ns, name := splitKey(claimKey)
+	for range 8 {
+		pv, err := client.GetPersistentVolume(ctx, pvName)
+		if err != nil {
+			return err
+		}
+		pvc, err := client.GetPersistentVolumeClaim(ctx, ns, name)
+		if err != nil {
+			return err
+		}
+		if r := pv.Spec.ClaimRef; r != nil {
+			if r.Namespace == ns && r.Name == name {
+				return nil
+			}
+			return fmt.Errorf("volume is bound to %s/%s", r.Namespace, r.Name)
+		}
+		next := pv.DeepCopy()
+		next.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ns, Name: name,
+			UID: pvc.UID, ResourceVersion: pvc.ResourceVersion}
+		metav1.SetMetaDataAnnotation(&next.ObjectMeta, annBoundByController, "yes")
+		if _, err = client.UpdatePersistentVolume(ctx, next); !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return errors.New("the volume kept changing")
+}
+
+// selectNode names the node on a claim, so the provisioner makes its volume there.
+func selectNode(ctx context.Context, client framework.ResourceClient, claimKey, node string) error {
+	ns, name := splitKey(claimKey)
+	for range 8 {
+		pvc, err := client.GetPersistentVolumeClaim(ctx, ns, name)
+		if err != nil {
+			return err
+		}
+		if pvc.Annotations[annSelectedNode] == node || pvc.Spec.VolumeName != "" {
+			return nil
+		}
+		next := pvc.DeepCopy()
+		metav1.SetMetaDataAnnotation(&next.ObjectMeta, annSelectedNode, node)
+		if _, err = client.UpdatePersistentVolumeClaim(ctx, next); !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return errors.New("the claim kept changing")
+}
+
+// EventsToRegister: volumes and claims created or changed, classes created, CSINodes and
+// nodes that may now serve a volume.
+func (*VolumeBinding) EventsToRegister() []framework.ClusterEvent {
+	return []framework.ClusterEvent{
+		{Resource: framework.PersistentVolume, Action: framework.Add | framework.Update},
+		{Resource: framework.PersistentVolumeClaim, Action: framework.Add | framework.Update},
+		{Resource: framework.StorageClass, Action: framework.Add | framework.Update},
+		{Resource: framework.CSINode, Action: framework.Add | framework.Update},
+		{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeLabel},
+	}
+}
+
+func splitKey(key string) (string, string) {
+	for i := range key {
+		if key[i] == '/' {
+			return key[:i], key[i+1:]
+		}
+	}
+	return "", key
+}
+
+func nameOf(key string) string { _, n := splitKey(key); return n }
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
