@@ -106,6 +106,9 @@ type PlaceOptions struct {
 	// Need is how many members must be placed; when the first pass places fewer, a
 	// bounded search looks for an assignment that places that many (0: every member).
 	Need int
+	// Placement, when set, is the placement the members must stay in: its PlacementState
+	// plugins assume it while they are placed (a DRA placement's devices), then revert.
+	Placement *Placement
 }
 
 // PodGroupPostFilterResult carries the nominations of a group's members. Waiting says the

@@ -106,7 +106,14 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 			}
 		}
 		simulated++
-		res, err := e.preemptIn(ctx, g, rest, need, schedule, r.p.Nodes)
+		// Members stay inside the placement: its nodes, and what its PlacementState
+		// plugins hold it to (a DRA placement's devices).
+		p := r.p
+		inside := func(ctx context.Context, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
+			opts.Placement = p
+			return schedule(ctx, members, opts)
+		}
+		res, err := e.preemptIn(ctx, g, rest, need, inside, r.p.Nodes)
 		if err != nil {
 			return nil, err
 		}

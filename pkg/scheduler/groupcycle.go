@@ -59,7 +59,7 @@ func (s *Scheduler) scheduleGroupEntry(ctx context.Context, fwk *fwkruntime.Fram
 		if g.Gang() {
 			msg = fmt.Sprintf("%d of the %d pods needed fit: %s", len(placement.Assignments), need, placement.Message)
 		}
-		res, st := fwk.RunPodGroupPostFilterPlugins(ctx, g, pending, placement, s.groupSchedulingFunc(fwk), nil)
+		res, st := fwk.RunPodGroupPostFilterPlugins(ctx, g, pending, placement, s.groupSchedulingFunc(fwk, nil, g), nil)
 		s.cache.Rollback(cp)
 		if st.Code() == framework.Error {
 			s.handleGroupFailure(fwk, e, gs, placement, true, st.Message(), nil, start)
@@ -82,8 +82,19 @@ func (s *Scheduler) groupNeed(g *framework.GroupInfo) int {
 }
 
 // groupSchedulingFunc gives PodGroupPostFilter plugins the group algorithm of this profile.
-func (s *Scheduler) groupSchedulingFunc(fwk *fwkruntime.Framework) framework.PodGroupSchedulingFunc {
+// state is the group cycle's (nil without placements): a call restricted to a placement
+// assumes it with the PlacementState plugins while the members are placed, and reverts it.
+func (s *Scheduler) groupSchedulingFunc(fwk *fwkruntime.Framework, state *framework.CycleState, g *framework.GroupInfo) framework.PodGroupSchedulingFunc {
 	return func(ctx context.Context, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
+		if p := opts.Placement; p != nil && state != nil {
+			if st := fwk.RunAssumePlacement(ctx, state, g, p); !st.IsSuccess() {
+				if st.Code() == framework.Error {
+					return nil, st.AsError()
+				}
+				return &framework.GroupPlacement{Unplaced: members, Message: st.Message(), UnschedulablePlugins: []string{st.Plugin()}}, nil
+			}
+			defer fwk.RunRevertPlacement(ctx, state, g, p)
+		}
 		return s.placeMembers(ctx, fwk, members, opts)
 	}
 }

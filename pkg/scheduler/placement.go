@@ -259,7 +259,7 @@ func (s *Scheduler) scheduleInPlacements(ctx context.Context, fwk *fwkruntime.Fr
 		s.assumeGroup(ctx, fwk, e, gs, out.placed, start)
 		return
 	}
-	res, st := fwk.RunPodGroupPostFilterPlugins(ctx, g, pending, &framework.GroupPlacement{}, s.groupSchedulingFunc(fwk), out.candidates)
+	res, st := fwk.RunPodGroupPostFilterPlugins(ctx, g, pending, &framework.GroupPlacement{}, s.groupSchedulingFunc(fwk, state, g), out.candidates)
 	s.cache.Rollback(cp)
 	if st.Code() == framework.Error {
 		fail(true, st.Message(), nil, nil)
