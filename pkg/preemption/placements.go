@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -120,8 +121,8 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 		if res == nil {
 			continue
 		}
-		c := e.choice(ctx, r.p, res, cands)
-		if best == nil || c.better(best) {
+		c := &placementChoice{res: res, rank: r.p.Rank, p: r.p}
+		if best == nil || c.better(ctx, e, best, cands) {
 			best = c
 		}
 	}
@@ -176,54 +177,58 @@ func (e *GroupEvaluator) nominatedPlacement(pending []*framework.PodInfo, list [
 	return nil
 }
 
-// placementChoice is a decided preemption inside one placement, with what it costs.
+// placementChoice is a decided preemption inside one placement, with what it costs. Its
+// score is computed only when it must break a tie.
 type placementChoice struct {
-	res   *GroupResult
-	rank  int
-	score int64
+	res    *GroupResult
+	rank   int
+	p      *framework.Placement
+	score  int64
+	scored bool
 }
 
-func (e *GroupEvaluator) choice(ctx context.Context, p *framework.Placement, res *GroupResult, cands *framework.PlacementCandidates) *placementChoice {
-	c := &placementChoice{res: res, rank: p.Rank}
-	if cands.Score != nil {
-		// Scored as it will be: the victims gone, the members at their nominated nodes.
-		snap := e.Handle.Snapshot()
-		cp := snap.Checkpoint()
-		for _, v := range res.Victims {
-			if snap.Get(v.NodeName) != nil {
-				snap.RemovePod(v)
-			}
-		}
-		placed := &framework.GroupPlacement{}
-		for m, node := range res.Nominations {
-			if n := snap.Get(node); n != nil {
-				placed.Assignments = append(placed.Assignments, framework.Assignment{Pod: m, Node: n})
-			}
-		}
-		slices.SortFunc(placed.Assignments, func(a, b framework.Assignment) int { return cmp.Compare(a.Pod.Key, b.Pod.Key) })
-		c.score = cands.Score(ctx, p, placed)
-		snap.Rollback(cp)
+func (e *GroupEvaluator) scoreChoice(ctx context.Context, c *placementChoice, cands *framework.PlacementCandidates) int64 {
+	if c.scored || cands.Score == nil {
+		return c.score
 	}
-	return c
+	c.scored = true
+	// Scored as it will be: the victims gone, the members at their nominated nodes.
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	for _, v := range c.res.Victims {
+		if snap.Get(v.NodeName) != nil {
+			snap.RemovePod(v)
+		}
+	}
+	placed := &framework.GroupPlacement{}
+	for m, node := range c.res.Nominations {
+		if n := snap.Get(node); n != nil {
+			placed.Assignments = append(placed.Assignments, framework.Assignment{Pod: m, Node: n})
+		}
+	}
+	slices.SortFunc(placed.Assignments, func(a, b framework.Assignment) int { return cmp.Compare(a.Pod.Key, b.Pod.Key) })
+	c.score = cands.Score(ctx, c.p, placed)
+	return c.score
 }
 
 // better reports whether c disrupts less than o, or as little and meets more Preferred
 // levels, or as many and scores higher.
-func (c *placementChoice) better(o *placementChoice) bool {
+func (c *placementChoice) better(ctx context.Context, e *GroupEvaluator, o *placementChoice, cands *framework.PlacementCandidates) bool {
 	if r := c.res.Cost.Compare(o.res.Cost); r != 0 {
 		return r < 0
 	}
 	if c.rank != o.rank {
 		return c.rank < o.rank
 	}
-	return c.score > o.score
+	return e.scoreChoice(ctx, c, cands) > e.scoreChoice(ctx, o, cands)
 }
 
 // disruptionBound bounds from below, on resource vectors, what preemption in a set of
 // nodes must cost: the room the group's need smallest requests take, less the free room
 // and what leaving pods free, must come from lower-priority pods there (BestEffort ones
 // free nothing). The lowest priority level whose pods cover it bounds the highest victim
-// priority, and the fewest of those pods that cover it (largest first, resource by
+// priority, and the fewest of those pods that could cover it (the largest request of each
 // resource) bound the number of victims.
 type disruptionBound struct {
 	snap framework.Snapshot
@@ -236,6 +241,31 @@ type boundCand struct {
 	prio int32
 	req  *resource.Vector
 }
+
+// sortByPriority orders candidates by priority, lowest first: by insertion for the few
+// pods of a typical placement (no comparison closure, which cost as much as the rest of
+// the bound), by the library beyond.
+func sortByPriority(cands []boundCand) {
+	if len(cands) > 64 {
+		slices.SortFunc(cands, func(a, b boundCand) int { return cmp.Compare(a.prio, b.prio) })
+		return
+	}
+	for i := 1; i < len(cands); i++ {
+		c := cands[i]
+		j := i
+		for ; j > 0 && cands[j-1].prio > c.prio; j-- {
+			cands[j] = cands[j-1]
+		}
+		cands[j] = c
+	}
+}
+
+// boundBuffers are a bound computation's scratch; bounds run in parallel, each with its own.
+type boundBuffers struct {
+	cands []boundCand
+}
+
+var boundScratch = sync.Pool{New: func() any { return &boundBuffers{} }}
 
 func newDisruptionBound(snap framework.Snapshot, g *framework.GroupInfo, rest []*framework.PodInfo, need int) *disruptionBound {
 	rp := framework.NewRequestPrefixes(rest)
@@ -252,8 +282,11 @@ var latest = time.Unix(1<<62, 0)
 // of returns the bound for the nodes, or false when even every lower-priority pod there
 // would not free enough room. It only reads, so placements are bounded in parallel.
 func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
+	scratch := boundScratch.Get().(*boundBuffers)
+	defer boundScratch.Put(scratch)
 	deficit := b.want
-	var cands []boundCand
+	cands := scratch.cands[:0]
+	defer func() { scratch.cands = cands[:0] }()
 	for _, n := range nodes {
 		for _, i := range b.idx {
 			deficit[i] -= n.Allocatable[i] - n.Requested[i]
@@ -287,7 +320,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 	if covered(&deficit) {
 		return Cost{Highest: NoCost.Highest, TopQOS: -1, TopStart: latest}, true
 	}
-	slices.SortFunc(cands, func(a, b boundCand) int { return cmp.Compare(a.prio, b.prio) })
+	sortByPriority(cands)
 	rem := deficit
 	level := -1
 	for k, c := range cands {
@@ -304,23 +337,20 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 	}
 	top := cands[level].prio
 	usable := cands[:level+1]
-	// The fewest pods that can cover the deficit: per resource, the largest first.
+	// At least as many pods as the deficit of any resource divided by the largest request
+	// of it among them.
 	count := 1
-	reqs := make([]int64, len(usable))
 	for _, i := range b.idx {
 		if deficit[i] <= 0 {
 			continue
 		}
-		for k, c := range usable {
-			reqs[k] = c.req[i]
+		var largest int64
+		for _, c := range usable {
+			largest = max(largest, c.req[i])
 		}
-		slices.Sort(reqs)
-		left, n := deficit[i], 0
-		for k := len(reqs) - 1; k >= 0 && left > 0; k-- {
-			left -= reqs[k]
-			n++
+		if largest > 0 {
+			count = max(count, int((deficit[i]+largest-1)/largest))
 		}
-		count = max(count, n)
 	}
 	return Cost{Highest: top, Sum: shifted(top) + int64(count-1)*shifted(usable[0].prio), Count: count, TopQOS: -1, TopStart: latest}, true
 }

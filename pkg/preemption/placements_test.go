@@ -1,6 +1,7 @@
 package preemption
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -9,7 +10,8 @@ import (
 // priority, sum of priorities, number of victims, start), then by the Preferred levels
 // they meet, then by their score.
 func TestPlacementChoiceOrder(t *testing.T) {
-	base := placementChoice{res: &GroupResult{Cost: Cost{Violations: 1, Highest: 50, Sum: 400, Count: 4, TopQOS: 1, TopStart: time.Unix(100, 0)}}, rank: 1, score: 10}
+	ctx := context.Background()
+	base := placementChoice{res: &GroupResult{Cost: Cost{Violations: 1, Highest: 50, Sum: 400, Count: 4, TopQOS: 1, TopStart: time.Unix(100, 0)}}, rank: 1, score: 10, scored: true}
 	tests := []struct {
 		name   string
 		change func(c *placementChoice)
@@ -31,12 +33,12 @@ func TestPlacementChoiceOrder(t *testing.T) {
 		c := base
 		c.res = &res
 		tc.change(&c)
-		if !c.better(&base) || base.better(&c) {
+		if !c.better(ctx, nil, &base, nil) || base.better(ctx, nil, &c, nil) {
 			t.Errorf("%s: should win against the base", tc.name)
 		}
 	}
 	same := base
-	if same.better(&base) {
+	if same.better(ctx, nil, &base, nil) {
 		t.Error("a choice is not better than its equal")
 	}
 }
