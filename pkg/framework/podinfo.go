@@ -20,6 +20,20 @@ import (
 // a vector, priority, QoS, host ports and parsed affinity terms. Filters read these instead of
 // re-parsing the spec on every node.
 type PodInfo struct {
+	// The fields preemption reads for every pod of a domain come first, so that they share
+	// a cache line: priority, whether the pod is leaving, its group, its QoS.
+	Priority int32
+	// Terminating is true once the pod has a deletion timestamp: it still occupies its
+	// node but is leaving, so preemption does not count it as a victim.
+	Terminating bool
+	// Assumed is true between the scheduler's decision and the binding being observed.
+	Assumed bool
+	// holder marks a SlotHolder.
+	holder bool
+	// Group is the name of the PodGroup the pod belongs to (same namespace), or "".
+	Group string
+	QOS   v1.PodQOSClass
+
 	Pod *v1.Pod
 	// Key is namespace/name.
 	Key string
@@ -28,9 +42,7 @@ type PodInfo struct {
 	// RequestIdx lists the positions of Requests that are non-zero.
 	RequestIdx []int8
 
-	Priority         int32
 	PreemptionPolicy v1.PreemptionPolicy
-	QOS              v1.PodQOSClass
 	HostPorts        []HostPort
 
 	RequiredAffinity      []AffinityTerm
@@ -39,17 +51,12 @@ type PodInfo struct {
 	PreferredAntiAffinity []WeightedAffinityTerm
 	RequiredNodeAffinity  nodeaffinity.RequiredNodeAffinity
 
-	// Group is the name of the PodGroup the pod belongs to (same namespace), or "".
-	Group string
 	// groupKey is namespace/Group, computed once: preemption asks for it for every pod.
 	groupKey string
 
 	// ParseErr records a spec the scheduler cannot use (a malformed selector, too many
 	// resource kinds). Such a pod is reported unschedulable with this error.
 	ParseErr error
-
-	// holder marks a SlotHolder.
-	holder bool
 
 	// Where the pod sits in the slices of the NodeInfo that holds it, so removal is O(1).
 	nodePos, affinityPos, antiAffinityPos int32
@@ -58,11 +65,6 @@ type PodInfo struct {
 	StaticFilterKey string
 	// NodeName is the node the pod occupies in the cache, "" while pending.
 	NodeName string
-	// Assumed is true between the scheduler's decision and the binding being observed.
-	Assumed bool
-	// Terminating is true once the pod has a deletion timestamp: it still occupies its
-	// node but is leaving, so preemption does not count it as a victim.
-	Terminating bool
 }
 
 // NewPodInfo derives a PodInfo from a pod. Problems are recorded in ParseErr rather than
