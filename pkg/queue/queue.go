@@ -199,16 +199,17 @@ func (q *Queue) Activate(keys ...string) {
 	}
 }
 
-// Backoff moves an entry that waits (unschedulable, gated or backing off) to backoff from
-// now, as after an error: a failed preemption is tried again, but not in a tight loop
-// against an API server that keeps refusing it. PreEnqueue gates apply when it leaves.
+// Backoff moves an entry that is not in flight (active, unschedulable, gated or backing
+// off) to backoff from now, as after an error: a failed preemption or binding is tried
+// again, but not in a tight loop against an API server that keeps refusing it. PreEnqueue
+// gates apply when it leaves.
 func (q *Queue) Backoff(key string) {
 	e := q.entries[key]
 	if e == nil {
 		return
 	}
 	switch e.where {
-	case inGated, inUnschedulable, inBackoff:
+	case inActive, inGated, inUnschedulable, inBackoff:
 		q.detach(e)
 		now := q.opts.Clock.Now()
 		e.lastFailure = now

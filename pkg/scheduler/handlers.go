@@ -47,6 +47,11 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		s.addBoundPod(pod)
 	default:
 		if g := v1alpha1.PodGroupNameOf(pod); g != "" {
+			if s.binding[key] != nil {
+				// A member whose binding is in flight is not pending: the binding's outcome
+				// decides whether it is tried again.
+				return
+			}
 			if old != nil && v1alpha1.PodGroupNameOf(old) != g {
 				s.removePendingMember(key, pod.Namespace+"/"+v1alpha1.PodGroupNameOf(old))
 			}
@@ -74,7 +79,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	if w := s.waiting[key]; w != nil {
 		delete(s.waiting, key)
-		w.fwk.RunReservePluginsUnreserve(context.Background(), w.state, w.entry.Pod, w.host)
+		w.fwk.RunReservePluginsUnreserve(context.Background(), w.state, w.pod, w.host)
 	}
 	delete(s.failures, key)
 	delete(s.preempting, key)

@@ -21,6 +21,11 @@ type fakeCluster struct {
 	s       *Scheduler
 	binds   map[string]string
 	bindErr error
+	// bindLost makes a binding succeed on the "server" and report bindErr anyway, as a
+	// request that timed out after it was sent.
+	bindLost bool
+	// patches are the PodScheduled conditions written: "ns/name reason".
+	patches []string
 	// deleteErr, when set, makes every deletion fail (after counting it).
 	deleteErr error
 	events    []string
@@ -30,14 +35,14 @@ type fakeCluster struct {
 func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.bindErr != nil {
+	if f.bindErr != nil && !f.bindLost {
 		return f.bindErr
 	}
 	f.binds[pod.Namespace+"/"+pod.Name] = node
 	bound := pod.DeepCopy()
 	bound.Spec.NodeName = node
 	f.s.Post(func() { f.s.UpdatePod(pod, bound) })
-	return nil
+	return f.bindErr
 }
 
 // DeletePod deletes at once (no grace period), as an informer would then report.
@@ -52,7 +57,12 @@ func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error 
 	f.s.Post(func() { f.s.DeletePod(pod) })
 	return nil
 }
-func (f *fakeCluster) PatchPodStatus(context.Context, *v1.Pod, *v1.PodCondition, *string) error {
+func (f *fakeCluster) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodCondition, _ *string) error {
+	if cond != nil && cond.Type == v1.PodScheduled {
+		f.mu.Lock()
+		f.patches = append(f.patches, pod.Namespace+"/"+pod.Name+" "+cond.Reason)
+		f.mu.Unlock()
+	}
 	return nil
 }
 func (f *fakeCluster) UpdateStatus(context.Context, runtime.Object) error { return nil }

@@ -102,8 +102,10 @@ type Scheduler struct {
 	domain   []*framework.NodeInfo
 	inDomain []bool
 
-	// bindingsInFlight counts binding cycles not yet reported back.
+	// bindingsInFlight counts binding cycles not yet reported back; binding holds their
+	// pods, as assumed, by key.
 	bindingsInFlight int
+	binding          map[string]*framework.PodInfo
 	// waiting holds pods a Permit plugin asked to wait.
 	waiting map[string]*waitingPod
 	// failures keeps the last failure message of pending pods, for reports.
@@ -150,6 +152,7 @@ func New(opts Options) (*Scheduler, error) {
 		parallelizer:  framework.NewParallelizer(cfg.Parallelism),
 		notify:        make(chan struct{}, 1),
 		waiting:       map[string]*waitingPod{},
+		binding:       map[string]*framework.PodInfo{},
 		failures:      map[string]string{},
 		preempting:    map[string]*inflightPreemption{},
 		classes:       map[string]*schedulingv1.PriorityClass{},
