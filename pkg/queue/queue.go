@@ -297,6 +297,9 @@ func (q *Queue) Counts() (active, backoff, unschedulable, gated int) {
 		int(q.counts[inUnschedulable].Load()), int(q.counts[inGated].Load())
 }
 
+// Entries returns every entry, wherever it is (in flight too), in key order.
+func (q *Queue) Entries() []*Entry { return sortedEntries(q.entries) }
+
 // Unschedulable returns the entries in the unschedulable pool, in key order.
 func (q *Queue) Unschedulable() []*Entry { return sortedEntries(q.unschedulable) }
 
