@@ -28,6 +28,7 @@ type runOptions struct {
 	configFile  string
 	qps         float32
 	burst       int
+	concurrency int
 	async       bool
 	bindAddress string
 	le          kube.LeaderElection
@@ -64,8 +65,9 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default: the in-cluster configuration)")
 	f.StringVar(&o.configFile, "config", "", "scheduler configuration file (SchedulerConfiguration)")
-	f.Float32Var(&o.qps, "kube-api-qps", 50, "requests per second to the API server (informers and scheduling decisions)")
-	f.IntVar(&o.burst, "kube-api-burst", 100, "burst of requests to the API server")
+	f.Float32Var(&o.qps, "kube-api-qps", 0, "client-side limit of requests per second to the API server (informers and scheduling decisions); 0: none while the API server enforces Priority and Fairness (else 50), negative: none")
+	f.IntVar(&o.burst, "kube-api-burst", 0, "burst of requests to the API server when --kube-api-qps is positive (0: twice --kube-api-qps)")
+	f.IntVar(&o.concurrency, "kube-api-concurrency", kube.DefaultAPIConcurrency, "scheduling decisions' API calls (bindings, evictions, status writes) in flight at most; halved while the API server answers 429")
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
 	f.BoolVar(&o.le.Enabled, "leader-elect", o.le.Enabled, "take turns with other replicas through a Lease; only the holder schedules")
@@ -111,7 +113,7 @@ func (o *runOptions) run(ctx context.Context) error {
 // driverOptions checks the flags and loads the configuration and the connection.
 func (o *runOptions) driverOptions() (kube.Options, error) {
 	opts := kube.Options{
-		QPS: o.qps, Burst: o.burst, AsyncPreemption: o.async, LeaderElection: o.le,
+		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, AsyncPreemption: o.async, LeaderElection: o.le,
 		BindAddress: o.bindAddress, Logger: klog.Background(),
 	}
 	if err := opts.Validate(); err != nil {

@@ -51,6 +51,10 @@ var _ actuator.Client = (*Client)(nil)
 // client-side rate limit of its own. recorder may be nil (events are then only logged).
 func NewClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, logger klog.Logger) *Client {
 	calls := newDispatcher(DefaultAPIConcurrency, nil, callTimeout, newDispatchMetrics(prometheus.NewRegistry()))
+	return newClient(core, podGroups, recorder, calls, logger)
+}
+
+func newClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, calls *dispatcher, logger klog.Logger) *Client {
 	return &Client{core: core, podGroups: podGroups, recorder: recorder, logger: logger, calls: calls}
 }
 

@@ -29,7 +29,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
-	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -66,10 +65,15 @@ func DefaultLeaderElection() LeaderElection {
 type Options struct {
 	// REST is the connection to the API server (kubeconfig or in-cluster).
 	REST *rest.Config
-	// QPS and Burst limit the driver's requests (informers and actuator share them;
-	// events and leader election have their own, so neither starves the other).
+	// QPS and Burst are the client-side limits of the driver's requests (see RateLimits:
+	// QPS 0 trusts the API server's Priority and Fairness). Informers and the actuator
+	// share them; events and leader election have their own budgets, so none starves
+	// another.
 	QPS   float32
 	Burst int
+	// Concurrency bounds the actuator's API calls in flight (DefaultAPIConcurrency is a
+	// good value).
+	Concurrency int
 	// Config is the scheduler configuration (nil: the defaults).
 	Config *config.Configuration
 	// AsyncPreemption makes preemptions' API calls off the scheduling loop (KEP-4832);
@@ -84,11 +88,11 @@ type Options struct {
 // Validate reports options that cannot work.
 func (o *Options) Validate() error {
 	var errs []error
-	if o.QPS <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps %v: must be positive", o.QPS))
+	if o.Burst < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst %d: must not be negative", o.Burst))
 	}
-	if o.Burst <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-burst %d: must be positive", o.Burst))
+	if o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-concurrency %d: must be positive", o.Concurrency))
 	}
 	if le := o.LeaderElection; le.Enabled {
 		switch {
@@ -156,40 +160,7 @@ func New(o Options) (*Driver, error) {
 		return nil, err
 	}
 
-	// Informers and the actuator share one rate limiter; events and leader election
-	// each get their own.
-	limited := rest.CopyConfig(o.REST)
-	limited.QPS, limited.Burst = o.QPS, o.Burst
-	limited.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(o.QPS, o.Burst)
-	protobuf := func(c *rest.Config) *rest.Config {
-		c = rest.CopyConfig(c)
-		c.ContentType = runtime.ContentTypeProtobuf
-		c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-		return c
-	}
-	own := func(agent string) *rest.Config {
-		c := protobuf(o.REST)
-		c.QPS, c.Burst = o.QPS, o.Burst
-		c.UserAgent = "phalanx/" + agent
-		return c
-	}
-	mainCfg := protobuf(limited)
-	mainCfg.UserAgent = "phalanx/scheduler"
-	core, err := kubernetes.NewForConfig(mainCfg)
-	if err != nil {
-		return nil, err
-	}
-	pgCfg := rest.CopyConfig(limited)
-	pgCfg.UserAgent = "phalanx/scheduler"
-	pgClient, err := NewPodGroupClient(pgCfg, scheme)
-	if err != nil {
-		return nil, err
-	}
-	eventClient, err := kubernetes.NewForConfig(own("events"))
-	if err != nil {
-		return nil, err
-	}
-	leClient, err := kubernetes.NewForConfig(own("leader-election"))
+	clients, err := newClientSet(o, scheme)
 	if err != nil {
 		return nil, err
 	}
@@ -202,12 +173,12 @@ func New(o Options) (*Driver, error) {
 		opts:     o,
 		logger:   o.Logger,
 		cfg:      cfg,
-		events:   newEventRecorder(eventClient, scheme),
-		leClient: leClient,
+		events:   clients.events,
+		leClient: clients.leaderElection,
 		identity: hostname + "_" + string(uuid.NewUUID()),
 		health:   leaderelection.NewLeaderHealthzAdaptor(20 * time.Second),
 	}
-	d.client = NewClient(core, pgClient, d.events.recorder, o.Logger)
+	d.client = newClient(clients.actuator, clients.podGroups, d.events.recorder, clients.calls, o.Logger)
 	d.sched, err = scheduler.New(scheduler.Options{
 		Config:         cfg,
 		Registry:       plugins.NewRegistry(),
@@ -220,11 +191,11 @@ func New(o Options) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.gatherer = prometheus.Gatherers{d.sched.Metrics().Registry, processRegistry}
+	d.gatherer = prometheus.Gatherers{d.sched.Metrics().Registry, clients.registry, processRegistry}
 
-	d.factory = informers.NewSharedInformerFactory(core, 0)
+	d.factory = informers.NewSharedInformerFactory(clients.informers, 0)
 	pods := d.factory.InformerFor(&v1.Pod{}, newPodInformer)
-	pgInformer := pgClient.NewInformer(0)
+	pgInformer := clients.podGroups.NewInformer(0)
 	d.informers = []namedInformer{
 		{"nodes", d.factory.Core().V1().Nodes().Informer()},
 		{"namespaces", d.factory.Core().V1().Namespaces().Informer()},
@@ -311,6 +282,7 @@ func (d *Driver) Run(ctx context.Context) error {
 		d.stopping.Store(true)
 		cancel()
 		d.factory.Shutdown()
+		d.client.calls.stop()
 		d.events.flush(5 * time.Second)
 		d.server.shutdown()
 	}()

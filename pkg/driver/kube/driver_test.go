@@ -16,7 +16,7 @@ import (
 
 func validOptions() Options {
 	return Options{
-		REST: &rest.Config{Host: "https://127.0.0.1:1"}, QPS: 50, Burst: 100,
+		REST: &rest.Config{Host: "https://127.0.0.1:1"}, QPS: 50, Burst: 100, Concurrency: DefaultAPIConcurrency,
 		LeaderElection: DefaultLeaderElection(), AsyncPreemption: true, Logger: klog.Background(),
 	}
 }
@@ -28,8 +28,10 @@ func TestValidate(t *testing.T) {
 		want   string
 	}{
 		{"defaults", func(*Options) {}, ""},
-		{"zero qps", func(o *Options) { o.QPS = 0 }, "--kube-api-qps"},
-		{"zero burst", func(o *Options) { o.Burst = 0 }, "--kube-api-burst"},
+		{"qps from Priority and Fairness", func(o *Options) { o.QPS, o.Burst = 0, 0 }, ""},
+		{"no qps limit", func(o *Options) { o.QPS = -1 }, ""},
+		{"negative burst", func(o *Options) { o.Burst = -1 }, "--kube-api-burst"},
+		{"no concurrency", func(o *Options) { o.Concurrency = 0 }, "--kube-api-concurrency"},
 		{"renew >= lease", func(o *Options) { o.LeaderElection.RenewDeadline = 15 * time.Second }, "--leader-elect-lease-duration"},
 		{"retry too long", func(o *Options) { o.LeaderElection.RetryPeriod = 9 * time.Second }, "--leader-elect-renew-deadline"},
 		{"no lease name", func(o *Options) { o.LeaderElection.Name = "" }, "--leader-elect-resource-name"},
