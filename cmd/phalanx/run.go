@@ -31,6 +31,7 @@ type runOptions struct {
 	concurrency int
 	async       bool
 	bindAddress string
+	debug       bool
 	le          kube.LeaderElection
 }
 
@@ -70,6 +71,7 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f.IntVar(&o.concurrency, "kube-api-concurrency", kube.DefaultAPIConcurrency, "scheduling decisions' API calls (bindings, evictions, status writes) in flight at most; halved while the API server answers 429")
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
+	f.BoolVar(&o.debug, "debug-endpoints", false, "also serve /debug/cache-comparison (it names pods and nodes; the listener has no authentication)")
 	f.BoolVar(&o.le.Enabled, "leader-elect", o.le.Enabled, "take turns with other replicas through a Lease; only the holder schedules")
 	f.StringVar(&o.le.Namespace, "leader-elect-resource-namespace", o.le.Namespace, "namespace of the leader-election Lease")
 	f.StringVar(&o.le.Name, "leader-elect-resource-name", o.le.Name, "name of the leader-election Lease")
@@ -114,7 +116,7 @@ func (o *runOptions) run(ctx context.Context) error {
 func (o *runOptions) driverOptions() (kube.Options, error) {
 	opts := kube.Options{
 		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, AsyncPreemption: o.async, LeaderElection: o.le,
-		BindAddress: o.bindAddress, Logger: klog.Background(),
+		BindAddress: o.bindAddress, DebugEndpoints: o.debug, Logger: klog.Background(),
 	}
 	if err := opts.Validate(); err != nil {
 		return opts, err

@@ -82,7 +82,10 @@ type Options struct {
 	LeaderElection  LeaderElection
 	// BindAddress is where /healthz, /readyz and /metrics are served ("" for nowhere).
 	BindAddress string
-	Logger      klog.Logger
+	// DebugEndpoints adds /debug/cache-comparison to the listener. It names pods and
+	// nodes, and the listener has no authentication: off by default.
+	DebugEndpoints bool
+	Logger         klog.Logger
 }
 
 // Validate reports options that cannot work.
@@ -133,7 +136,9 @@ type Driver struct {
 	health   *leaderelection.HealthzAdaptor
 	synced   atomic.Bool
 	stopping atomic.Bool
-	server   *server
+	// scheduling is true while the loop runs.
+	scheduling atomic.Bool
+	server     *server
 }
 
 type namedInformer struct {
@@ -267,7 +272,11 @@ func (d *Driver) Addr() string { return d.server.Addr() }
 func (d *Driver) Run(ctx context.Context) error {
 	logger := d.logger
 	var err error
-	d.server, err = listen(d.opts.BindAddress, newMux(checks{live: d.live, ready: d.ready}, d.gatherer, logger))
+	mux := newMux(checks{live: d.live, ready: d.ready}, d.gatherer, logger)
+	if d.opts.DebugEndpoints {
+		mux.Handle("/debug/cache-comparison", d.comparisonHandler())
+	}
+	d.server, err = listen(d.opts.BindAddress, mux)
 	if err != nil {
 		return err
 	}
@@ -405,7 +414,10 @@ func (d *Driver) schedule(ctx context.Context) {
 		return
 	}
 	logger.Info("Scheduling", "identity", d.identity)
+	d.scheduling.Store(true)
+	go d.compareOnSignal(ctx)
 	d.sched.Run(ctx)
+	d.scheduling.Store(false)
 	logger.Info("Stopped scheduling")
 }
 

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/scheduler"
 )
 
 func validOptions() Options {
@@ -115,10 +118,42 @@ func TestEndpoints(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d", code)
 	}
-	for _, name := range []string{"scheduler_preemption_attempts_total", "go_goroutines", "process_start_time_seconds"} {
+	for _, name := range []string{"scheduler_preemption_attempts_total", "go_goroutines", "process_start_time_seconds",
+		"phalanx_api_calls_inflight", "phalanx_events_dropped_total"} {
 		if !strings.Contains(body, name) {
 			t.Errorf("/metrics has no %s", name)
 		}
+	}
+}
+
+// /debug/cache-comparison answers from the loop, and only while this replica schedules.
+func TestComparisonEndpoint(t *testing.T) {
+	d, err := New(validOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(d.comparisonHandler())
+	defer ts.Close()
+	get := func() (int, string) {
+		resp, err := http.Get(ts.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, "not scheduling") {
+		t.Errorf("standby: %d %q", code, body)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go d.sched.Run(ctx)
+	d.scheduling.Store(true)
+	code, body := get()
+	var c scheduler.Comparison
+	if err := json.Unmarshal([]byte(body), &c); code != http.StatusOK || err != nil || !c.Consistent() {
+		t.Errorf("scheduling: %d %q (%v)", code, body, err)
 	}
 }
 
