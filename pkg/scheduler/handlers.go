@@ -83,6 +83,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	}
 	delete(s.failures, key)
 	delete(s.preempting, key)
+	s.victimGone(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
 		s.removePendingMember(key, pod.Namespace+"/"+g)

@@ -28,6 +28,8 @@ type fakeCluster struct {
 	patches []string
 	// deleteErr, when set, makes every deletion fail (after counting it).
 	deleteErr error
+	// graceful deletions leave the pods terminating until the test deletes them.
+	graceful bool
 	events    []string
 	deleted   int
 }
@@ -51,7 +53,7 @@ func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error 
 	f.deleted++
 	err := f.deleteErr
 	f.mu.Unlock()
-	if err != nil {
+	if err != nil || f.graceful {
 		return err
 	}
 	f.s.Post(func() { f.s.DeletePod(pod) })

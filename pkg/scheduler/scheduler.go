@@ -112,6 +112,8 @@ type Scheduler struct {
 	failures map[string]string
 	// preempting holds the preemptions whose API calls are running, by preemptor.
 	preempting map[string]*inflightPreemption
+	// victimOf holds the preemptors waiting for victims to leave, by victim.
+	victimOf map[string]*victimWait
 	// classes are the PriorityClasses, for resolving PodGroups' priorities.
 	classes map[string]*schedulingv1.PriorityClass
 	// groups are the PodGroups with pending members, by namespace/name.
@@ -155,6 +157,7 @@ func New(opts Options) (*Scheduler, error) {
 		binding:       map[string]*framework.PodInfo{},
 		failures:      map[string]string{},
 		preempting:    map[string]*inflightPreemption{},
+		victimOf:      map[string]*victimWait{},
 		classes:       map[string]*schedulingv1.PriorityClass{},
 		groups:        map[string]*groupState{},
 		statusWriters: map[string]*groupStatusWriter{},
