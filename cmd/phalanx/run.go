@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
@@ -29,6 +30,7 @@ type runOptions struct {
 	qps         float32
 	burst       int
 	concurrency int
+	timeout     time.Duration
 	async       bool
 	bindAddress string
 	debug       bool
@@ -69,6 +71,7 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f.Float32Var(&o.qps, "kube-api-qps", 0, "client-side limit of requests per second to the API server (informers and scheduling decisions); 0: none while the API server enforces Priority and Fairness (else 50), negative: none")
 	f.IntVar(&o.burst, "kube-api-burst", 0, "burst of requests to the API server when --kube-api-qps is positive (0: twice --kube-api-qps)")
 	f.IntVar(&o.concurrency, "kube-api-concurrency", kube.DefaultAPIConcurrency, "scheduling decisions' API calls (bindings, evictions, status writes) in flight at most; halved while the API server answers 429")
+	f.DurationVar(&o.timeout, "kube-api-timeout", kube.DefaultRequestTimeout, "deadline of each of those calls, from the moment it is sent")
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
 	f.BoolVar(&o.debug, "debug-endpoints", false, "also serve /debug/cache-comparison (it names pods and nodes; the listener has no authentication)")
@@ -115,7 +118,7 @@ func (o *runOptions) run(ctx context.Context) error {
 // driverOptions checks the flags and loads the configuration and the connection.
 func (o *runOptions) driverOptions() (kube.Options, error) {
 	opts := kube.Options{
-		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, AsyncPreemption: o.async, LeaderElection: o.le,
+		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, RequestTimeout: o.timeout, AsyncPreemption: o.async, LeaderElection: o.le,
 		BindAddress: o.bindAddress, DebugEndpoints: o.debug, Logger: klog.Background(),
 	}
 	if err := opts.Validate(); err != nil {

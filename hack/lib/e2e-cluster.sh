@@ -97,6 +97,15 @@ e2e::build() {
   ((failed == 0)) || e2e::die "build failed"
 }
 
+# e2e::build_kube_scheduler builds upstream kube-scheduler from the control plane's
+# module (hack/bench-cluster.sh runs it beside phalanx; the e2e tests do not need it).
+e2e::build_kube_scheduler() {
+  mkdir -p "${E2E_BIN_DIR}"
+  local c=${E2E_CLUSTER_DIR}
+  e2e::build_one kube-scheduler "${c}" "${c}/go.mod" "${c}/go.sum" -- \
+    -ldflags="$(e2e::kube_ldflags)" k8s.io/kubernetes/cmd/kube-scheduler
+}
+
 # e2e::kill_tree PID...: SIGTERM to each PID and all its descendants.
 e2e::kill_tree() {
   local p c

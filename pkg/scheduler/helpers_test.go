@@ -30,8 +30,8 @@ type fakeCluster struct {
 	deleteErr error
 	// graceful deletions leave the pods terminating until the test deletes them.
 	graceful bool
-	events    []string
-	deleted   int
+	events   []string
+	deleted  int
 }
 
 func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error {

@@ -24,11 +24,11 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/actuator"
 )
 
-// callTimeout bounds each API call the actuator makes, from the moment it is sent (the
-// wait for its turn and for a rate-limiter token is not counted). Calls run on their own
-// goroutines with a background context; without a bound, a hung connection would keep a
-// binding in flight for ever.
-const callTimeout = 30 * time.Second
+// DefaultRequestTimeout bounds each API call the actuator makes, from the moment it is
+// sent (the wait for its turn and for a rate-limiter token is not counted). Calls run on
+// their own goroutines with a background context; without a bound, a hung connection
+// would keep a binding in flight for ever.
+const DefaultRequestTimeout = 30 * time.Second
 
 // DefaultAPIConcurrency is how many of the actuator's API calls may be in flight at once
 // by default.
@@ -50,7 +50,7 @@ var _ actuator.Client = (*Client)(nil)
 // NewClient returns a Client with DefaultAPIConcurrency calls in flight at most and no
 // client-side rate limit of its own. recorder may be nil (events are then only logged).
 func NewClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, logger klog.Logger) *Client {
-	calls := newDispatcher(DefaultAPIConcurrency, nil, callTimeout, newDispatchMetrics(prometheus.NewRegistry()))
+	calls := newDispatcher(DefaultAPIConcurrency, nil, DefaultRequestTimeout, newDispatchMetrics(prometheus.NewRegistry()))
 	return newClient(core, podGroups, recorder, calls, logger)
 }
 

@@ -43,7 +43,11 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 	shared := limits.limiter(apf)
 	cs := &clientSet{registry: prometheus.NewRegistry()}
 	metrics := newDispatchMetrics(cs.registry)
-	cs.calls = newDispatcher(limits.Concurrency, shared, callTimeout, metrics)
+	timeout := o.RequestTimeout
+	if timeout == 0 {
+		timeout = DefaultRequestTimeout
+	}
+	cs.calls = newDispatcher(limits.Concurrency, shared, timeout, metrics)
 	apf.onThrottled(cs.calls.throttled)
 
 	var err error

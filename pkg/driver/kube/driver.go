@@ -74,6 +74,9 @@ type Options struct {
 	// Concurrency bounds the actuator's API calls in flight (DefaultAPIConcurrency is a
 	// good value).
 	Concurrency int
+	// RequestTimeout bounds each of the actuator's API calls from the moment it is sent
+	// (0: DefaultRequestTimeout).
+	RequestTimeout time.Duration
 	// Config is the scheduler configuration (nil: the defaults).
 	Config *config.Configuration
 	// AsyncPreemption makes preemptions' API calls off the scheduling loop (KEP-4832);
@@ -96,6 +99,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Concurrency < 1 {
 		errs = append(errs, fmt.Errorf("--kube-api-concurrency %d: must be positive", o.Concurrency))
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-timeout %s: must not be negative", o.RequestTimeout))
 	}
 	if le := o.LeaderElection; le.Enabled {
 		switch {

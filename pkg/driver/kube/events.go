@@ -61,7 +61,7 @@ func (s *eventSink) write(ctx context.Context, fn func(context.Context) (*events
 	if !s.admit(ctx) {
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	ctx, cancel := context.WithTimeout(ctx, DefaultRequestTimeout)
 	defer cancel()
 	return fn(ctx)
 }
