@@ -38,6 +38,10 @@ teardown() {
   local rc=$?
   trap - EXIT INT TERM
   set +e
+  if [[ -n ${child:-} ]]; then
+    kill -TERM "${child}" 2>/dev/null
+    wait "${child}"
+  fi
   if [[ -n ${PHALANX_E2E_DIR:-} ]]; then
     e2e::down
     [[ ${KEEP_E2E_DIR:-0} == 1 ]] || rm -rf "${PHALANX_E2E_DIR}"
@@ -60,9 +64,13 @@ for run in ${RUNS}; do
   export PHALANX_E2E_DIR
   e2e::log "${kind} (${limits}): fresh control plane in ${PHALANX_E2E_DIR}"
   e2e::up
+  # In the background, so that a signal reaches the trap at once (which stops it).
   "${work}/bench-cluster" run --scheduler "${kind}" --limits "${limits}" "${flags[@]}" \
     --phalanx "${work}/phalanx" --kube-scheduler "${E2E_BIN_DIR}/kube-scheduler" \
-    --dir "${PHALANX_E2E_DIR}" --out "${results}" "$@" || failed=1
+    --dir "${PHALANX_E2E_DIR}" --out "${results}" "$@" &
+  child=$!
+  wait "${child}" || failed=1
+  child=""
   e2e::down
   if [[ ${KEEP_E2E_DIR:-0} == 1 ]]; then
     e2e::log "kept ${PHALANX_E2E_DIR}"

@@ -42,6 +42,7 @@ func runBinder(args []string) error {
 
 	factory := informers.NewSharedInformerFactory(c.client, 0)
 	nodes := factory.Core().V1().Nodes()
+	nodes.Informer() // registered before the factory starts
 	pending := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.AndSelectors(fields.OneTermEqualSelector("spec.nodeName", ""),
 			fields.OneTermEqualSelector("spec.schedulerName", schedulerName)).String()

@@ -80,7 +80,8 @@ func runBench(args []string) error {
 	if out == "" {
 		return errors.New("--out is required")
 	}
-	if s.preemptors > s.nodes {
+	names := strings.Split(only, ",")
+	if slices.Contains(names, "preemption") && s.preemptors > s.nodes {
 		return fmt.Errorf("--preemptors %d: at most --nodes (%d), one preemptor a node", s.preemptors, s.nodes)
 	}
 	self, err := os.Executable()
@@ -105,7 +106,6 @@ func runBench(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "%d nodes ready in %.0fs\n", s.nodes, time.Since(start).Seconds())
 	b := &bench{c: c, l: l, s: s, limits: limits}
-	names := strings.Split(only, ",")
 	for _, w := range workloads {
 		if !slices.Contains(names, w.name) {
 			continue

@@ -32,6 +32,7 @@ var APICalls = []APICall{
 	{Group: "scheduling.phalanx.dev", Resource: "podgroups", Verb: "get", Why: "re-read a PodGroup after a status write conflict"},
 	{Group: "scheduling.phalanx.dev", Resource: "podgroups", Subresource: "status", Verb: "update", Why: "PodGroupScheduled and DisruptionTarget conditions"},
 	{Resource: "pods", Subresource: "binding", Verb: "create", Why: "bind a pod to its node"},
+	{Resource: "pods", Verb: "get", Why: "read a pod back when its binding's outcome is unknown (a timeout after the request was sent)"},
 	{Resource: "pods", Subresource: "status", Verb: "patch", Why: "PodScheduled and DisruptionTarget conditions, nominatedNodeName"},
 	{Resource: "pods", Verb: "delete", Why: "delete preemption victims"},
 	{Group: "events.k8s.io", Resource: "events", Verb: "create", Why: "Scheduled, FailedScheduling, Preempted events"},

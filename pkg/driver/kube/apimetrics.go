@@ -16,6 +16,7 @@ type dispatchMetrics struct {
 	throttled     prometheus.Counter
 	dropped       *prometheus.CounterVec
 	duration      *prometheus.HistogramVec
+	resolved      *prometheus.CounterVec
 	eventsDropped prometheus.Counter
 }
 
@@ -46,12 +47,16 @@ func newDispatchMetrics(reg prometheus.Registerer) *dispatchMetrics {
 			Help:    "Duration of the actuator's API calls from dispatch to answer (rate-limiter wait excluded), by class and result.",
 			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
 		}, []string{"class", "result"}),
+		resolved: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "phalanx_api_binding_outcomes_resolved_total",
+			Help: "Bindings whose call failed without saying what the server did, by what reading the pod back found: bound, not-bound, gone, elsewhere (bound to another node), unknown (the client stopped first).",
+		}, []string{"outcome"}),
 		eventsDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "phalanx_events_dropped_total",
 			Help: "Events not written because the event budget's backlog was full.",
 		}),
 	}
-	reg.MustRegister(m.queued, m.inflight, m.window, m.throttled, m.dropped, m.duration, m.eventsDropped)
+	reg.MustRegister(m.queued, m.inflight, m.window, m.throttled, m.dropped, m.duration, m.resolved, m.eventsDropped)
 	return m
 }
 

@@ -56,6 +56,8 @@ func certainFailure(err error) bool {
 func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, err error) error {
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 5 * time.Second}
 	var outcome error
+	found := "unknown"
+	defer func() { c.calls.metrics.resolved.WithLabelValues(found).Inc() }()
 	ctx, cancel := mergeDone(ctx, c.calls.life)
 	defer cancel()
 	poll := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
@@ -64,17 +66,17 @@ func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, e
 		cur, getErr := c.core.CoreV1().Pods(pod.Namespace).Get(getCtx, pod.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(getErr) || (getErr == nil && pod.UID != "" && cur.UID != pod.UID):
-			outcome = apierrors.NewNotFound(v1.Resource("pods"), pod.Name)
+			found, outcome = "gone", apierrors.NewNotFound(v1.Resource("pods"), pod.Name)
 		case getErr != nil:
 			c.logger.V(2).Info("Binding outcome unknown; reading the pod again", "pod", klog.KObj(pod), "err", err, "readErr", getErr)
 			return false, nil
 		case cur.Spec.NodeName == node:
 			c.logger.V(2).Info("Binding succeeded despite the error", "pod", klog.KObj(pod), "node", node, "err", err)
-			outcome = nil
+			found, outcome = "bound", nil
 		case cur.Spec.NodeName == "":
-			outcome = err
+			found, outcome = "not-bound", err
 		default:
-			outcome = fmt.Errorf("pod %s/%s is bound to node %s: %w", pod.Namespace, pod.Name, cur.Spec.NodeName, err)
+			found, outcome = "elsewhere", fmt.Errorf("pod %s/%s is bound to node %s: %w", pod.Namespace, pod.Name, cur.Spec.NodeName, err)
 		}
 		return true, nil
 	})
