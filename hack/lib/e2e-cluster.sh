@@ -279,7 +279,9 @@ EOF
   e2e::log "kube-apiserver ready on https://127.0.0.1:${apiserver_port} ($((SECONDS - t1))s)"
 
   # Controllers the tests rely on, and the ones that make workloads behave
-  # (hack/cluster/README.md). Not taint-eviction: a test stopping kwok or the
+  # (hack/cluster/README.md). Its client limits are raised from 20/30: with
+  # hundreds of nodes (hack/bench-cluster.sh), lifting their not-ready taints
+  # one request at a time took minutes. Not taint-eviction: a test stopping kwok or the
   # apiserver must not see its pods evicted. No serving port: nothing reads its
   # /healthz or /metrics, and serving would need request-header auth set up.
   controllers=(
@@ -304,6 +306,8 @@ EOF
     --controllers="$(IFS=,; echo "${controllers[*]}")" \
     --service-account-private-key-file="${pki}/sa.key" \
     --root-ca-file="${pki}/ca.crt" \
+    --kube-api-qps=200 \
+    --kube-api-burst=400 \
     --profiling=false \
     --v=1
 
