@@ -167,6 +167,8 @@ func (p *process) failedAttempts(ctx context.Context) (int, error) {
 	if code != http.StatusOK {
 		return 0, fmt.Errorf("%s/metrics: HTTP %d", p.base, code)
 	}
+	// Kept beside the log, to see where the time went.
+	_ = os.WriteFile(strings.TrimSuffix(p.log, ".log")+".metrics", []byte(body), 0o644)
 	total := 0.0
 	sc := bufio.NewScanner(strings.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)

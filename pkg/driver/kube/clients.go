@@ -67,6 +67,6 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs.events = newEventRecorder(eventClient, scheme, limits.eventLimiter(), metrics.eventsDropped)
+	cs.events = newEventRecorder(eventClient, scheme, cs.calls, limits.eventLimiter(), metrics.eventsDropped)
 	return cs, nil
 }

@@ -24,10 +24,13 @@ const (
 	// classReport: PodScheduled=False conditions. They explain, they decide nothing, and a
 	// newer one makes an older one moot.
 	classReport
+	// classEvent: events, which have a budget of their own (eventSink), and take a slot
+	// only when no other call wants it.
+	classEvent
 	numClasses
 )
 
-var classNames = [numClasses]string{"evict", "bind", "nominate", "report"}
+var classNames = [numClasses]string{"evict", "bind", "nominate", "report", "event"}
 
 func (c callClass) String() string { return classNames[c] }
 
@@ -45,6 +48,8 @@ type call struct {
 	// drops are keys of queued calls this one makes moot (a binding drops the pod's queued
 	// PodScheduled=False report).
 	drops []string
+	// ownBudget says the caller took its rate-limiter token from a budget of its own.
+	ownBudget bool
 
 	seq     uint64
 	index   int           // in the ready heap, -1 when not there
@@ -133,7 +138,7 @@ func (d *dispatcher) do(ctx context.Context, c *call, fn func(context.Context) e
 }
 
 func (d *dispatcher) run(ctx context.Context, c *call, fn func(context.Context) error) error {
-	if d.limiter != nil {
+	if d.limiter != nil && !c.ownBudget {
 		waitCtx, cancel := mergeDone(ctx, d.life)
 		err := d.limiter.Wait(waitCtx)
 		cancel()

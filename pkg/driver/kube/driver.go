@@ -297,8 +297,8 @@ func (d *Driver) Run(ctx context.Context) error {
 		d.stopping.Store(true)
 		cancel()
 		d.factory.Shutdown()
-		d.client.calls.stop()
 		d.events.flush(5 * time.Second)
+		d.client.calls.stop()
 		d.server.shutdown()
 	}()
 

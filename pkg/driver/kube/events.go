@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -18,11 +20,14 @@ const ReportingController = "phalanx"
 
 // eventSink records events through events.k8s.io/v1, on a budget of their own: each
 // write waits for a token of its limiter, at most eventBacklog writes wait at once and
-// further events are dropped (and counted), so a burst of decisions never waits for its
-// events, and events never take the API server from bindings. It counts the writes in
-// flight, so that shutdown can wait for them.
+// further events are dropped (and counted), and a write then waits in the dispatcher
+// behind every other call, so a burst of decisions never waits for its events, and
+// events never take the API server from bindings. It counts the writes in flight, so
+// that shutdown can wait for them.
 type eventSink struct {
 	events.EventSink
+	calls   *dispatcher
+	seq     atomic.Uint64
 	limiter flowcontrol.RateLimiter
 	backlog int64
 	dropped prometheus.Counter
@@ -61,9 +66,19 @@ func (s *eventSink) write(ctx context.Context, fn func(context.Context) (*events
 	if !s.admit(ctx) {
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, DefaultRequestTimeout)
-	defer cancel()
-	return fn(ctx)
+	// Events need no order among themselves: each is its own object.
+	cl := &call{class: classEvent, object: "event/" + strconv.FormatUint(s.seq.Add(1), 10), ownBudget: true}
+	var ev *eventsv1.Event
+	err := s.calls.do(ctx, cl, func(callCtx context.Context) error {
+		var err error
+		ev, err = fn(callCtx)
+		return err
+	})
+	if err != nil && (ctx.Err() != nil || errors.Is(err, errStopped)) {
+		// Shutting down: the broadcaster would log and retry it for nothing.
+		return nil, nil
+	}
+	return ev, err
 }
 
 func (s *eventSink) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
@@ -86,8 +101,8 @@ type eventRecorder struct {
 	cancel      context.CancelFunc
 }
 
-func newEventRecorder(client kubernetes.Interface, scheme *runtime.Scheme, limiter flowcontrol.RateLimiter, dropped prometheus.Counter) *eventRecorder {
-	sink := &eventSink{EventSink: &events.EventSinkImpl{Interface: client.EventsV1()}, limiter: limiter, backlog: eventBacklog, dropped: dropped}
+func newEventRecorder(client kubernetes.Interface, scheme *runtime.Scheme, calls *dispatcher, limiter flowcontrol.RateLimiter, dropped prometheus.Counter) *eventRecorder {
+	sink := &eventSink{EventSink: &events.EventSinkImpl{Interface: client.EventsV1()}, calls: calls, limiter: limiter, backlog: eventBacklog, dropped: dropped}
 	b := events.NewBroadcaster(sink)
 	return &eventRecorder{broadcaster: b, recorder: b.NewRecorder(scheme, ReportingController), sink: sink}
 }

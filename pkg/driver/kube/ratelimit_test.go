@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	eventsv1 "k8s.io/api/events/v1"
@@ -125,7 +126,9 @@ func TestEventBudgetDropsBeyondBacklog(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := newDispatchMetrics(reg)
 	inner := &countingSink{}
-	sink := &eventSink{EventSink: inner, limiter: lim, backlog: 2, dropped: m.eventsDropped}
+	calls := newDispatcher(4, nil, time.Minute, m)
+	defer calls.stop()
+	sink := &eventSink{EventSink: inner, calls: calls, limiter: lim, backlog: 2, dropped: m.eventsDropped}
 	done := make(chan struct{}, 2)
 	for range 2 {
 		go func() {
