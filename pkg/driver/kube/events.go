@@ -19,11 +19,11 @@ import (
 const ReportingController = "phalanx"
 
 // eventSink records events through events.k8s.io/v1, on a budget of their own: each
-// write waits for a token of its limiter, at most eventBacklog writes wait at once and
-// further events are dropped (and counted), and a write then waits in the dispatcher
-// behind every other call, so a burst of decisions never waits for its events, and
-// events never take the API server from bindings. It counts the writes in flight, so
-// that shutdown can wait for them.
+// write waits for a token of its limiter and then in the dispatcher behind every other
+// call; at most eventBacklog writes are under way and further events are dropped (and
+// counted). So a burst of decisions never waits for its events, and events never take
+// the API server from bindings. It counts the writes in flight, so that shutdown can
+// wait for them.
 type eventSink struct {
 	events.EventSink
 	calls   *dispatcher
@@ -47,24 +47,19 @@ func (s *eventSink) track() func() {
 	}
 }
 
-// admit waits for the budget; false when the event is to be dropped.
-func (s *eventSink) admit(ctx context.Context) bool {
+// write runs one write of the sink: at most backlog writes at once (waiting for the
+// budget, for a slot in the dispatcher, or in flight), the others dropped; a dropped
+// event is reported written, as the broadcaster would otherwise retry it.
+func (s *eventSink) write(ctx context.Context, fn func(context.Context) (*eventsv1.Event, error)) (*eventsv1.Event, error) {
+	defer s.track()()
 	if s.waiting.Add(1) > s.backlog {
 		s.waiting.Add(-1)
 		s.dropped.Inc()
-		return false
-	}
-	err := s.limiter.Wait(ctx)
-	s.waiting.Add(-1)
-	return err == nil
-}
-
-// write runs one write of the sink, on the budget and with a deadline. A dropped event
-// is reported written: the broadcaster would otherwise retry it.
-func (s *eventSink) write(ctx context.Context, fn func(context.Context) (*eventsv1.Event, error)) (*eventsv1.Event, error) {
-	defer s.track()()
-	if !s.admit(ctx) {
 		return nil, nil
+	}
+	defer s.waiting.Add(-1)
+	if err := s.limiter.Wait(ctx); err != nil {
+		return nil, nil // shutting down
 	}
 	// Events need no order among themselves: each is its own object.
 	cl := &call{class: classEvent, object: "event/" + strconv.FormatUint(s.seq.Add(1), 10), ownBudget: true}
