@@ -58,9 +58,6 @@ type call struct {
 	started bool
 }
 
-// errDropped is what a dropped call returns to the dispatcher: its caller sees success.
-var errDropped = errors.New("superseded by a newer call")
-
 // dispatcher runs the actuator's API calls. A burst of decisions waits here, not in the
 // HTTP client: calls run at most window at a time, highest class, then highest pod
 // priority, then oldest first; a call takes a token from the client-side rate limiter
