@@ -133,3 +133,43 @@ func pendingReason(pod *corev1.Pod) string {
 	}
 	return ""
 }
+
+// TestThrottledByPriorityAndFairness (issue 9): the API server's Priority and Fairness
+// puts phalanx's ServiceAccount in a priority level of a few seats that rejects what it
+// cannot queue (429). With its defaults (no client-side limit under APF), phalanx is
+// throttled by the server, halves its calls in flight, and still binds every pod, with
+// no pod lost and none marked SchedulerError while bound.
+func TestThrottledByPriorityAndFairness(t *testing.T) {
+	const nodes, pods = 10, 300
+	c := e2eutil.Connect(t)
+	ns := c.CreateNamespace(t)
+	h := c.RecordPods(t, ns)
+	c.ThrottleServiceAccount(t, e2eutil.PhalanxNamespace, e2eutil.PhalanxServiceAccount, 1)
+	nodeList := createNodes(t, c, nodes, "8")
+	names := make([]string, pods)
+	for i := range names {
+		names[i] = fmt.Sprintf("pod-%03d", i)
+	}
+	createPods(t, c, pods, func(i int) *corev1.Pod {
+		return e2eutil.Pod{Namespace: ns, Name: names[i], SchedulerName: e2eutil.SchedulerName(t), CPU: "100m"}.Build()
+	})
+	p := c.StartPhalanx(t, "throttled", "--leader-elect=false", "--debug-endpoints")
+	bound := c.WaitPodsBound(t, ns, names, 3*time.Minute)
+
+	for _, name := range names {
+		if nodes := h.Nodes(name); len(nodes) != 1 {
+			t.Errorf("%s bound to %v, want one node", name, nodes)
+		}
+	}
+	checkCapacity(t, nodeList, bound)
+	checkNeverMarkedErrorWhileBound(t, h, names)
+	throttled := metric(t, p, "phalanx_api_throttled_total", "")
+	t.Logf("throttled %v times; window now %v", throttled, metric(t, p, "phalanx_api_calls_window", ""))
+	if throttled == 0 {
+		t.Error("never throttled: the priority level did not bite, the test proves nothing")
+	}
+	p.WaitCacheConsistent(t, 30*time.Second)
+	if code := p.Stop(t); code != 0 {
+		t.Errorf("phalanx exited %d after SIGTERM, want 0", code)
+	}
+}
