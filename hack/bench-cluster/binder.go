@@ -29,7 +29,7 @@ func runBinder(args []string) error {
 	fs := flag.NewFlagSet("binder", flag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster")
 	addr := fs.String("bind-address", "127.0.0.1:0", "address of /readyz and /metrics")
-	workers := fs.Int("concurrency", 64, "bindings in flight at most")
+	workers := fs.Int("concurrency", 512, "bindings in flight at most")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -61,6 +61,10 @@ func runBench(args []string) error {
 	})
 	fs.IntVar(&l.burst, "burst", 0, "client burst of the scheduler")
 	fs.StringVar(&l.phalanx, "phalanx", "", "phalanx binary")
+	fs.Func("phalanx-arg", "one more argument of phalanx run (repeatable; -v=4, say)", func(v string) error {
+		l.phalanxArgs = append(l.phalanxArgs, v)
+		return nil
+	})
 	fs.StringVar(&l.kubeScheduler, "kube-scheduler", "", "kube-scheduler binary")
 	fs.StringVar(&l.dir, "dir", os.TempDir(), "where scheduler configurations and logs go")
 	fs.StringVar(&out, "out", "", "results file (JSON lines, appended)")

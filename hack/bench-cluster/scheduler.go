@@ -35,6 +35,7 @@ type launcher struct {
 	burst int
 	// binaries
 	phalanx, kubeScheduler, self string
+	phalanxArgs                  []string
 	seq                          int
 }
 
@@ -80,6 +81,7 @@ func (l *launcher) start(workload string) (*process, error) {
 		if l.qps > 0 {
 			args = append(args, fmt.Sprintf("--kube-api-qps=%g", l.qps), fmt.Sprintf("--kube-api-burst=%d", l.burst))
 		}
+		args = append(args, l.phalanxArgs...)
 		p.base = "http://" + addr
 	case kindKubeScheduler:
 		bin = l.kubeScheduler

