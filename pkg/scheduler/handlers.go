@@ -83,19 +83,22 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	}
 	delete(s.failures, key)
 	delete(s.preempting, key)
+	victimOf := s.victimOf[key]
 	s.victimGone(key)
+	s.forgetVictims(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
 		s.removePendingMember(key, pod.Namespace+"/"+g)
 	}
 	s.cache.ClearNomination(key)
 	if pi := s.cache.RemoveBoundPod(key); pi != nil {
-		s.onClusterEvent(framework.EventAssignedPodDelete)
+		s.onVictimEvent(framework.EventAssignedPodDelete, victimOf)
 	}
 }
 
 func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
+	s.forgetVictims(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
 		s.removePendingMember(key, pod.Namespace+"/"+g)
@@ -115,7 +118,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 		s.logger.Error(err, "Adding bound pod to the cache", "pod", key)
 		return
 	}
-	s.onClusterEvent(framework.EventAssignedPodAdd)
+	s.onVictimEvent(framework.EventAssignedPodAdd, s.victimOf[key])
 }
 
 func (s *Scheduler) addPendingPod(pod *v1.Pod) {
@@ -182,6 +185,17 @@ func (s *Scheduler) DeleteNamespace(ns *v1.Namespace) { s.cache.RemoveNamespace(
 
 func (s *Scheduler) onClusterEvent(ev framework.ClusterEvent) {
 	s.queue.OnEvent(ev, nil)
+}
+
+// onVictimEvent is onClusterEvent for a change of a preemption's victim: it does not
+// move the preemptors that wait for their own victims and would not be allowed that
+// room (victims.go).
+func (s *Scheduler) onVictimEvent(ev framework.ClusterEvent, w *victimWait) {
+	if w == nil {
+		s.onClusterEvent(ev)
+		return
+	}
+	s.queue.OnEvent(ev, func(e *queue.Entry) bool { return s.victimEventMayHelp(e, w) })
 }
 
 // onNodeEvent is onClusterEvent for an event about node n: a pod whose rejecting plugins

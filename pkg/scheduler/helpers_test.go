@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,4 +124,17 @@ func defaultConfigWithArgs(t testing.TB, plugin, args string) *config.Configurat
 	cfg := config.Default()
 	cfg.Profiles[0].PluginConfig = append(cfg.Profiles[0].PluginConfig, config.PluginConfig{Name: plugin, Args: []byte(args)})
 	return cfg
+}
+
+// patchesOf counts the PodScheduled conditions written for a pod.
+func (f *fakeCluster) patchesOf(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, p := range f.patches {
+		if strings.HasPrefix(p, key+" ") {
+			n++
+		}
+	}
+	return n
 }

@@ -51,7 +51,7 @@ func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims [
 		v.Terminating = true
 	}
 	s.preempting[preemptor.Key] = &inflightPreemption{victims: victims}
-	s.awaitVictims(preemptor.Key, victims)
+	s.awaitVictims(preemptor.Key, preemptor.Priority, victims)
 	s.markVictimGroups(victims, msgPreemptedForPod)
 	if s.observer != nil {
 		s.observer.Preempting(preemptor, node, victims)
@@ -105,8 +105,8 @@ func (s *Scheduler) preemptionDone(key string, err error) {
 		return
 	}
 	s.logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
+	s.forgetVictims(key)
 	if inflight != nil {
-		s.forgetVictims(inflight.victims)
 		for _, v := range inflight.victims {
 			if cur := s.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
 				v.Terminating = false
@@ -155,7 +155,7 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 		v.Terminating = true
 	}
 	s.preempting[key] = &inflightPreemption{victims: victims, members: members}
-	s.awaitVictims(key, victims)
+	s.awaitVictims(key, g.Priority, victims)
 	if s.observer != nil {
 		s.observer.PreemptingForGroup(g, nominations, victims)
 	}

@@ -112,8 +112,10 @@ type Scheduler struct {
 	failures map[string]string
 	// preempting holds the preemptions whose API calls are running, by preemptor.
 	preempting map[string]*inflightPreemption
-	// victimOf holds the preemptors waiting for victims to leave, by victim.
-	victimOf map[string]*victimWait
+	// victimOf and waitingForVictims hold the preemptors waiting for victims to leave, by
+	// victim and by preemptor.
+	victimOf          map[string]*victimWait
+	waitingForVictims map[string]*victimWait
 	// classes are the PriorityClasses, for resolving PodGroups' priorities.
 	classes map[string]*schedulingv1.PriorityClass
 	// groups are the PodGroups with pending members, by namespace/name.
@@ -142,26 +144,27 @@ func New(opts Options) (*Scheduler, error) {
 		cfg = config.Default()
 	}
 	s := &Scheduler{
-		cfg:           cfg,
-		cache:         cache.New(),
-		profiles:      map[string]*fwkruntime.Framework{},
-		clock:         opts.Clock,
-		logger:        opts.Logger,
-		rand:          rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
-		anyName:       opts.AnySchedulerName,
-		observer:      opts.Observer,
-		metrics:       metrics.New(),
-		parallelizer:  framework.NewParallelizer(cfg.Parallelism),
-		notify:        make(chan struct{}, 1),
-		waiting:       map[string]*waitingPod{},
-		binding:       map[string]*framework.PodInfo{},
-		failures:      map[string]string{},
-		preempting:    map[string]*inflightPreemption{},
-		victimOf:      map[string]*victimWait{},
-		classes:       map[string]*schedulingv1.PriorityClass{},
-		groups:        map[string]*groupState{},
-		statusWriters: map[string]*groupStatusWriter{},
-		gangWaits:     map[*groupState]bool{},
+		cfg:               cfg,
+		cache:             cache.New(),
+		profiles:          map[string]*fwkruntime.Framework{},
+		clock:             opts.Clock,
+		logger:            opts.Logger,
+		rand:              rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
+		anyName:           opts.AnySchedulerName,
+		observer:          opts.Observer,
+		metrics:           metrics.New(),
+		parallelizer:      framework.NewParallelizer(cfg.Parallelism),
+		notify:            make(chan struct{}, 1),
+		waiting:           map[string]*waitingPod{},
+		binding:           map[string]*framework.PodInfo{},
+		failures:          map[string]string{},
+		preempting:        map[string]*inflightPreemption{},
+		victimOf:          map[string]*victimWait{},
+		waitingForVictims: map[string]*victimWait{},
+		classes:           map[string]*schedulingv1.PriorityClass{},
+		groups:            map[string]*groupState{},
+		statusWriters:     map[string]*groupStatusWriter{},
+		gangWaits:         map[*groupState]bool{},
 	}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
