@@ -134,7 +134,10 @@ func TestSoak(t *testing.T) {
 		if sp.gang != "" {
 			pod.Labels = map[string]string{v1alpha1.LabelPodGroup: sp.gang}
 		}
-		_ = retry(func() error { _, err := c.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); return err })
+		_ = retry(func() error {
+			_, err := c.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+			return err
+		})
 		created.Add(1)
 		deleteLater(sp)
 	}

@@ -229,7 +229,9 @@ func (c *Cluster) ThrottleServiceAccount(t testing.TB, ns, name string, shares i
 	if _, err := api.PriorityLevelConfigurations().Create(ctx, plc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create PriorityLevelConfiguration: %v", err)
 	}
-	t.Cleanup(func() { _ = api.PriorityLevelConfigurations().Delete(context.Background(), level, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = api.PriorityLevelConfigurations().Delete(context.Background(), level, metav1.DeleteOptions{})
+	})
 	if _, err := api.FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create FlowSchema: %v", err)
 	}
