@@ -23,16 +23,7 @@ import (
 func TestRateLimitedBindingsDoNotTimeOut(t *testing.T) {
 	const nodes, pods = 5, 80
 	c := e2eutil.Connect(t)
-	ns := c.CreateNamespace(t)
-	h := c.RecordPods(t, ns)
-	nodeList := createNodes(t, c, nodes, "8")
-	names := make([]string, pods)
-	for i := range names {
-		names[i] = fmt.Sprintf("pod-%03d", i)
-	}
-	createPods(t, c, pods, func(i int) *corev1.Pod {
-		return e2eutil.Pod{Namespace: ns, Name: names[i], SchedulerName: e2eutil.SchedulerName(t), CPU: "100m"}.Build()
-	})
+	ns, h, nodeList, names := pendingPods(t, c, nodes, pods)
 	// 2 requests a second: the last bindings wait 40 s for a token.
 	p := c.StartPhalanx(t, "rate-limited", "--leader-elect=false", "--kube-api-qps=2", "--kube-api-burst=1", "--debug-endpoints")
 	bound := c.WaitPodsBound(t, ns, names, 3*time.Minute)
@@ -57,16 +48,7 @@ func TestRateLimitedBindingsDoNotTimeOut(t *testing.T) {
 func TestBindingOutcomeUnknown(t *testing.T) {
 	const nodes, pods = 10, 300
 	c := e2eutil.Connect(t)
-	ns := c.CreateNamespace(t)
-	h := c.RecordPods(t, ns)
-	nodeList := createNodes(t, c, nodes, "8")
-	names := make([]string, pods)
-	for i := range names {
-		names[i] = fmt.Sprintf("pod-%03d", i)
-	}
-	createPods(t, c, pods, func(i int) *corev1.Pod {
-		return e2eutil.Pod{Namespace: ns, Name: names[i], SchedulerName: e2eutil.SchedulerName(t), CPU: "100m"}.Build()
-	})
+	ns, h, nodeList, names := pendingPods(t, c, nodes, pods)
 	// A steady stream of bindings, so that some are in flight when etcd stops.
 	p := c.StartPhalanx(t, "outcome-unknown", "--leader-elect=false", "--kube-api-qps=40", "--kube-api-burst=1",
 		"--kube-api-timeout=2s", "--debug-endpoints")
@@ -142,17 +124,8 @@ func pendingReason(pod *corev1.Pod) string {
 func TestThrottledByPriorityAndFairness(t *testing.T) {
 	const nodes, pods = 10, 300
 	c := e2eutil.Connect(t)
-	ns := c.CreateNamespace(t)
-	h := c.RecordPods(t, ns)
 	c.ThrottleServiceAccount(t, e2eutil.PhalanxNamespace, e2eutil.PhalanxServiceAccount, 1)
-	nodeList := createNodes(t, c, nodes, "8")
-	names := make([]string, pods)
-	for i := range names {
-		names[i] = fmt.Sprintf("pod-%03d", i)
-	}
-	createPods(t, c, pods, func(i int) *corev1.Pod {
-		return e2eutil.Pod{Namespace: ns, Name: names[i], SchedulerName: e2eutil.SchedulerName(t), CPU: "100m"}.Build()
-	})
+	ns, h, nodeList, names := pendingPods(t, c, nodes, pods)
 	p := c.StartPhalanx(t, "throttled", "--leader-elect=false", "--debug-endpoints")
 	bound := c.WaitPodsBound(t, ns, names, 3*time.Minute)
 
@@ -172,4 +145,21 @@ func TestThrottledByPriorityAndFairness(t *testing.T) {
 	if code := p.Stop(t); code != 0 {
 		t.Errorf("phalanx exited %d after SIGTERM, want 0", code)
 	}
+}
+
+// pendingPods makes a namespace (its pods recorded), nodes kwok nodes of 8 CPUs, and
+// pods pending pods of 100m for the test's scheduler name.
+func pendingPods(t *testing.T, c *e2eutil.Cluster, nodes, pods int) (string, *e2eutil.PodHistory, []*corev1.Node, []string) {
+	t.Helper()
+	ns := c.CreateNamespace(t)
+	h := c.RecordPods(t, ns)
+	nodeList := createNodes(t, c, nodes, "8")
+	names := make([]string, pods)
+	for i := range names {
+		names[i] = fmt.Sprintf("pod-%03d", i)
+	}
+	createPods(t, c, pods, func(i int) *corev1.Pod {
+		return e2eutil.Pod{Namespace: ns, Name: names[i], SchedulerName: e2eutil.SchedulerName(t), CPU: "100m"}.Build()
+	})
+	return ns, h, nodeList, names
 }
