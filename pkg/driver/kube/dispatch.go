@@ -51,6 +51,13 @@ type call struct {
 	// ownBudget says the caller took its rate-limiter token from a budget of its own.
 	ownBudget bool
 
+	// rank and rankPriority order the call in the ready heap: its own class and
+	// priority, or those of a more urgent call of its object queued behind it (a
+	// preemptor's nomination must not wait for the report queued before it to get
+	// through every binding).
+	rank         callClass
+	rankPriority int32
+
 	seq     uint64
 	index   int           // in the ready heap, -1 when not there
 	ready   chan struct{} // closed when the call may run, or is dropped
@@ -178,10 +185,12 @@ func (d *dispatcher) enqueue(c *call) bool {
 	if c.key != "" {
 		d.byKey[c.key] = c
 	}
-	lane := d.lanes[c.object]
-	d.lanes[c.object] = append(lane, c)
-	if len(lane) == 0 {
-		heap.Push(&d.ready, c)
+	lane := append(d.lanes[c.object], c)
+	d.lanes[c.object] = lane
+	if len(lane) == 1 {
+		d.pushHead(lane)
+	} else {
+		d.rerank(lane)
 	}
 	d.metrics.queued.WithLabelValues(c.class.String()).Inc()
 	d.dispatchLocked()
@@ -203,13 +212,39 @@ func (d *dispatcher) remove(c *call) {
 		if c.index >= 0 {
 			heap.Remove(&d.ready, c.index)
 			if len(lane) > 0 {
-				heap.Push(&d.ready, lane[0])
+				d.pushHead(lane)
 			}
+		} else {
+			d.rerank(lane)
 		}
 		break
 	}
 	d.setLane(c.object, lane)
 	d.metrics.queued.WithLabelValues(c.class.String()).Dec()
+}
+
+// pushHead makes the first call of an object's lane ready, ranked by its lane.
+func (d *dispatcher) pushHead(lane []*call) {
+	setRank(lane)
+	heap.Push(&d.ready, lane[0])
+}
+
+// rerank ranks a lane's first call again after the lane changed, if it is ready.
+func (d *dispatcher) rerank(lane []*call) {
+	if len(lane) > 0 && lane[0].index >= 0 {
+		setRank(lane)
+		heap.Fix(&d.ready, lane[0].index)
+	}
+}
+
+// setRank gives a lane's first call the most urgent class and priority of the lane.
+func setRank(lane []*call) {
+	head := lane[0]
+	head.rank, head.rankPriority = head.class, head.priority
+	for _, c := range lane[1:] {
+		head.rank = min(head.rank, c.class)
+		head.rankPriority = max(head.rankPriority, c.priority)
+	}
 }
 
 func (d *dispatcher) setLane(object string, lane []*call) {
@@ -246,7 +281,7 @@ func (d *dispatcher) finish(c *call, err error) {
 	if len(lane) > 0 && lane[0] == c {
 		lane = lane[1:]
 		if len(lane) > 0 {
-			heap.Push(&d.ready, lane[0])
+			d.pushHead(lane)
 		}
 	}
 	d.setLane(c.object, lane)
@@ -296,17 +331,18 @@ func (d *dispatcher) stop() {
 	clear(d.byKey)
 }
 
-// callHeap orders ready calls: class, then priority (higher first), then arrival.
+// callHeap orders ready calls: rank (class), then rank priority (higher first), then
+// arrival.
 type callHeap []*call
 
 func (h callHeap) Len() int { return len(h) }
 func (h callHeap) Less(i, j int) bool {
 	a, b := h[i], h[j]
-	if a.class != b.class {
-		return a.class < b.class
+	if a.rank != b.rank {
+		return a.rank < b.rank
 	}
-	if a.priority != b.priority {
-		return a.priority > b.priority
+	if a.rankPriority != b.rankPriority {
+		return a.rankPriority > b.rankPriority
 	}
 	return a.seq < b.seq
 }

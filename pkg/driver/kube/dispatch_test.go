@@ -292,3 +292,24 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name, label string) flo
 	}
 	return 0
 }
+
+// A call queued behind a less urgent one of the same object lends it its rank: a
+// preemptor's nomination, queued behind its own failure report, does not wait for every
+// other report.
+func TestDispatchRankInheritance(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	h.start("busy", &call{class: classBind, object: "x"})
+	h.start("report-r", &call{class: classReport, object: "r"})
+	h.start("report-p", &call{class: classReport, object: "p"})
+	h.start("bind-q", &call{class: classBind, object: "q"})
+	h.start("nominate-p", &call{class: classNominate, object: "p"})
+	for _, name := range []string{"busy", "bind-q", "report-p", "nominate-p", "report-r"} {
+		h.waitFor(func() bool { r := h.running(); return len(r) > 0 && r[len(r)-1] == name })
+		if err := h.finish(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fmt.Sprint(h.running()); got != "[busy bind-q report-p nominate-p report-r]" {
+		t.Errorf("ran %s", got)
+	}
+}
