@@ -122,7 +122,9 @@ func pendingReason(pod *corev1.Pod) string {
 // throttled by the server, halves its calls in flight, and still binds every pod, with
 // no pod lost and none marked SchedulerError while bound.
 func TestThrottledByPriorityAndFairness(t *testing.T) {
-	const nodes, pods = 10, 120
+	// The server's Retry-After grows with the rate it rejects at: a few dozen pods take a
+	// minute or so.
+	const nodes, pods = 5, 50
 	c := e2eutil.Connect(t)
 	c.ThrottleServiceAccount(t, e2eutil.PhalanxNamespace, e2eutil.PhalanxServiceAccount, 1)
 	ns, h, nodeList, names := pendingPods(t, c, nodes, pods)
