@@ -144,28 +144,29 @@ func New(opts Options) (*Scheduler, error) {
 		cfg = config.Default()
 	}
 	s := &Scheduler{
-		cfg:               cfg,
-		cache:             cache.New(),
-		profiles:          map[string]*fwkruntime.Framework{},
-		clock:             opts.Clock,
-		logger:            opts.Logger,
-		rand:              rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
-		anyName:           opts.AnySchedulerName,
-		observer:          opts.Observer,
-		metrics:           metrics.New(),
-		parallelizer:      framework.NewParallelizer(cfg.Parallelism),
-		notify:            make(chan struct{}, 1),
-		waiting:           map[string]*waitingPod{},
-		binding:           map[string]*framework.PodInfo{},
-		failures:          map[string]string{},
-		preempting:        map[string]*inflightPreemption{},
-		victimOf:          map[string]*victimWait{},
-		waitingForVictims: map[string]*victimWait{},
-		classes:           map[string]*schedulingv1.PriorityClass{},
-		groups:            map[string]*groupState{},
-		statusWriters:     map[string]*groupStatusWriter{},
-		gangWaits:         map[*groupState]bool{},
+		cfg:           cfg,
+		cache:         cache.New(),
+		profiles:      map[string]*fwkruntime.Framework{},
+		clock:         opts.Clock,
+		logger:        opts.Logger,
+		rand:          rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
+		anyName:       opts.AnySchedulerName,
+		observer:      opts.Observer,
+		metrics:       metrics.New(),
+		parallelizer:  framework.NewParallelizer(cfg.Parallelism),
+		notify:        make(chan struct{}, 1),
+		waiting:       map[string]*waitingPod{},
+		failures:      map[string]string{},
+		preempting:    map[string]*inflightPreemption{},
+		classes:       map[string]*schedulingv1.PriorityClass{},
+		groups:        map[string]*groupState{},
+		statusWriters: map[string]*groupStatusWriter{},
+		gangWaits:     map[*groupState]bool{},
 	}
+	// The bookkeeping of binding.go and victims.go.
+	s.binding = map[string]*framework.PodInfo{}
+	s.victimOf = map[string]*victimWait{}
+	s.waitingForVictims = map[string]*victimWait{}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
 	}
