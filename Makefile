@@ -33,7 +33,7 @@ bench: ## Go benchmarks of the scheduling cycles (pods/s)
 bench-sim: ## time the whole `phalanx simulate` process on the benchmark cluster
 	hack/bench-simulate.sh
 
-bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~30 min)
+bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~15 min)
 	hack/bench-cluster.sh $(BENCH_ARGS)
 
 e2e: ## end-to-end tests on a real kube-apiserver, etcd and kwok (E2E_ARGS: go test flags)

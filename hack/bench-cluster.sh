@@ -5,7 +5,7 @@
 # native PodGroup API on) with the same workloads, once with its defaults and once with
 # equal client limits; the trivial binder (no scheduling) measures the ceiling. It then
 # prints one table (hack/bench-cluster/table.go). Not part of CI: at full size it takes
-# about half an hour on 2 cores.
+# about 15 minutes on 2 cores.
 #
 #   hack/bench-cluster.sh [bench-cluster run flags]
 #       e.g. --nodes 100 --burst-pods 500 --stream-pods 200 --preemptors 50 --gangs 10
