@@ -118,13 +118,13 @@ func (d *dispatcher) do(ctx context.Context, c *call, fn func(context.Context) e
 	case <-c.ready:
 	case <-ctx.Done():
 		d.mu.Lock()
-		started := c.started
-		if !started {
+		waiting := !c.started && !c.dropped
+		if waiting {
 			d.remove(c)
 			d.dispatchLocked()
 		}
 		d.mu.Unlock()
-		if !started {
+		if waiting {
 			return ctx.Err()
 		}
 		<-c.ready
