@@ -12,6 +12,17 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
+// newBindingScheduler is a test scheduler whose actuator tasks (bindings) wait until the
+// test runs them, with one node of 4 CPUs.
+func newBindingScheduler(t *testing.T, node string) (*Scheduler, *fakeCluster, *fixedClock, *deferredExec) {
+	t.Helper()
+	s, fc, clock := newTestScheduler(t, nil)
+	d := &deferredExec{}
+	s.actuator.Exec = d
+	s.AddNode(testutil.Node(node).Capacity("cpu", "4", "memory", "4Gi").Obj())
+	return s, fc, clock, d
+}
+
 // run runs the tasks held so far (and those they start).
 func (d *deferredExec) run() {
 	for len(d.tasks) > 0 {
@@ -25,10 +36,7 @@ func (d *deferredExec) run() {
 // binding is in flight, and the binding then fails: the assumption must still be
 // forgotten, or every later attempt fails with "already in the cache" (issue 9).
 func TestBindFailureAfterPodUpdateForgetsAssumption(t *testing.T) {
-	s, fc, clock := newTestScheduler(t, nil)
-	d := &deferredExec{}
-	s.actuator.Exec = d
-	s.AddNode(testutil.Node("n").Capacity("cpu", "2", "memory", "1Gi").Obj())
+	s, fc, clock, d := newBindingScheduler(t, "n")
 	pod := testutil.Pod("p").Req("cpu", "1").Obj()
 	s.AddPod(pod)
 	drain(s)
@@ -61,10 +69,7 @@ func TestBindFailureAfterPodUpdateForgetsAssumption(t *testing.T) {
 // request was sent), and the informer told the loop first: the binding is a success. No
 // failure is reported, nothing is retried.
 func TestBindErrorAfterInformerConfirmedIsSuccess(t *testing.T) {
-	s, fc, _ := newTestScheduler(t, nil)
-	d := &deferredExec{}
-	s.actuator.Exec = d
-	s.AddNode(testutil.Node("n").Capacity("cpu", "2", "memory", "1Gi").Obj())
+	s, fc, _, d := newBindingScheduler(t, "n")
 	s.AddPod(testutil.Pod("p").Req("cpu", "1").Obj())
 	drain(s)
 	fc.bindErr, fc.bindLost = errors.New("context deadline exceeded"), true
@@ -88,10 +93,7 @@ func TestBindErrorAfterInformerConfirmedIsSuccess(t *testing.T) {
 
 // A pod deleted while its binding ran: the failed binding is neither retried nor reported.
 func TestBindFailureOfDeletedPodIsDropped(t *testing.T) {
-	s, fc, clock := newTestScheduler(t, nil)
-	d := &deferredExec{}
-	s.actuator.Exec = d
-	s.AddNode(testutil.Node("n").Capacity("cpu", "2", "memory", "1Gi").Obj())
+	s, fc, clock, d := newBindingScheduler(t, "n")
 	pod := testutil.Pod("p").Req("cpu", "1").Obj()
 	s.AddPod(pod)
 	drain(s)
@@ -112,10 +114,7 @@ func TestBindFailureOfDeletedPodIsDropped(t *testing.T) {
 // is not made pending twice (the next group cycle would fail with "already in the cache"),
 // and the group is bound on the retry.
 func TestGroupMemberBindFailureAfterUpdate(t *testing.T) {
-	s, fc, clock := newTestScheduler(t, nil)
-	d := &deferredExec{}
-	s.actuator.Exec = d
-	s.AddNode(testutil.Node("n").Capacity("cpu", "4", "memory", "1Gi").Obj())
+	s, fc, clock, d := newBindingScheduler(t, "n")
 	s.AddPodGroup(podGroup("g", 2, false, 0))
 	var members []*v1.Pod
 	for _, name := range []string{"g-0", "g-1"} {

@@ -104,10 +104,7 @@ func TestCompare(t *testing.T) {
 // With bindings in flight, assumed pods are accounted for; once they are confirmed the
 // cache matches the cluster.
 func TestCompareDuringBinding(t *testing.T) {
-	s, fc, _ := newTestScheduler(t, nil)
-	d := &deferredExec{}
-	s.actuator.Exec = d
-	s.AddNode(testutil.Node("n1").Capacity("cpu", "4", "memory", "4Gi").Obj())
+	s, fc, _, d := newBindingScheduler(t, "n1")
 	pod := testutil.Pod("p").Req("cpu", "1").Obj()
 	s.AddPod(pod)
 	drain(s)
