@@ -4,7 +4,7 @@ BIN       ?= bin
 PKGS      := ./...
 TOOLS_MOD := hack/tools/go.mod
 
-.PHONY: help build test test-race verify generate fuzz bench bench-sim e2e clean
+.PHONY: help build test test-race verify generate fuzz bench bench-sim bench-cluster e2e clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -32,6 +32,9 @@ bench: ## Go benchmarks of the scheduling cycles (pods/s)
 
 bench-sim: ## time the whole `phalanx simulate` process on the benchmark cluster
 	hack/bench-simulate.sh
+
+bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~15 min)
+	hack/bench-cluster.sh $(BENCH_ARGS)
 
 e2e: ## end-to-end tests on a real kube-apiserver, etcd and kwok (E2E_ARGS: go test flags)
 	hack/e2e.sh $(E2E_ARGS)

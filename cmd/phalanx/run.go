@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
@@ -28,9 +29,12 @@ type runOptions struct {
 	configFile  string
 	qps         float32
 	burst       int
+	concurrency int
+	timeout     time.Duration
 	async       bool
 	bindAddress string
 	groupSource string
+	debug       bool
 	le          kube.LeaderElection
 }
 
@@ -68,11 +72,14 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default: the in-cluster configuration)")
 	f.StringVar(&o.configFile, "config", "", "scheduler configuration file (SchedulerConfiguration)")
-	f.Float32Var(&o.qps, "kube-api-qps", 50, "requests per second to the API server (informers and scheduling decisions)")
-	f.IntVar(&o.burst, "kube-api-burst", 100, "burst of requests to the API server")
+	f.Float32Var(&o.qps, "kube-api-qps", 0, "client-side limit of requests per second to the API server (informers and scheduling decisions); 0: none while the API server enforces Priority and Fairness (else 50), negative: none")
+	f.IntVar(&o.burst, "kube-api-burst", 0, "burst of requests to the API server when --kube-api-qps is positive (0: twice --kube-api-qps)")
+	f.IntVar(&o.concurrency, "kube-api-concurrency", kube.DefaultAPIConcurrency, "scheduling decisions' API calls (bindings, evictions, status writes) in flight at most; halved while the API server answers 429")
+	f.DurationVar(&o.timeout, "kube-api-timeout", kube.DefaultRequestTimeout, "deadline of each of those calls, from the moment it is sent")
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
 	f.StringVar(&o.groupSource, "podgroup-source", string(kube.GroupSourceAuto), "PodGroup APIs to read: auto (every one the server serves, asked at start), crd (phalanx's PodGroup CRD) or native (scheduling.k8s.io/v1alpha2 PodGroups and Workloads)")
+	f.BoolVar(&o.debug, "debug-endpoints", false, "also serve /debug/cache-comparison (it names pods and nodes; the listener has no authentication)")
 	f.BoolVar(&o.le.Enabled, "leader-elect", o.le.Enabled, "take turns with other replicas through a Lease; only the holder schedules")
 	f.StringVar(&o.le.Namespace, "leader-elect-resource-namespace", o.le.Namespace, "namespace of the leader-election Lease")
 	f.StringVar(&o.le.Name, "leader-elect-resource-name", o.le.Name, "name of the leader-election Lease")
@@ -116,8 +123,8 @@ func (o *runOptions) run(ctx context.Context) error {
 // driverOptions checks the flags and loads the configuration and the connection.
 func (o *runOptions) driverOptions() (kube.Options, error) {
 	opts := kube.Options{
-		QPS: o.qps, Burst: o.burst, AsyncPreemption: o.async, LeaderElection: o.le,
-		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), Logger: klog.Background(),
+		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, RequestTimeout: o.timeout, AsyncPreemption: o.async, LeaderElection: o.le,
+		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), DebugEndpoints: o.debug, Logger: klog.Background(),
 	}
 	if err := opts.Validate(); err != nil {
 		return opts, err

@@ -31,8 +31,9 @@ func TestRunBadInput(t *testing.T) {
 		{"bad config", []string{"run", "--kubeconfig", kubeconfig, "--config", badConfig}, "podMaxBackof"},
 		{"missing config", []string{"run", "--kubeconfig", kubeconfig, "--config", "no/such/config.yaml"}, "no/such/config.yaml"},
 		{"bad lease durations", []string{"run", "--kubeconfig", kubeconfig, "--leader-elect-renew-deadline=20s"}, "--leader-elect-lease-duration"},
-		{"bad qps", []string{"run", "--kubeconfig", kubeconfig, "--kube-api-qps=0"}, "--kube-api-qps"},
 		{"bad podgroup source", []string{"run", "--kubeconfig", kubeconfig, "--podgroup-source=both"}, `--podgroup-source "both": must be one of ["auto" "crd" "native"]`},
+		{"bad burst", []string{"run", "--kubeconfig", kubeconfig, "--kube-api-burst=-1"}, "--kube-api-burst"},
+		{"bad concurrency", []string{"run", "--kubeconfig", kubeconfig, "--kube-api-concurrency=0"}, "--kube-api-concurrency"},
 		{"unknown flag", []string{"run", "--frobnicate"}, "unknown flag"},
 		{"arguments", []string{"run", "extra"}, "unexpected arguments"},
 	}

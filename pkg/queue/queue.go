@@ -199,16 +199,17 @@ func (q *Queue) Activate(keys ...string) {
 	}
 }
 
-// Backoff moves an entry that waits (unschedulable, gated or backing off) to backoff from
-// now, as after an error: a failed preemption is tried again, but not in a tight loop
-// against an API server that keeps refusing it. PreEnqueue gates apply when it leaves.
+// Backoff moves an entry that is not in flight (active, unschedulable, gated or backing
+// off) to backoff from now, as after an error: a failed preemption or binding is tried
+// again, but not in a tight loop against an API server that keeps refusing it. PreEnqueue
+// gates apply when it leaves.
 func (q *Queue) Backoff(key string) {
 	e := q.entries[key]
 	if e == nil {
 		return
 	}
 	switch e.where {
-	case inGated, inUnschedulable, inBackoff:
+	case inActive, inGated, inUnschedulable, inBackoff:
 		q.detach(e)
 		now := q.opts.Clock.Now()
 		e.lastFailure = now
@@ -295,6 +296,9 @@ func (q *Queue) Counts() (active, backoff, unschedulable, gated int) {
 	return int(q.counts[inActive].Load()), int(q.counts[inBackoff].Load()),
 		int(q.counts[inUnschedulable].Load()), int(q.counts[inGated].Load())
 }
+
+// Entries returns every entry, wherever it is (in flight too), in key order.
+func (q *Queue) Entries() []*Entry { return sortedEntries(q.entries) }
 
 // Unschedulable returns the entries in the unschedulable pool, in key order.
 func (q *Queue) Unschedulable() []*Entry { return sortedEntries(q.unschedulable) }

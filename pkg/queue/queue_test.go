@@ -207,3 +207,27 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// Backoff applies to an entry wherever it waits, also in the active queue (a group whose
+// member's binding failed is back before the failure is known), but not in flight.
+func TestBackoffFromAnyPool(t *testing.T) {
+	c := &fakeClock{t: time.Unix(0, 0)}
+	q := newTestQueue(c, Options{})
+	q.Add(entry("active", 0))
+	q.Backoff("active")
+	if e := q.Get("active"); e.Location() != "backoff" {
+		t.Fatalf("active entry after Backoff: %s", e.Location())
+	}
+	if e := q.Pop(); e != nil {
+		t.Fatalf("popped %s during its backoff", e.Key)
+	}
+	c.step(time.Second)
+	e := q.Pop()
+	if e == nil || e.Key != "active" {
+		t.Fatalf("not popped after its backoff: %v", e)
+	}
+	q.Backoff("active")
+	if e.Location() != "in-flight" {
+		t.Errorf("in-flight entry moved by Backoff to %s", e.Location())
+	}
+}

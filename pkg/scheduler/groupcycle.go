@@ -141,7 +141,7 @@ func (s *Scheduler) assumeGroup(ctx context.Context, fwk *fwkruntime.Framework, 
 		gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q == a.Pod })
 		delete(s.failures, a.Pod.Key)
 		a := a
-		s.bindPod(fwk, a.State, a.Pod, a.Node.Name, func(st *framework.Status) { s.finishMemberBinding(fwk, gs, a, st) })
+		s.bindPod(fwk, a.State, a.Pod, a.Node.Name, func(o bindOutcome, st *framework.Status) { s.finishMemberBinding(fwk, gs, a, o, st) })
 	}
 	s.observeGroupAttempt(fwk, metrics.ResultScheduled, start)
 	bound := len(s.cache.GroupMembers(g.Key))
@@ -174,18 +174,19 @@ func (s *Scheduler) groupRunning(g *framework.GroupInfo) bool {
 	return len(s.cache.GroupMembers(g.Key)) >= g.MinCount()
 }
 
-// finishMemberBinding handles a member's binding result. A failure puts the member back
-// among the group's pending pods, to be tried again.
-func (s *Scheduler) finishMemberBinding(fwk *fwkruntime.Framework, gs *groupState, a framework.Assignment, st *framework.Status) {
-	if st.IsSuccess() {
+// finishMemberBinding handles a member's binding result. A failure with our assumption
+// still in place puts the member back among the group's pending pods, to be tried again; a
+// member deleted or bound meanwhile is left alone.
+func (s *Scheduler) finishMemberBinding(fwk *fwkruntime.Framework, gs *groupState, a framework.Assignment, o bindOutcome, st *framework.Status) {
+	switch o {
+	case bindSucceeded:
 		s.recordScheduled(a.Pod, a.Node.Name)
-		return
-	}
-	if pi := s.cache.Pod(a.Pod.Key); pi == a.Pod && pi.Assumed {
+	case bindFailed:
 		s.undoAssume(context.Background(), fwk, a.State, a.Pod, a.Node.Name)
+		s.reportFailure(a.Pod, v1.PodReasonSchedulerError, "Binding rejected: "+st.Message())
+		s.addPendingMember(a.Pod, gs.profile, true)
+		s.queue.Backoff(groupEntryKey(gs.key))
 	}
-	s.reportFailure(a.Pod, v1.PodReasonSchedulerError, "Binding rejected: "+st.Message())
-	s.addPendingMember(a.Pod, gs.profile, true)
 }
 
 // handleGroupFailure requeues a group that could not be placed and tells the user why, on

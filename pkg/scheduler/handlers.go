@@ -47,6 +47,11 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		s.addBoundPod(pod)
 	default:
 		if g := v1alpha1.PodGroupNameOf(pod); g != "" {
+			if s.binding[key] != nil {
+				// A member whose binding is in flight is not pending: the binding's outcome
+				// decides whether it is tried again.
+				return
+			}
 			if old != nil && v1alpha1.PodGroupNameOf(old) != g {
 				s.removePendingMember(key, pod.Namespace+"/"+v1alpha1.PodGroupNameOf(old))
 			}
@@ -72,11 +77,14 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	if w := s.waiting[key]; w != nil {
 		delete(s.waiting, key)
-		w.fwk.RunReservePluginsUnreserve(context.Background(), w.state, w.entry.Pod, w.host)
+		w.fwk.RunReservePluginsUnreserve(context.Background(), w.state, w.pod, w.host)
 	}
 	delete(s.failures, key)
 	delete(s.preempting, key)
 	s.forgetDecision(key)
+	victimOf := s.victimOf[key]
+	s.victimGone(key)
+	s.forgetVictims(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
 		s.removePendingMember(key, pod.Namespace+"/"+g)
@@ -89,12 +97,13 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 				s.releaseGroupClaims(g.PodGroup)
 			}
 		}
-		s.onClusterEvent(framework.EventAssignedPodDelete)
+		s.onVictimEvent(framework.EventAssignedPodDelete, victimOf)
 	}
 }
 
 func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
+	s.forgetVictims(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
 		s.removePendingMember(key, pod.Namespace+"/"+g)
@@ -114,7 +123,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 		s.logger.Error(err, "Adding bound pod to the cache", "pod", key)
 		return
 	}
-	s.onClusterEvent(framework.EventAssignedPodAdd)
+	s.onVictimEvent(framework.EventAssignedPodAdd, s.victimOf[key])
 }
 
 func (s *Scheduler) addPendingPod(pod *v1.Pod) {
@@ -181,6 +190,17 @@ func (s *Scheduler) DeleteNamespace(ns *v1.Namespace) { s.cache.RemoveNamespace(
 
 func (s *Scheduler) onClusterEvent(ev framework.ClusterEvent) {
 	s.queue.OnEvent(ev, nil)
+}
+
+// onVictimEvent is onClusterEvent for a change of a preemption's victim: it does not
+// move the preemptors that wait for their own victims and would not be allowed that
+// room (victims.go).
+func (s *Scheduler) onVictimEvent(ev framework.ClusterEvent, w *victimWait) {
+	if w == nil {
+		s.onClusterEvent(ev)
+		return
+	}
+	s.queue.OnEvent(ev, func(e *queue.Entry) bool { return s.victimEventMayHelp(e, w) })
 }
 
 // onNodeEvent is onClusterEvent for an event about node n: a pod whose rejecting plugins

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,23 +22,30 @@ type fakeCluster struct {
 	s       *Scheduler
 	binds   map[string]string
 	bindErr error
+	// bindLost makes a binding succeed on the "server" and report bindErr anyway, as a
+	// request that timed out after it was sent.
+	bindLost bool
+	// patches are the PodScheduled conditions written: "ns/name reason".
+	patches []string
 	// deleteErr, when set, makes every deletion fail (after counting it).
 	deleteErr error
-	events    []string
-	deleted   int
+	// graceful deletions leave the pods terminating until the test deletes them.
+	graceful bool
+	events   []string
+	deleted  int
 }
 
 func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.bindErr != nil {
+	if f.bindErr != nil && !f.bindLost {
 		return f.bindErr
 	}
 	f.binds[pod.Namespace+"/"+pod.Name] = node
 	bound := pod.DeepCopy()
 	bound.Spec.NodeName = node
 	f.s.Post(func() { f.s.UpdatePod(pod, bound) })
-	return nil
+	return f.bindErr
 }
 
 // DeletePod deletes at once (no grace period), as an informer would then report.
@@ -46,13 +54,18 @@ func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error 
 	f.deleted++
 	err := f.deleteErr
 	f.mu.Unlock()
-	if err != nil {
+	if err != nil || f.graceful {
 		return err
 	}
 	f.s.Post(func() { f.s.DeletePod(pod) })
 	return nil
 }
-func (f *fakeCluster) PatchPodStatus(context.Context, *v1.Pod, *v1.PodCondition, *string) error {
+func (f *fakeCluster) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodCondition, _ *string) error {
+	if cond != nil && cond.Type == v1.PodScheduled {
+		f.mu.Lock()
+		f.patches = append(f.patches, pod.Namespace+"/"+pod.Name+" "+cond.Reason)
+		f.mu.Unlock()
+	}
 	return nil
 }
 func (f *fakeCluster) UpdateStatus(context.Context, runtime.Object) error { return nil }
@@ -111,4 +124,17 @@ func defaultConfigWithArgs(t testing.TB, plugin, args string) *config.Configurat
 	cfg := config.Default()
 	cfg.Profiles[0].PluginConfig = append(cfg.Profiles[0].PluginConfig, config.PluginConfig{Name: plugin, Args: []byte(args)})
 	return cfg
+}
+
+// patchesOf counts the PodScheduled conditions written for a pod.
+func (f *fakeCluster) patchesOf(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, p := range f.patches {
+		if strings.HasPrefix(p, key+" ") {
+			n++
+		}
+	}
+	return n
 }

@@ -15,16 +15,18 @@ import (
 
 // waitingPod is a pod a Permit plugin holds: assumed on its node, not yet bound.
 type waitingPod struct {
-	fwk      *fwkruntime.Framework
-	state    *framework.CycleState
-	entry    *queue.Entry
+	fwk   *fwkruntime.Framework
+	state *framework.CycleState
+	entry *queue.Entry
+	// pod is the entry's pod as it was assumed.
+	pod      *framework.PodInfo
 	host     string
 	deadline time.Time
 	start    time.Time
 }
 
-func (s *Scheduler) waitForPermit(fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, timeout time.Duration, start time.Time) {
-	s.waiting[e.Key] = &waitingPod{fwk: fwk, state: state, entry: e, host: host, deadline: s.clock.Now().Add(timeout), start: start}
+func (s *Scheduler) waitForPermit(fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, p *framework.PodInfo, host string, timeout time.Duration, start time.Time) {
+	s.waiting[e.Key] = &waitingPod{fwk: fwk, state: state, entry: e, pod: p, host: host, deadline: s.clock.Now().Add(timeout), start: start}
 }
 
 // AllowWaitingPod lets a pod held by Permit go on to binding.
@@ -34,7 +36,7 @@ func (s *Scheduler) AllowWaitingPod(key string) {
 		return
 	}
 	delete(s.waiting, key)
-	s.bind(w.fwk, w.state, w.entry, w.host, w.start)
+	s.bind(w.fwk, w.state, w.entry, w.pod, w.host, w.start)
 }
 
 // RejectWaitingPod undoes a held pod's assumption and requeues it.
@@ -44,7 +46,7 @@ func (s *Scheduler) RejectWaitingPod(key, plugin, msg string) {
 		return
 	}
 	delete(s.waiting, key)
-	s.undoAssume(context.Background(), w.fwk, w.state, w.entry.Pod, w.host)
+	s.undoAssume(context.Background(), w.fwk, w.state, w.pod, w.host)
 	s.handleFailure(w.fwk, w.entry, sets.New(plugin), false, msg, nil, w.start)
 }
 

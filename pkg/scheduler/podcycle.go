@@ -84,62 +84,20 @@ func (s *Scheduler) assume(ctx context.Context, fwk *fwkruntime.Framework, state
 	st, timeout := fwk.RunPermitPlugins(ctx, state, p, host)
 	switch {
 	case st.Code() == framework.Wait:
-		s.waitForPermit(fwk, state, e, host, timeout, start)
+		s.waitForPermit(fwk, state, e, p, host, timeout, start)
 		return
 	case !st.IsSuccess():
 		s.undoAssume(ctx, fwk, state, p, host)
 		s.handleFailure(fwk, e, sets.New(st.Plugin()), !st.IsRejected(), st.Message(), nil, start)
 		return
 	}
-	s.bind(fwk, state, e, host, start)
+	s.bind(fwk, state, e, p, host, start)
 }
 
 func (s *Scheduler) undoAssume(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, host string) {
 	fwk.RunReservePluginsUnreserve(ctx, state, p, host)
 	s.cache.ForgetPod(p.Key)
 	s.onClusterEvent(framework.EventAssignedPodDelete)
-}
-
-// bind runs the binding cycle off the loop; its result comes back through Post.
-func (s *Scheduler) bind(fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, start time.Time) {
-	s.bindPod(fwk, state, e.Pod, host, func(st *framework.Status) { s.finishBinding(fwk, state, e, host, st, start) })
-}
-
-// bindPod runs a pod's PreBind and Bind plugins off the loop and delivers the result to done, on the
-// loop.
-func (s *Scheduler) bindPod(fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, host string, done func(*framework.Status)) {
-	s.bindingsInFlight++
-	s.actuator.Exec.Go(func() {
-		ctx := context.Background()
-		st := fwk.RunPreBindPlugins(ctx, state, p, host)
-		if st.IsSuccess() {
-			st = fwk.RunBindPlugins(ctx, state, p, host)
-		}
-		s.Post(func() {
-			s.bindingsInFlight--
-			done(st)
-		})
-	})
-}
-
-func (s *Scheduler) finishBinding(fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, st *framework.Status, start time.Time) {
-	p := e.Pod
-	if st.IsSuccess() {
-		s.queue.Done(e.Key)
-		s.forgetDecision(e.Key)
-		s.observeAttempt(fwk, metrics.ResultScheduled, start)
-		s.recordScheduled(p, host)
-		return
-	}
-	if pi := s.cache.Pod(p.Key); pi == p && pi.Assumed {
-		s.undoAssume(context.Background(), fwk, state, p, host)
-	}
-	s.handleFailure(fwk, e, nil, true, "Binding rejected: "+st.Message(), nil, start)
-}
-
-// recordScheduled emits the Scheduled event of a bound pod.
-func (s *Scheduler) recordScheduled(p *framework.PodInfo, host string) {
-	s.actuator.Event(p.Pod, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned "+p.Key+" to "+host)
 }
 
 // handleFailure requeues an entry that could not be scheduled, applies the nomination

@@ -40,11 +40,19 @@ type inflightPreemption struct {
 // deletes them (in parallel) and records the preemptor's nominated node. The nomination
 // itself is made in memory by the cycle's failure handling, right away.
 func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo) {
+	if logger := s.logger.V(2); logger.Enabled() {
+		keys := make([]string, len(victims))
+		for i, v := range victims {
+			keys[i] = v.Key
+		}
+		logger.Info("Preempting", "preemptor", preemptor.Key, "node", node, "victims", keys)
+	}
 	for _, v := range victims {
 		v.Terminating = true
 	}
 	s.preempting[preemptor.Key] = &inflightPreemption{victims: victims}
 	s.rememberDecision(preemptor.Key, victims)
+	s.awaitVictims(preemptor.Key, preemptor.Priority, victims)
 	s.markVictimGroups(victims, msgPreemptedForPod)
 	if s.observer != nil {
 		s.observer.Preempting(preemptor, node, victims)
@@ -99,6 +107,7 @@ func (s *Scheduler) preemptionDone(key string, err error) {
 	}
 	s.logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
 	s.forgetDecision(key)
+	s.forgetVictims(key)
 	if inflight != nil {
 		for _, v := range inflight.victims {
 			if cur := s.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
@@ -149,6 +158,7 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 	}
 	s.preempting[key] = &inflightPreemption{victims: victims, members: members}
 	s.rememberDecision(key, victims)
+	s.awaitVictims(key, g.Priority, victims)
 	if s.observer != nil {
 		s.observer.PreemptingForGroup(g, nominations, victims)
 	}

@@ -105,8 +105,10 @@ type Scheduler struct {
 	domain   []*framework.NodeInfo
 	inDomain []bool
 
-	// bindingsInFlight counts binding cycles not yet reported back.
+	// bindingsInFlight counts binding cycles not yet reported back; binding holds their
+	// pods, as assumed, by key.
 	bindingsInFlight int
+	binding          map[string]*framework.PodInfo
 	// waiting holds pods a Permit plugin asked to wait.
 	waiting map[string]*waitingPod
 	// failures keeps the last failure message of pending pods, for reports.
@@ -119,6 +121,10 @@ type Scheduler struct {
 	// spentDecisions the notes of those whose victims are gone (decisions.go).
 	decisions      map[string]*decision
 	spentDecisions map[string]string
+	// victimOf and waitingForVictims hold the preemptors waiting for victims to leave, by
+	// victim and by preemptor.
+	victimOf          map[string]*victimWait
+	waitingForVictims map[string]*victimWait
 	// classes are the PriorityClasses, for resolving PodGroups' priorities.
 	classes map[string]*schedulingv1.PriorityClass
 	// groups are the PodGroups with pending members, by namespace/name.
@@ -176,6 +182,10 @@ func New(opts Options) (*Scheduler, error) {
 
 		groupClaimsMaking: map[string]bool{},
 	}
+	// The bookkeeping of binding.go and victims.go.
+	s.binding = map[string]*framework.PodInfo{}
+	s.victimOf = map[string]*victimWait{}
+	s.waitingForVictims = map[string]*victimWait{}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
 	}

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -95,8 +96,13 @@ func TestClient(t *testing.T) {
 		if err := client.BindPod(ctx, got, node.Name); err != nil {
 			t.Fatalf("binding the current pod: %v", err)
 		}
-		if err := client.BindPod(ctx, got, node.Name); err == nil {
-			t.Errorf("binding a bound pod again succeeded")
+		// Binding it again to the same node is our own earlier binding, read back (a
+		// retry whose first attempt's answer was lost); to another node, it fails.
+		if err := client.BindPod(ctx, got, node.Name); err != nil {
+			t.Errorf("binding a pod again to the node it is bound to: %v, want success", err)
+		}
+		if err := client.BindPod(ctx, got, "elsewhere"); err == nil || !strings.Contains(err.Error(), "is bound to node "+node.Name) {
+			t.Errorf("binding a bound pod to another node: %v, want an error naming its node", err)
 		}
 		if err := client.DeletePod(ctx, got, new(int64(1))); err != nil {
 			t.Fatalf("deleting the current pod: %v", err)

@@ -63,6 +63,7 @@ var APICalls = []APICall{
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Subresource: "binding", Verb: "update", Why: "authorizes changing status.allocation and reservedFor (DRAResourceClaimGranularStatusAuthorization)"},
 	{Group: "resource.k8s.io", Resource: "resourceclaimtemplates", Verb: "get", Why: "make a PodGroup's claim from its template"},
 	{Resource: "pods", Subresource: "binding", Verb: "create", Why: "bind a pod to its node"},
+	{Resource: "pods", Verb: "get", Why: "read a pod back when its binding's outcome is unknown (a timeout after the request was sent)"},
 	{Resource: "pods", Subresource: "status", Verb: "patch", Why: "PodScheduled and DisruptionTarget conditions, nominatedNodeName, the claim of extended resources backed by DRA"},
 	{Resource: "pods", Verb: "delete", Why: "delete preemption victims"},
 	{Group: "events.k8s.io", Resource: "events", Verb: "create", Why: "Scheduled, FailedScheduling, Preempted events"},

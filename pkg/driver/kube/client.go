@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,37 +25,40 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
-// callTimeout bounds each API call the actuator makes. Calls run on their own goroutines
-// with a background context; without a bound, a hung connection would keep a binding
-// in flight for ever.
-const callTimeout = 30 * time.Second
+// DefaultRequestTimeout bounds each API call the actuator makes, from the moment it is
+// sent (the wait for its turn and for a rate-limiter token is not counted). Calls run on
+// their own goroutines with a background context; without a bound, a hung connection
+// would keep a binding in flight for ever.
+const DefaultRequestTimeout = 30 * time.Second
+
+// DefaultAPIConcurrency is how many of the actuator's API calls may be in flight at once
+// by default. The API server's throughput grows with concurrency (etcd batches its
+// writes): on 1,000 nodes a burst of bindings went half again as fast with 256 calls in
+// flight as with 64. Priority and Fairness bounds it from there (a 429 halves it).
+const DefaultAPIConcurrency = 256
 
 // Client is the actuator's client for a real cluster: bindings, deletions, status
-// writes and events, through the API server.
+// writes and events, through the API server. Every call but events goes through its
+// dispatcher (dispatch.go).
 type Client struct {
 	core      kubernetes.Interface
 	podGroups *PodGroupClient
 	recorder  events.EventRecorder
 	logger    klog.Logger
+	calls     *dispatcher
 }
 
 var _ actuator.Client = (*Client)(nil)
 
-// NewClient returns a Client. recorder may be nil (events are then only logged).
+// NewClient returns a Client with DefaultAPIConcurrency calls in flight at most and no
+// client-side rate limit of its own. recorder may be nil (events are then only logged).
 func NewClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, logger klog.Logger) *Client {
-	return &Client{core: core, podGroups: podGroups, recorder: recorder, logger: logger}
+	calls := newDispatcher(DefaultAPIConcurrency, nil, DefaultRequestTimeout, newDispatchMetrics(prometheus.NewRegistry()))
+	return newClient(core, podGroups, recorder, calls, logger)
 }
 
-// BindPod binds the pod through pods/binding. The binding carries the pod's UID, so a
-// pod deleted and created again under the same name is not bound in its place.
-func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	binding := &v1.Binding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
-		Target:     v1.ObjectReference{Kind: "Node", Name: node},
-	}
-	return c.core.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
+func newClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, calls *dispatcher, logger klog.Logger) *Client {
+	return &Client{core: core, podGroups: podGroups, recorder: recorder, logger: logger, calls: calls}
 }
 
 // DeletePod deletes the pod gracefully (grace nil: the pod's own period), on the
@@ -62,14 +66,14 @@ func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
 // name that replaced it is left alone, and the call reports NotFound: the pod the
 // scheduler meant is gone.
 func (c *Client) DeletePod(ctx context.Context, pod *v1.Pod, grace *int64) error {
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
 	opts := metav1.DeleteOptions{GracePeriodSeconds: grace}
 	if pod.UID != "" {
 		uid := pod.UID
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
-	err := c.core.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+	err := c.calls.do(ctx, &call{class: classEvict, priority: priorityOf(pod), object: objectOf(pod)}, func(ctx context.Context) error {
+		return c.core.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+	})
 	if apierrors.IsConflict(err) && pod.UID != "" {
 		return apierrors.NewNotFound(v1.Resource("pods"), pod.Name)
 	}
@@ -81,6 +85,10 @@ func (c *Client) DeletePod(ctx context.Context, pod *v1.Pod, grace *int64) error
 // by type), so concurrent writers of other status fields (the kubelet) are not undone,
 // and an empty nominated node is sent as null, which removes the field whatever the
 // scheduler's copy of the pod says.
+//
+// A victim's DisruptionTarget condition goes with its deletion (classEvict); a
+// PodScheduled condition is a report (classReport) that replaces the pod's queued older
+// one; a nomination replaces the pod's queued older nomination.
 func (c *Client) PatchPodStatus(ctx context.Context, pod *v1.Pod, cond *v1.PodCondition, nominatedNode *string) error {
 	if cond == nil && nominatedNode == nil {
 		return nil
@@ -89,10 +97,22 @@ func (c *Client) PatchPodStatus(ctx context.Context, pod *v1.Pod, cond *v1.PodCo
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	_, err = c.core.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
-	return err
+	cl := &call{class: classNominate, priority: priorityOf(pod), object: objectOf(pod)}
+	switch {
+	case cond != nil && cond.Type == v1.DisruptionTarget:
+		cl.class = classEvict
+	case cond != nil && nominatedNode == nil:
+		cl.key = string(cond.Type) + "/" + objectOf(pod)
+		if cond.Type == v1.PodScheduled {
+			cl.class = classReport
+		}
+	case cond == nil:
+		cl.key = "nominatedNodeName/" + objectOf(pod)
+	}
+	return c.calls.do(ctx, cl, func(ctx context.Context) error {
+		_, err := c.core.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+		return err
+	})
 }
 
 // podStatusPatch builds PatchPodStatus's body. It carries metadata.uid, which the API
@@ -154,21 +174,25 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 	if c.podGroups == nil {
 		return fmt.Errorf("UpdateStatus: no PodGroup client")
 	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	next := pg
-	first := true
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			latest, err := c.podGroups.Get(ctx, pg.Namespace, pg.Name)
-			if err != nil {
-				return err
+	cl := &call{class: classNominate, object: "PodGroup/" + pg.Namespace + "/" + pg.Name}
+	if pg.Spec.Priority != nil {
+		cl.priority = *pg.Spec.Priority
+	}
+	return c.calls.do(ctx, cl, func(ctx context.Context) error {
+		next := pg
+		first := true
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if !first {
+				latest, err := c.podGroups.Get(ctx, pg.Namespace, pg.Name)
+				if err != nil {
+					return err
+				}
+				next = mergePodGroupStatus(latest, pg)
 			}
-			next = mergePodGroupStatus(latest, pg)
-		}
-		first = false
-		_, err := c.podGroups.UpdateStatus(ctx, next)
-		return err
+			first = false
+			_, err := c.podGroups.UpdateStatus(ctx, next)
+			return err
+		})
 	})
 }
 

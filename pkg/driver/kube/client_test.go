@@ -267,3 +267,80 @@ func TestEventWithoutRecorderOrObject(t *testing.T) {
 		t.Errorf("UpdateStatus of a Pod: want an error")
 	}
 }
+
+// The client's calls take their class from what they do: with one call in flight at a
+// time, a victim's condition goes before a binding, the binding before a nomination,
+// and a pod's failure report last, the newest replacing an older one still queued.
+func TestClientCallClasses(t *testing.T) {
+	cs := fake.NewClientset()
+	release := make(chan struct{})
+	var order []string
+	cs.PrependReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		what := a.GetVerb() + " " + a.GetSubresource()
+		if p, ok := a.(clienttesting.PatchAction); ok {
+			what += " " + string(p.GetPatch())
+		}
+		order = append(order, what)
+		if len(order) == 1 {
+			<-release // the first call holds the only slot until the rest are queued
+		}
+		return true, nil, nil
+	})
+	c := NewClient(cs, nil, nil, klog.Background())
+	c.calls = newDispatcher(1, nil, time.Minute, c.calls.metrics)
+	pod := func(uid string) *v1.Pod {
+		p := pendingPod()
+		p.UID = types.UID(uid)
+		return p
+	}
+	cond := func(typ v1.PodConditionType, msg string) *v1.PodCondition {
+		return &v1.PodCondition{Type: typ, Status: v1.ConditionFalse, Message: msg}
+	}
+	calls := []func(){
+		func() { _ = c.DeletePod(context.Background(), pod("first"), nil) },
+		func() { _ = c.PatchPodStatus(context.Background(), pod("a"), cond(v1.PodScheduled, "old"), nil) },
+		func() { _ = c.PatchPodStatus(context.Background(), pod("b"), nil, new("n1")) },
+		func() { _ = c.BindPod(context.Background(), pod("c"), "n1") },
+		func() { _ = c.PatchPodStatus(context.Background(), pod("d"), cond(v1.DisruptionTarget, "victim"), nil) },
+		func() { _ = c.PatchPodStatus(context.Background(), pod("a"), cond(v1.PodScheduled, "new"), nil) },
+	}
+	done := make(chan struct{}, len(calls))
+	for i, call := range calls {
+		go func() { call(); done <- struct{}{} }()
+		// Each is queued before the next is made.
+		for want := uint64(i + 1); ; {
+			c.calls.mu.Lock()
+			seq := c.calls.seq
+			c.calls.mu.Unlock()
+			if seq >= want {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(release)
+	for range calls {
+		<-done
+	}
+	var got []string
+	for _, o := range order {
+		switch {
+		case strings.HasPrefix(o, "delete"):
+			got = append(got, "delete")
+		case strings.HasPrefix(o, "create binding"):
+			got = append(got, "bind")
+		case strings.Contains(o, "victim"):
+			got = append(got, "DisruptionTarget")
+		case strings.Contains(o, "nominatedNodeName"):
+			got = append(got, "nominate")
+		case strings.Contains(o, `"new"`):
+			got = append(got, "report new")
+		default:
+			got = append(got, "other: "+o)
+		}
+	}
+	want := "delete,DisruptionTarget,bind,nominate,report new"
+	if strings.Join(got, ",") != want {
+		t.Errorf("calls made %v, want %s (the old report superseded)", got, want)
+	}
+}

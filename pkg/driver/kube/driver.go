@@ -31,7 +31,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
-	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -68,10 +67,18 @@ func DefaultLeaderElection() LeaderElection {
 type Options struct {
 	// REST is the connection to the API server (kubeconfig or in-cluster).
 	REST *rest.Config
-	// QPS and Burst limit the driver's requests (informers and actuator share them;
-	// events and leader election have their own, so neither starves the other).
+	// QPS and Burst are the client-side limits of the driver's requests (see RateLimits:
+	// QPS 0 trusts the API server's Priority and Fairness). Informers and the actuator
+	// share them; events and leader election have their own budgets, so none starves
+	// another.
 	QPS   float32
 	Burst int
+	// Concurrency bounds the actuator's API calls in flight (DefaultAPIConcurrency is a
+	// good value).
+	Concurrency int
+	// RequestTimeout bounds each of the actuator's API calls from the moment it is sent
+	// (0: DefaultRequestTimeout).
+	RequestTimeout time.Duration
 	// Config is the scheduler configuration (nil: the defaults).
 	Config *config.Configuration
 	// AsyncPreemption makes preemptions' API calls off the scheduling loop (KEP-4832);
@@ -82,17 +89,23 @@ type Options struct {
 	BindAddress string
 	// PodGroupSource says which PodGroup APIs to read ("" is GroupSourceAuto).
 	PodGroupSource GroupSource
+	// DebugEndpoints adds /debug/cache-comparison to the listener. It names pods and
+	// nodes, and the listener has no authentication: off by default.
+	DebugEndpoints bool
 	Logger         klog.Logger
 }
 
 // Validate reports options that cannot work.
 func (o *Options) Validate() error {
 	var errs []error
-	if o.QPS <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps %v: must be positive", o.QPS))
+	if o.Burst < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst %d: must not be negative", o.Burst))
 	}
-	if o.Burst <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-burst %d: must be positive", o.Burst))
+	if o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-concurrency %d: must be positive", o.Concurrency))
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-timeout %s: must not be negative", o.RequestTimeout))
 	}
 	if o.PodGroupSource != "" && !slices.Contains(GroupSources, o.PodGroupSource) {
 		errs = append(errs, fmt.Errorf("--podgroup-source %q: must be one of %q", o.PodGroupSource, GroupSources))
@@ -138,7 +151,9 @@ type Driver struct {
 	health   *leaderelection.HealthzAdaptor
 	synced   atomic.Bool
 	stopping atomic.Bool
-	server   *server
+	// scheduling is true while the loop runs.
+	scheduling atomic.Bool
+	server     *server
 }
 
 type namedInformer struct {
@@ -165,40 +180,7 @@ func New(o Options) (*Driver, error) {
 		return nil, err
 	}
 
-	// Informers and the actuator share one rate limiter; events and leader election
-	// each get their own.
-	limited := rest.CopyConfig(o.REST)
-	limited.QPS, limited.Burst = o.QPS, o.Burst
-	limited.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(o.QPS, o.Burst)
-	protobuf := func(c *rest.Config) *rest.Config {
-		c = rest.CopyConfig(c)
-		c.ContentType = runtime.ContentTypeProtobuf
-		c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-		return c
-	}
-	own := func(agent string) *rest.Config {
-		c := protobuf(o.REST)
-		c.QPS, c.Burst = o.QPS, o.Burst
-		c.UserAgent = "phalanx/" + agent
-		return c
-	}
-	mainCfg := protobuf(limited)
-	mainCfg.UserAgent = "phalanx/scheduler"
-	core, err := kubernetes.NewForConfig(mainCfg)
-	if err != nil {
-		return nil, err
-	}
-	pgCfg := rest.CopyConfig(limited)
-	pgCfg.UserAgent = "phalanx/scheduler"
-	pgClient, err := NewPodGroupClient(pgCfg, scheme)
-	if err != nil {
-		return nil, err
-	}
-	eventClient, err := kubernetes.NewForConfig(own("events"))
-	if err != nil {
-		return nil, err
-	}
-	leClient, err := kubernetes.NewForConfig(own("leader-election"))
+	clients, err := newClientSet(o, scheme)
 	if err != nil {
 		return nil, err
 	}
@@ -211,13 +193,13 @@ func New(o Options) (*Driver, error) {
 		opts:      o,
 		logger:    o.Logger,
 		cfg:       cfg,
-		events:    newEventRecorder(eventClient, scheme),
-		leClient:  leClient,
+		events:    clients.events,
+		leClient:  clients.leaderElection,
 		identity:  hostname + "_" + string(uuid.NewUUID()),
 		health:    leaderelection.NewLeaderHealthzAdaptor(20 * time.Second),
-		discovery: core.Discovery(),
+		discovery: clients.informers.Discovery(),
 	}
-	d.client = NewClient(core, pgClient, d.events.recorder, o.Logger)
+	d.client = newClient(clients.actuator, clients.podGroups, d.events.recorder, clients.calls, o.Logger)
 	d.sched, err = scheduler.New(scheduler.Options{
 		Config:         cfg,
 		Registry:       plugins.NewRegistry(),
@@ -232,9 +214,9 @@ func New(o Options) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.gatherer = prometheus.Gatherers{d.sched.Metrics().Registry, processRegistry}
+	d.gatherer = prometheus.Gatherers{d.sched.Metrics().Registry, clients.registry, processRegistry}
 
-	d.factory = informers.NewSharedInformerFactory(core, 0)
+	d.factory = informers.NewSharedInformerFactory(clients.informers, 0)
 	pods := d.factory.InformerFor(&v1.Pod{}, newPodInformer)
 	// The PodGroup informers are added by Run, once it knows which PodGroup APIs to read.
 	h := Handlers(d.sched)
@@ -310,7 +292,11 @@ func (d *Driver) Addr() string { return d.server.Addr() }
 func (d *Driver) Run(ctx context.Context) error {
 	logger := d.logger
 	var err error
-	d.server, err = listen(d.opts.BindAddress, newMux(checks{live: d.live, ready: d.ready}, d.gatherer, logger))
+	mux := newMux(checks{live: d.live, ready: d.ready}, d.gatherer, logger)
+	if d.opts.DebugEndpoints {
+		mux.Handle("/debug/cache-comparison", d.comparisonHandler())
+	}
+	d.server, err = listen(d.opts.BindAddress, mux)
 	if err != nil {
 		return err
 	}
@@ -326,6 +312,7 @@ func (d *Driver) Run(ctx context.Context) error {
 		cancel()
 		d.factory.Shutdown()
 		d.events.flush(5 * time.Second)
+		d.client.calls.stop()
 		d.server.shutdown()
 	}()
 
@@ -455,7 +442,10 @@ func (d *Driver) schedule(ctx context.Context) {
 		return
 	}
 	logger.Info("Scheduling", "identity", d.identity)
+	d.scheduling.Store(true)
+	go d.compareOnSignal(ctx)
 	d.sched.Run(ctx)
+	d.scheduling.Store(false)
 	logger.Info("Stopped scheduling")
 }
 

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,11 +14,12 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/scheduler"
 )
 
 func validOptions() Options {
 	return Options{
-		REST: &rest.Config{Host: "https://127.0.0.1:1"}, QPS: 50, Burst: 100,
+		REST: &rest.Config{Host: "https://127.0.0.1:1"}, QPS: 50, Burst: 100, Concurrency: DefaultAPIConcurrency,
 		LeaderElection: DefaultLeaderElection(), AsyncPreemption: true, Logger: klog.Background(),
 	}
 }
@@ -28,8 +31,10 @@ func TestValidate(t *testing.T) {
 		want   string
 	}{
 		{"defaults", func(*Options) {}, ""},
-		{"zero qps", func(o *Options) { o.QPS = 0 }, "--kube-api-qps"},
-		{"zero burst", func(o *Options) { o.Burst = 0 }, "--kube-api-burst"},
+		{"qps from Priority and Fairness", func(o *Options) { o.QPS, o.Burst = 0, 0 }, ""},
+		{"no qps limit", func(o *Options) { o.QPS = -1 }, ""},
+		{"negative burst", func(o *Options) { o.Burst = -1 }, "--kube-api-burst"},
+		{"no concurrency", func(o *Options) { o.Concurrency = 0 }, "--kube-api-concurrency"},
 		{"renew >= lease", func(o *Options) { o.LeaderElection.RenewDeadline = 15 * time.Second }, "--leader-elect-lease-duration"},
 		{"retry too long", func(o *Options) { o.LeaderElection.RetryPeriod = 9 * time.Second }, "--leader-elect-renew-deadline"},
 		{"no lease name", func(o *Options) { o.LeaderElection.Name = "" }, "--leader-elect-resource-name"},
@@ -115,10 +120,42 @@ func TestEndpoints(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d", code)
 	}
-	for _, name := range []string{"scheduler_preemption_attempts_total", "go_goroutines", "process_start_time_seconds"} {
+	for _, name := range []string{"scheduler_preemption_attempts_total", "go_goroutines", "process_start_time_seconds",
+		"phalanx_api_calls_inflight", "phalanx_events_dropped_total"} {
 		if !strings.Contains(body, name) {
 			t.Errorf("/metrics has no %s", name)
 		}
+	}
+}
+
+// /debug/cache-comparison answers from the loop, and only while this replica schedules.
+func TestComparisonEndpoint(t *testing.T) {
+	d, err := New(validOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(d.comparisonHandler())
+	defer ts.Close()
+	get := func() (int, string) {
+		resp, err := http.Get(ts.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, "not scheduling") {
+		t.Errorf("standby: %d %q", code, body)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go d.sched.Run(ctx)
+	d.scheduling.Store(true)
+	code, body := get()
+	var c scheduler.Comparison
+	if err := json.Unmarshal([]byte(body), &c); code != http.StatusOK || err != nil || !c.Consistent() {
+		t.Errorf("scheduling: %d %q (%v)", code, body, err)
 	}
 }
 

@@ -187,10 +187,12 @@ func (c *Client) patchNativeConditions(ctx context.Context, namespace, name stri
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	_, err = c.core.SchedulingV1alpha2().PodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
-	return err
+	// Through the dispatcher, as phalanx's own PodGroup status (one write per group at a
+	// time, in order).
+	return c.calls.do(ctx, &call{class: classNominate, object: "PodGroup/" + namespace + "/" + name}, func(ctx context.Context) error {
+		_, err := c.core.SchedulingV1alpha2().PodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+		return err
+	})
 }
 
 func nativeStatusPatch(uid types.UID, conds []metav1.Condition) ([]byte, error) {

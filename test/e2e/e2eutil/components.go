@@ -5,7 +5,10 @@ package e2eutil
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -53,4 +56,38 @@ func (c *Cluster) ctl(t testing.TB, args ...string) {
 		t.Fatalf("%s %v: %v\n%s", script, args, err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// PauseComponent freezes a component (SIGSTOP to its process group) until
+// ResumeComponent, which t.Cleanup also calls. A paused etcd leaves requests
+// hanging in kube-apiserver: writes sent before the pause may commit after
+// their clients gave up.
+func (c *Cluster) PauseComponent(t testing.TB, name string) {
+	t.Helper()
+	c.signalComponent(t, name, syscall.SIGSTOP)
+	t.Cleanup(func() { c.signalComponent(t, name, syscall.SIGCONT) })
+	t.Logf("paused %s", name)
+}
+
+// ResumeComponent lets a paused component go on (SIGCONT).
+func (c *Cluster) ResumeComponent(t testing.TB, name string) {
+	t.Helper()
+	c.signalComponent(t, name, syscall.SIGCONT)
+	t.Logf("resumed %s", name)
+}
+
+func (c *Cluster) signalComponent(t testing.TB, name string, sig syscall.Signal) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(c.Dir, name+".pid"))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("%s.pid: %v", name, err)
+	}
+	// The component leads its own process group (hack/lib/e2e-cluster.sh).
+	if err := syscall.Kill(-pid, sig); err != nil {
+		t.Fatalf("signal %v to %s: %v", sig, name, err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -182,4 +183,70 @@ func (c *Cluster) CreatePodGroup(t testing.TB, pg *v1alpha1.PodGroup) *v1alpha1.
 		t.Fatal(err)
 	}
 	return out
+}
+
+// ThrottleServiceAccount puts a ServiceAccount's requests in a priority level of their
+// own with the given nominal concurrency shares (the server's built-in levels have tens
+// to hundreds), no borrowing and no queueing: API Priority and Fairness answers 429 to
+// what the level cannot run at once. Both objects are deleted when the test ends.
+func (c *Cluster) ThrottleServiceAccount(t testing.TB, ns, name string, shares int32) {
+	t.Helper()
+	ctx := Context(t)
+	level := UniqueName(t, "throttle")
+	zero := int32(0)
+	plc := &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: level},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+			Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: &shares,
+				LendablePercent:          &zero,
+				BorrowingLimitPercent:    &zero,
+				LimitResponse:            flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+			},
+		},
+	}
+	fs := &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: level},
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: level},
+			// Before the built-in service-accounts schema (9000).
+			MatchingPrecedence:  500,
+			DistinguisherMethod: &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects: []flowcontrolv1.Subject{{
+					Kind:           flowcontrolv1.SubjectKindServiceAccount,
+					ServiceAccount: &flowcontrolv1.ServiceAccountSubject{Namespace: ns, Name: name},
+				}},
+				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{
+					Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"},
+					Namespaces: []string{"*"}, ClusterScope: true,
+				}},
+			}},
+		},
+	}
+	api := c.Client.FlowcontrolV1()
+	if _, err := api.PriorityLevelConfigurations().Create(ctx, plc, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create PriorityLevelConfiguration: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = api.PriorityLevelConfigurations().Delete(context.Background(), level, metav1.DeleteOptions{})
+	})
+	if _, err := api.FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create FlowSchema: %v", err)
+	}
+	t.Cleanup(func() { _ = api.FlowSchemas().Delete(context.Background(), level, metav1.DeleteOptions{}) })
+	// The API server's APF configuration follows these objects through an informer.
+	WaitFor(t, time.Minute, "FlowSchema "+level+" in use", func(ctx context.Context) (bool, error) {
+		got, err := api.FlowSchemas().Get(ctx, level, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == flowcontrolv1.FlowSchemaConditionDangling {
+				return cond.Status == flowcontrolv1.ConditionFalse, nil
+			}
+		}
+		return false, nil
+	})
 }

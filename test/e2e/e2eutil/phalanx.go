@@ -5,6 +5,7 @@ package e2eutil
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -388,4 +389,47 @@ func (p *Phalanx) Metric(ctx context.Context, name, labels string) (float64, boo
 func (p *Phalanx) IsLeader(ctx context.Context) bool {
 	v, ok, err := p.Metric(ctx, "leader_election_master_status", `name="`+PhalanxLease+`"`)
 	return err == nil && ok && v == 1
+}
+
+// CacheComparison is phalanx's /debug/cache-comparison (it needs --debug-endpoints):
+// the differences between its cache and queue and the cluster.
+type CacheComparison struct {
+	Nodes       int      `json:"nodes"`
+	BoundPods   int      `json:"boundPods"`
+	AssumedPods int      `json:"assumedPods"`
+	PendingPods int      `json:"pendingPods"`
+	Differences []string `json:"differences"`
+}
+
+// CompareCache asks phalanx to compare its cache with the cluster.
+func (p *Phalanx) CompareCache(ctx context.Context) (*CacheComparison, error) {
+	code, body, err := p.get(ctx, "/debug/cache-comparison")
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("/debug/cache-comparison: HTTP %d: %s", code, body)
+	}
+	c := &CacheComparison{}
+	return c, json.Unmarshal([]byte(body), c)
+}
+
+// WaitCacheConsistent waits until phalanx's cache matches the cluster (informer events
+// on their way show as differences for a moment), and fails the test with the last
+// differences if it never does.
+func (p *Phalanx) WaitCacheConsistent(t testing.TB, timeout time.Duration) *CacheComparison {
+	t.Helper()
+	var last *CacheComparison
+	var lastErr error
+	err := Poll(Context(t), timeout, func(ctx context.Context) (bool, error) {
+		last, lastErr = p.CompareCache(ctx)
+		return lastErr == nil && len(last.Differences) == 0, nil
+	})
+	if err != nil {
+		if lastErr != nil {
+			t.Fatalf("phalanx %s: cache comparison: %v", p.Name, lastErr)
+		}
+		t.Fatalf("phalanx %s: the cache still differs from the cluster after %v:\n%s", p.Name, timeout, strings.Join(last.Differences, "\n"))
+	}
+	return last
 }

@@ -1,0 +1,113 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+)
+
+// errOutcomeUnknown marks a binding whose outcome could not be found out before the
+// client shut down.
+var errOutcomeUnknown = errors.New("binding outcome unknown")
+
+// BindPod binds the pod through pods/binding. The binding carries the pod's UID, so a
+// pod deleted and created again under the same name is not bound in its place. A
+// binding queued behind others drops the pod's queued PodScheduled=False report, which
+// it makes moot.
+//
+// When the call fails in a way that does not say whether the server bound the pod (a
+// timeout or a broken connection after the request was sent, a conflict that may be our
+// own earlier attempt), the pod is read back until the server answers: bound to node is
+// a success, still pending is the failure it looked like. The scheduler never reports a
+// bound pod as failed, nor binds it again.
+func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
+	binding := &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Target:     v1.ObjectReference{Kind: "Node", Name: node},
+	}
+	cl := &call{class: classBind, priority: priorityOf(pod), object: objectOf(pod), drops: []string{reportKey(pod)}}
+	return c.calls.do(ctx, cl, func(callCtx context.Context) error {
+		err := c.core.CoreV1().Pods(pod.Namespace).Bind(callCtx, binding, metav1.CreateOptions{})
+		if err == nil || certainFailure(err) {
+			return err
+		}
+		return c.resolveBinding(ctx, pod, node, err)
+	})
+}
+
+// certainFailure reports whether a binding error means the server did not bind the pod:
+// it refused the request before acting on it.
+func certainFailure(err error) bool {
+	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) ||
+		apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsMethodNotSupported(err) || apierrors.IsGone(err)
+}
+
+// resolveBinding finds out what the server made of a binding that failed with err: it
+// reads the pod (each read with its own deadline, retried with backoff while the server
+// does not answer, until ctx or the client ends).
+func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, err error) error {
+	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 5 * time.Second}
+	var outcome error
+	found := "unknown"
+	defer func() { c.calls.metrics.resolved.WithLabelValues(found).Inc() }()
+	ctx, cancel := mergeDone(ctx, c.calls.life)
+	defer cancel()
+	poll := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		getCtx, cancel := context.WithTimeout(ctx, c.calls.timeout)
+		defer cancel()
+		cur, getErr := c.core.CoreV1().Pods(pod.Namespace).Get(getCtx, pod.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(getErr) || (getErr == nil && pod.UID != "" && cur.UID != pod.UID):
+			found, outcome = "gone", apierrors.NewNotFound(v1.Resource("pods"), pod.Name)
+		case getErr != nil:
+			c.logger.V(2).Info("Binding outcome unknown; reading the pod again", "pod", klog.KObj(pod), "err", err, "readErr", getErr)
+			return false, nil
+		case cur.Spec.NodeName == node:
+			c.logger.V(2).Info("Binding succeeded despite the error", "pod", klog.KObj(pod), "node", node, "err", err)
+			found, outcome = "bound", nil
+		case cur.Spec.NodeName == "":
+			found, outcome = "not-bound", err
+		default:
+			found, outcome = "elsewhere", fmt.Errorf("pod %s/%s is bound to node %s: %w", pod.Namespace, pod.Name, cur.Spec.NodeName, err)
+		}
+		return true, nil
+	})
+	if poll != nil {
+		return fmt.Errorf("%w: %v", errOutcomeUnknown, err)
+	}
+	return outcome
+}
+
+// mergeDone returns a context that ends when either does (or cancel is called).
+func mergeDone(a, b context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(a)
+	stop := context.AfterFunc(b, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func priorityOf(pod *v1.Pod) int32 {
+	if pod.Spec.Priority != nil {
+		return *pod.Spec.Priority
+	}
+	return 0
+}
+
+// objectOf names a pod for the dispatcher's per-object order.
+func objectOf(pod *v1.Pod) string {
+	if pod.UID != "" {
+		return string(pod.UID)
+	}
+	return pod.Namespace + "/" + pod.Name
+}
+
+// reportKey is the key of a pod's PodScheduled condition writes: a newer one replaces a
+// queued older one.
+func reportKey(pod *v1.Pod) string { return "PodScheduled/" + objectOf(pod) }

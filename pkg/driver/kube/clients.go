@@ -1,0 +1,72 @@
+package kube
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
+)
+
+// clientSet is every connection the driver makes to the API server, each with its own
+// budget: the informers and the actuator's calls share the flags' limits (the actuator's
+// through its dispatcher, which takes a token only when a call's turn comes), events and
+// leader election have their own.
+type clientSet struct {
+	informers      kubernetes.Interface
+	actuator       kubernetes.Interface
+	podGroups      *PodGroupClient
+	leaderElection kubernetes.Interface
+	events         *eventRecorder
+	calls          *dispatcher
+	// registry holds the dispatcher's and the events' metrics.
+	registry *prometheus.Registry
+}
+
+func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
+	limits := RateLimits{QPS: o.QPS, Burst: o.Burst, Concurrency: o.Concurrency}
+	apf := &apfObserver{}
+	base := rest.CopyConfig(o.REST)
+	apf.observe(base)
+	// config is base for one client: client-go's own limiter is replaced by limiter (nil:
+	// none).
+	config := func(agent string, limiter flowcontrol.RateLimiter, protobuf bool) *rest.Config {
+		c := rest.CopyConfig(base)
+		c.UserAgent = "phalanx/" + agent
+		c.QPS, c.Burst, c.RateLimiter = -1, 0, limiter
+		if protobuf {
+			c.ContentType = runtime.ContentTypeProtobuf
+			c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+		}
+		return c
+	}
+	shared := limits.limiter(apf)
+	cs := &clientSet{registry: prometheus.NewRegistry()}
+	metrics := newDispatchMetrics(cs.registry)
+	timeout := o.RequestTimeout
+	if timeout == 0 {
+		timeout = DefaultRequestTimeout
+	}
+	cs.calls = newDispatcher(limits.Concurrency, shared, timeout, metrics)
+	apf.onThrottled(cs.calls.throttled)
+
+	var err error
+	if cs.informers, err = kubernetes.NewForConfig(config("scheduler", shared, true)); err != nil {
+		return nil, err
+	}
+	if cs.actuator, err = kubernetes.NewForConfig(config("scheduler", nil, true)); err != nil {
+		return nil, err
+	}
+	if cs.podGroups, err = NewPodGroupClient(config("scheduler", nil, false), scheme); err != nil {
+		return nil, err
+	}
+	if cs.leaderElection, err = kubernetes.NewForConfig(config("leader-election", limits.limiter(apf), true)); err != nil {
+		return nil, err
+	}
+	eventClient, err := kubernetes.NewForConfig(config("events", nil, true))
+	if err != nil {
+		return nil, err
+	}
+	cs.events = newEventRecorder(eventClient, scheme, cs.calls, limits.eventLimiter(), metrics.eventsDropped)
+	return cs, nil
+}
