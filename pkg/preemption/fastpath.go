@@ -60,7 +60,7 @@ func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framewo
 		return nil
 	}
 	sortUnits(potential)
-	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax()}
+	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), monotone: true}
 	victims, err := search.run()
 	if err != nil {
 		return nil // the vector oracle never fails

@@ -44,6 +44,9 @@ type victimSearch struct {
 	checks int
 	// shared, when set, is what is left of the decision's budget of simulations.
 	shared *int
+	// monotone says taking more units off never makes the preemptor stop fitting (room
+	// alone: the vector oracle).
+	monotone bool
 }
 
 // run returns the units to preempt, most important first. The oracle is left as it
@@ -65,11 +68,15 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 			return nil, nil, err
 		}
 	}
-	if len(s.units) == 0 || len(s.units) > s.exactMax || len(victims) == 0 {
+	// Nothing to improve on: no victims; too many units; the least important unit alone
+	// (any other set has a more important victim, or more victims of its priority); or,
+	// when taking more units off never hurts, greedy kept none, so every unit was needed.
+	leastAlone := len(victims) == 1 && victims[0] == s.units[len(s.units)-1]
+	if len(victims) == 0 || len(s.units) > s.exactMax || leastAlone || (s.monotone && len(kept) == 0) {
 		return victims, witness, nil
 	}
 	b := &branchAndBound{s: s, best: victims, bestCost: costOfUnits(victims, s.pdbs), witness: witness}
-	if err := b.visit(0); err != nil {
+	if err := b.visit(0, NoCost); err != nil {
 		return nil, nil, err
 	}
 	return b.best, b.witness, nil
@@ -124,9 +131,8 @@ type branchAndBound struct {
 	witness  any
 }
 
-func (b *branchAndBound) visit(i int) error {
+func (b *branchAndBound) visit(i int, partial Cost) error {
 	s := b.s
-	partial := costOfUnits(b.chosen, s.pdbs)
 	if partial.Compare(b.bestCost) >= 0 {
 		return nil
 	}
@@ -141,7 +147,7 @@ func (b *branchAndBound) visit(i int) error {
 			return err
 		}
 		if back {
-			if err := b.visit(i + 1); err != nil {
+			if err := b.visit(i+1, partial); err != nil {
 				return err
 			}
 			if err := s.o.drop(u); err != nil {
@@ -150,7 +156,18 @@ func (b *branchAndBound) visit(i int) error {
 		}
 	}
 	b.chosen = append(b.chosen, u)
-	err := b.visit(i + 1)
+	err := b.visit(i+1, b.with(partial, u))
 	b.chosen = b.chosen[:len(b.chosen)-1]
 	return err
+}
+
+// with is the cost of the chosen units (u the last of them), from the cost without u:
+// added to it when no budget applies, computed afresh otherwise (violations depend on
+// the whole set).
+func (b *branchAndBound) with(partial Cost, u *unit) Cost {
+	if len(b.s.pdbs) > 0 {
+		return costOfUnits(b.chosen, b.s.pdbs)
+	}
+	partial.add(u)
+	return partial
 }

@@ -142,8 +142,15 @@ type backtracking struct {
 }
 
 // newBacktracking prepares the search, or returns nil when it cannot do better than the
-// greedy pass: every member alike.
+// greedy pass: every member alike, or members with ResourceClaims (which device each gets
+// is searched jointly by DynamicResources; moving members between nodes of a placement
+// whose devices fall short would only repeat that search).
 func newBacktracking(s *Scheduler, ctx context.Context, fwk *fwkruntime.Framework, order []*framework.PodInfo, target int, opts framework.PlaceOptions) *backtracking {
+	for _, m := range order {
+		if len(m.Pod.Spec.ResourceClaims) > 0 {
+			return nil
+		}
+	}
 	// Group the members by class, keeping the size order of each class's first member.
 	keys := make([]string, len(order))
 	first := map[string]int{}
