@@ -217,18 +217,6 @@ func (e *Evaluator) remove(ctx context.Context, state *framework.CycleState, p, 
 	return e.Handle.RunPreFilterExtensionRemovePod(ctx, state, p, q, node)
 }
 
-// sortByImportance orders pods from the most important.
-func sortByImportance(pods []*framework.PodInfo) {
-	slices.SortFunc(pods, func(a, b *framework.PodInfo) int {
-		switch {
-		case moreImportant(a, b):
-			return -1
-		case moreImportant(b, a):
-			return 1
-		}
-		return 0
-	})
-}
 
 // NewPodEvaluator builds the pod evaluator from plugin arguments (nil: kube-scheduler's
 // defaults of 10% and 100 candidate nodes) and the exact-search bound.

@@ -15,9 +15,6 @@ type Candidate struct {
 	unverified bool
 }
 
-// PDBViolations counts the victims whose eviction violates a PodDisruptionBudget.
-func (c *Candidate) PDBViolations() int { return c.Cost.Violations }
-
 func newCandidate(node *framework.NodeInfo, victims []*unit, pdbs []*framework.PDBInfo) *Candidate {
 	return &Candidate{Node: node, Victims: podsOf(victims), Cost: costOfUnits(victims, pdbs)}
 }

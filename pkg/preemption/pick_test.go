@@ -68,21 +68,25 @@ func TestPickTieBreakIsByNodeName(t *testing.T) {
 }
 
 func TestImportance(t *testing.T) {
-	guaranteed := testutil.Pod("g").Priority(5).Lim("cpu", "1", "memory", "1Gi").Info()
-	burstable := testutil.Pod("b").Priority(5).Req("cpu", "1").Info()
-	besteffort := testutil.Pod("e").Priority(5).Info()
-	higher := testutil.Pod("h").Priority(6).Info()
-	pods := []*framework.PodInfo{besteffort, burstable, higher, guaranteed}
-	sortByImportance(pods)
+	unitOf := func(p *framework.PodInfo) *unit {
+		return &unit{key: p.Key, pods: []*framework.PodInfo{p}, priority: p.Priority, qos: qosRank[p.QOS], start: p.StartTime()}
+	}
+	guaranteed := unitOf(testutil.Pod("g").Priority(5).Lim("cpu", "1", "memory", "1Gi").Info())
+	burstable := unitOf(testutil.Pod("b").Priority(5).Req("cpu", "1").Info())
+	besteffort := unitOf(testutil.Pod("e").Priority(5).Info())
+	higher := unitOf(testutil.Pod("h").Priority(6).Info())
+	group := &unit{key: "PodGroup:default/grp", group: true, priority: 5, pods: []*framework.PodInfo{testutil.Pod("m").Priority(5).Info()}}
+	units := []*unit{besteffort, burstable, group, higher, guaranteed}
+	sortUnits(units)
 	var got []string
-	for _, p := range pods {
-		got = append(got, p.Pod.Name)
+	for _, u := range units {
+		got = append(got, u.key)
 	}
-	if want := []string{"h", "g", "b", "e"}; !equal(got, want) {
-		t.Errorf("order %v, want %v (priority, then Guaranteed > Burstable > BestEffort)", got, want)
+	if want := []string{higher.key, group.key, guaranteed.key, burstable.key, besteffort.key}; !equal(got, want) {
+		t.Errorf("order %v, want %v (priority, then groups before single pods, then Guaranteed > Burstable > BestEffort)", got, want)
 	}
-	early, late := victim("early", 1, 0), victim("late", 1, time.Hour)
-	if !moreImportant(early, late) || moreImportant(late, early) {
+	early, late := unitOf(victim("early", 1, 0)), unitOf(victim("late", 1, time.Hour))
+	if !moreImportantUnit(early, late) || moreImportantUnit(late, early) {
 		t.Error("an earlier start must be more important")
 	}
 }
