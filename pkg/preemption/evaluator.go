@@ -217,7 +217,6 @@ func (e *Evaluator) remove(ctx context.Context, state *framework.CycleState, p, 
 	return e.Handle.RunPreFilterExtensionRemovePod(ctx, state, p, q, node)
 }
 
-
 // NewPodEvaluator builds the pod evaluator from plugin arguments (nil: kube-scheduler's
 // defaults of 10% and 100 candidate nodes) and the exact-search bound.
 func NewPodEvaluator(h framework.Handle, pct, abs *int, exactMax int) (*Evaluator, error) {
