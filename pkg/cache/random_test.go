@@ -292,7 +292,7 @@ func (r *randomRun) check(what string) {
 	}
 }
 
-func runRandomCache(t testing.TB, seed uint64, steps int) {
+func checkRandomSequence(t testing.TB, seed uint64, steps int) {
 	r := &randomRun{t: t, rng: rand.New(rand.NewPCG(seed, 99)), c: New(), m: model{}}
 	for i := range 3 {
 		name := "n" + strconv.Itoa(i)
@@ -341,7 +341,7 @@ func TestRandomCacheOperations(t *testing.T) {
 		n = 200
 	}
 	for seed := range uint64(n) {
-		runRandomCache(t, seed, 150)
+		checkRandomSequence(t, seed, 150)
 	}
 }
 
@@ -350,6 +350,6 @@ func FuzzCacheOperations(f *testing.F) {
 		f.Add(seed, uint16(200))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, steps uint16) {
-		runRandomCache(t, seed, int(steps%1000))
+		checkRandomSequence(t, seed, int(steps%1000))
 	})
 }
