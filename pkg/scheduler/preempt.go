@@ -51,7 +51,6 @@ func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims [
 		v.Terminating = true
 	}
 	s.preempting[preemptor.Key] = &inflightPreemption{victims: victims}
-	s.rememberDecision(preemptor.Key, victims)
 	s.awaitVictims(preemptor.Key, preemptor.Priority, victims)
 	s.markVictimGroups(victims, msgPreemptedForPod)
 	if s.observer != nil {
@@ -157,7 +156,6 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 		v.Terminating = true
 	}
 	s.preempting[key] = &inflightPreemption{victims: victims, members: members}
-	s.rememberDecision(key, victims)
 	s.awaitVictims(key, g.Priority, victims)
 	if s.observer != nil {
 		s.observer.PreemptingForGroup(g, nominations, victims)

@@ -117,9 +117,8 @@ type Scheduler struct {
 	preempting map[string]*inflightPreemption
 	// nativeGroupClaimsUpstream: see Options.
 	nativeGroupClaimsUpstream bool
-	// decisions are the preemptions carried out for preemptors not yet placed, and
-	// spentDecisions the notes of those whose victims are gone (decisions.go).
-	decisions      map[string]*decision
+	// spentDecisions are the notes of preemptors whose victims are all gone
+	// (decisions.go).
 	spentDecisions map[string]string
 	// victimOf and waitingForVictims hold the preemptors waiting for victims to leave, by
 	// victim and by preemptor.
@@ -171,7 +170,6 @@ func New(opts Options) (*Scheduler, error) {
 		waiting:        map[string]*waitingPod{},
 		failures:       map[string]string{},
 		preempting:     map[string]*inflightPreemption{},
-		decisions:      map[string]*decision{},
 		spentDecisions: map[string]string{},
 
 		nativeGroupClaimsUpstream: opts.NativeGroupClaimsUpstream,
@@ -316,7 +314,6 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 		s.queue.Done(e.Key)
 		return true
 	}
-	s.checkDecision(e.Key)
 	switch {
 	case e.Pod != nil:
 		s.schedulePodEntry(ctx, fwk, e)

@@ -1,6 +1,9 @@
 package scheduler
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
@@ -11,6 +14,10 @@ type victimWait struct {
 	preemptor string
 	priority  int32
 	left      int
+	// victims and at say how many the preemption took and when, for the note of a
+	// preemptor that still does not fit once they are gone (spentDecision).
+	victims int
+	at      time.Time
 }
 
 // awaitVictims notes that a preemptor waits for its victims. When the last one is gone,
@@ -23,7 +30,7 @@ type victimWait struct {
 // sit out up to the maximum backoff. Other changes (a pod that was nobody's victim
 // leaving, a node) still move it: it may fit elsewhere sooner (the design's Example 2).
 func (s *Scheduler) awaitVictims(preemptor string, priority int32, victims []*framework.PodInfo) {
-	w := &victimWait{preemptor: preemptor, priority: priority, left: len(victims)}
+	w := &victimWait{preemptor: preemptor, priority: priority, left: len(victims), victims: len(victims), at: s.clock.Now()}
 	if w.left == 0 {
 		return
 	}
@@ -51,6 +58,11 @@ func (s *Scheduler) victimGone(key string) {
 		if s.waitingForVictims[w.preemptor] == w {
 			delete(s.waitingForVictims, w.preemptor)
 		}
+		// The room is made: the preemptor should fit now. If its next cycle fails all the
+		// same (the room was taken, or the decision was wrong), that failure says so, once,
+		// as a scheduler error.
+		s.spentDecisions[w.preemptor] = fmt.Sprintf("the %d pod(s) preempted for it at %s are gone, yet it does not fit: ",
+			w.victims, w.at.UTC().Format(time.RFC3339))
 		s.queue.Activate(w.preemptor)
 	}
 }
