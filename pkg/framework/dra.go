@@ -2,15 +2,16 @@ package framework
 
 import (
 	"fmt"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured/schedulerapi"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
 // DeviceID names one device: driver, pool and device, as the structured allocator does.
@@ -109,21 +110,12 @@ func (d *DeviceDomain) ExcludesOn(node string) bool {
 // ConsumerGroupResource is the resource of a PodGroup in a claim's reservedFor.
 const ConsumerGroupResource = "podgroups"
 
-// NativeGroupAPIGroup is Kubernetes' own PodGroup API group (scheduling.k8s.io).
-const NativeGroupAPIGroup = "scheduling.k8s.io"
-
-// IsNativeGroup reports whether a PodGroup was mapped from Kubernetes' own
-// scheduling.k8s.io PodGroup (pkg/nativegroup keeps its apiVersion).
-func IsNativeGroup(pg *v1alpha1.PodGroup) bool {
-	return pg != nil && strings.HasPrefix(pg.APIVersion, NativeGroupAPIGroup+"/")
-}
-
 // GroupConsumer is the reservedFor entry of a PodGroup: in its own API group, so that
 // upstream's ResourceClaim controller recognises the native groups it manages.
 func GroupConsumer(pg *v1alpha1.PodGroup) resourceapi.ResourceClaimConsumerReference {
 	group := v1alpha1.GroupName
-	if IsNativeGroup(pg) {
-		group = NativeGroupAPIGroup
+	if nativegroup.IsNative(pg) {
+		group = schedulingv1alpha2.GroupName
 	}
 	return resourceapi.ResourceClaimConsumerReference{APIGroup: group, Resource: ConsumerGroupResource, Name: pg.Name, UID: pg.UID}
 }

@@ -30,14 +30,10 @@ const maxDomainTries = 4
 // nodes where that room is cheapest (free room first, then room from the lowest levels).
 // It returns nil when the members are not alike, so that the caller simulates everything.
 func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, nodes []*framework.NodeInfo) *domainPlan {
-	rep := rest[0]
-	selKey, tolKey := framework.NodeSelectionKey(rep.Pod), framework.TolerationsKey(rep.Pod.Spec.Tolerations)
-	for _, m := range rest {
-		if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.Requests != rep.Requests ||
-			framework.NodeSelectionKey(m.Pod) != selKey || framework.TolerationsKey(m.Pod.Spec.Tolerations) != tolKey {
-			return nil
-		}
+	if !replicas(rest) {
+		return nil
 	}
+	rep := rest[0]
 	h := e.Handle
 	snap := h.Snapshot()
 	state := framework.NewCycleState()

@@ -188,6 +188,21 @@ func (e *GroupEvaluator) diagnose(ctx context.Context, m *framework.PodInfo) (*f
 	return state, filtered, nil
 }
 
+// replicas reports whether members are all alike (one replicaKey): reasoning about one on
+// resource vectors then holds for all.
+func replicas(members []*framework.PodInfo) bool {
+	key := replicaKey(members[0])
+	if key == "" {
+		return false
+	}
+	for _, m := range members[1:] {
+		if replicaKey(m) != key {
+			return false
+		}
+	}
+	return true
+}
+
 // replicaKey identifies members whose preemption cannot differ: equal requests and node
 // constraints, no constraint on other pods, no host ports. "" for a member without one.
 func replicaKey(m *framework.PodInfo) string {

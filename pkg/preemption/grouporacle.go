@@ -28,10 +28,10 @@ type groupOracle struct {
 	inDomain map[*framework.NodeInfo]bool
 
 	// removed are the pods of each unit taken off (those in the domain); home is where
-	// each ran; holders keep the slots of BestEffort victims (framework.SlotHolder).
+	// each ran.
 	removed map[*unit][]*framework.PodInfo
 	home    map[*framework.PodInfo]*framework.NodeInfo
-	holders map[*framework.PodInfo]*framework.PodInfo
+	holders slotHolders
 
 	// assign is the members' current placement, present in the snapshot.
 	assign []framework.Assignment
@@ -50,7 +50,7 @@ type groupFrame struct {
 
 func (e *GroupEvaluator) newOracle(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) *groupOracle {
 	o := &groupOracle{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, domain: domain,
-		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}}
+		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: slotHolders{}}
 	nodes := domain
 	if nodes == nil {
 		nodes = e.Handle.Snapshot().NodeInfos()
@@ -91,12 +91,7 @@ func (o *groupOracle) start(leaving []*framework.PodInfo, units []*unit) (bool, 
 			}
 			o.removed[u] = append(o.removed[u], q)
 			o.home[q] = n
-			if u.bestEffort() {
-				if o.holders == nil {
-					o.holders = map[*framework.PodInfo]*framework.PodInfo{}
-				}
-				o.holders[q] = framework.SlotHolder(q)
-			}
+			o.holders.track(u)
 			o.remove(q)
 		}
 	}
@@ -104,19 +99,11 @@ func (o *groupOracle) start(leaving []*framework.PodInfo, units []*unit) (bool, 
 }
 
 func (o *groupOracle) remove(q *framework.PodInfo) {
-	snap := o.e.Handle.Snapshot()
-	snap.RemovePod(q)
-	if h := o.holders[q]; h != nil {
-		snap.AddPod(h, o.home[q].Name)
-	}
+	o.holders.takeOff(o.e.Handle.Snapshot(), q, o.home[q].Name)
 }
 
 func (o *groupOracle) restore(q *framework.PodInfo) {
-	snap := o.e.Handle.Snapshot()
-	if h := o.holders[q]; h != nil {
-		snap.RemovePod(h)
-	}
-	snap.AddPod(q, o.home[q].Name)
+	o.holders.putBack(o.e.Handle.Snapshot(), q, o.home[q].Name)
 }
 
 // place places the members from scratch; on success the placement becomes current.

@@ -37,34 +37,10 @@ func (e *GroupEvaluator) preemptIn(ctx context.Context, g *framework.GroupInfo, 
 }
 
 // manyUnits reports whether the nodes hold more candidate units than an exact search
-// takes; it stops counting there, so a full cluster costs little.
+// takes; the count stops there, so a full cluster costs little.
 func (e *GroupEvaluator) manyUnits(g *framework.GroupInfo, rest []*framework.PodInfo, nodes []*framework.NodeInfo) bool {
-	snap := e.Handle.Snapshot()
 	limit := e.exactMax()
-	seen := map[string]bool{}
-	for _, n := range nodes {
-		for _, q := range n.Pods {
-			if q.Terminating || q.Holder() || framework.InGroup(q, g) || VictimPriority(snap, q) >= g.Priority {
-				continue
-			}
-			key := q.Key
-			if gk := framework.GroupKey(q); gk != "" {
-				if pg := snap.Group(gk); pg != nil && pg.DisruptAll() {
-					key = gk
-				}
-			}
-			if key == q.Key && freesNoResources(q) && !(&unit{pods: []*framework.PodInfo{q}}).mayHelp(rest) {
-				continue
-			}
-			if !seen[key] {
-				seen[key] = true
-				if len(seen) > limit {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return len(e.candidates(g, rest, nodes, limit).units) > limit
 }
 
 // maxLevel admits every unit of lower priority than the group.
@@ -78,7 +54,9 @@ type domainUnits struct {
 	leaving []*framework.PodInfo
 }
 
-func (e *GroupEvaluator) candidates(g *framework.GroupInfo, rest []*framework.PodInfo, nodes []*framework.NodeInfo) domainUnits {
+// With a positive limit it stops as soon as it has more units than that (and then holds
+// only those, unsorted).
+func (e *GroupEvaluator) candidates(g *framework.GroupInfo, rest []*framework.PodInfo, nodes []*framework.NodeInfo, limit int) domainUnits {
 	snap := e.Handle.Snapshot()
 	idx := newUnitIndex(snap)
 	var d domainUnits
@@ -95,6 +73,9 @@ func (e *GroupEvaluator) candidates(g *framework.GroupInfo, rest []*framework.Po
 			if u := idx.of(q); u.priority < g.Priority && !seen[u.key] && u.mayHelp(rest) {
 				seen[u.key] = true
 				d.units = append(d.units, u)
+				if limit > 0 && len(d.units) > limit {
+					return d
+				}
 			}
 		}
 	}
@@ -115,7 +96,7 @@ func (e *GroupEvaluator) decide(ctx context.Context, g *framework.GroupInfo, res
 	if nodes == nil {
 		nodes = snap.NodeInfos()
 	}
-	all := e.candidates(g, rest, nodes)
+	all := e.candidates(g, rest, nodes, 0)
 	if len(all.units) == 0 && len(all.leaving) == 0 {
 		return nil, nil
 	}

@@ -28,15 +28,7 @@ type roomCheck struct {
 
 func newRoomCheck(ctx context.Context, h framework.Handle, rest []*framework.PodInfo, need int, nodes []*framework.NodeInfo) *roomCheck {
 	rc := &roomCheck{nodes: nodes, need: need}
-	key := replicaKey(rest[0])
-	alike := key != ""
-	for _, m := range rest[1:] {
-		if !alike {
-			break
-		}
-		alike = replicaKey(m) == key
-	}
-	if alike {
+	if replicas(rest) {
 		state := framework.NewCycleState()
 		if _, st := h.RunPreFilterPlugins(ctx, state, rest[0]); st.IsSuccess() {
 			rc.rep, rc.idx = rest[0], withPods(rest[0].RequestIdx)

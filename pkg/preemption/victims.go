@@ -25,7 +25,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	o := &podOracle{e: e, ctx: ctx, state: state.Clone(), p: p, node: node,
-		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}}
+		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: slotHolders{}}
 	units := newUnitIndex(snap)
 
 	var potential []*unit
@@ -49,7 +49,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 					potential = append(potential, u)
 				}
 				o.removed[u] = append(o.removed[u], q)
-				o.bestEffort(u)
+				o.holders.track(u)
 			}
 			// Lower-priority pods already leaving are room, and nobody's victims.
 			o.home[q] = n
@@ -103,39 +103,18 @@ type podOracle struct {
 	// elsewhere); home is where each ran.
 	removed map[*unit][]*framework.PodInfo
 	home    map[*framework.PodInfo]*framework.NodeInfo
-	// holders keep the slots of BestEffort victims (framework.SlotHolder).
-	holders map[*framework.PodInfo]*framework.PodInfo
-}
-
-// bestEffort gives a BestEffort unit's pod a slot holder, put in its place when it is
-// taken off.
-func (o *podOracle) bestEffort(u *unit) {
-	if !u.bestEffort() {
-		return
-	}
-	if o.holders == nil {
-		o.holders = map[*framework.PodInfo]*framework.PodInfo{}
-	}
-	o.holders[u.pods[0]] = framework.SlotHolder(u.pods[0])
+	holders slotHolders
 }
 
 func (o *podOracle) remove(q *framework.PodInfo) error {
-	snap := o.e.Handle.Snapshot()
 	n := o.home[q]
-	snap.RemovePod(q)
-	if h := o.holders[q]; h != nil {
-		snap.AddPod(h, n.Name)
-	}
+	o.holders.takeOff(o.e.Handle.Snapshot(), q, n.Name)
 	return o.e.Handle.RunPreFilterExtensionRemovePod(o.ctx, o.state, o.p, q, n).AsError()
 }
 
 func (o *podOracle) restore(q *framework.PodInfo) error {
-	snap := o.e.Handle.Snapshot()
 	n := o.home[q]
-	if h := o.holders[q]; h != nil {
-		snap.RemovePod(h)
-	}
-	snap.AddPod(q, n.Name)
+	o.holders.putBack(o.e.Handle.Snapshot(), q, n.Name)
 	return o.e.Handle.RunPreFilterExtensionAddPod(o.ctx, o.state, o.p, q, n).AsError()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
 // The ResourceClaims a PodGroup shares (spec.resourceClaims, KEP-5729) have a lifecycle of
@@ -26,7 +27,7 @@ import (
 // lifecycle of this group's claims: for Kubernetes' own PodGroups on a real cluster (the
 // simulator, which has no such controller for groups, leaves it to phalanx).
 func (s *Scheduler) upstreamGroupClaims(pg *v1alpha1.PodGroup) bool {
-	return s.nativeGroupClaimsUpstream && framework.IsNativeGroup(pg)
+	return s.nativeGroupClaimsUpstream && nativegroup.IsNative(pg)
 }
 
 // groupClaimName is the name of the claim made from a template for a group: fixed, so that

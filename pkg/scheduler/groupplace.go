@@ -91,9 +91,20 @@ func (s *Scheduler) placeMembers(ctx context.Context, fwk *fwkruntime.Framework,
 // request takes, then by the sum of those shares (stable: equal members keep their
 // order), so that the hardest to fit go first.
 func largestFirst(members []*framework.PodInfo, nodes []*framework.NodeInfo) []*framework.PodInfo {
+	// The largest node's allocatable, of the resources the members ask for.
+	var asked resource.Vector
+	var idx []int8
+	for _, m := range members {
+		for _, i := range m.RequestIdx {
+			if asked[i] == 0 && i != resource.Pods {
+				asked[i] = 1
+				idx = append(idx, i)
+			}
+		}
+	}
 	var biggest resource.Vector
 	for _, n := range nodes {
-		for i := range resource.Count() {
+		for _, i := range idx {
 			biggest[i] = max(biggest[i], n.Allocatable[i])
 		}
 	}
