@@ -121,7 +121,7 @@ func TestEndpoints(t *testing.T) {
 		t.Fatalf("/metrics: %d", code)
 	}
 	for _, name := range []string{"scheduler_preemption_attempts_total", "go_goroutines", "process_start_time_seconds",
-		"phalanx_api_calls_inflight", "phalanx_events_dropped_total"} {
+		"phalanx_api_calls_inflight", "phalanx_events_dropped_total", "phalanx_build_info{git_commit="} {
 		if !strings.Contains(body, name) {
 			t.Errorf("/metrics has no %s", name)
 		}
