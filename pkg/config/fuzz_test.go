@@ -27,6 +27,8 @@ func FuzzParse(f *testing.F) {
 		"profiles: [null]",
 		"profiles: [{pluginConfig: [{name: A, args: null}, {name: B, args: [1, 2]}, {name: C, args: 'x'}]}]",
 		"profiles: [{plugins: {enabled: [{name: '', weight: 101}], disabled: [{name: '*'}]}}]",
+		"profiles: [{plugins: {score: {enabled: [{name: A, weight: 3}], disabled: [{name: '*'}]}, filter: {disabled: [{name: B}]}}}]",
+		"profiles: [{plugins: {placementScore: null, bind: {}}}]",
 		"seed: 9223372036854775807\ngangWaitTimeout: 2562047h47m16.854775807s",
 		"apiVersion: 1\nkind: [x]",
 		"&a [*a]",

@@ -74,7 +74,9 @@ type Options struct {
 }
 
 // New builds a profile's plugins: the defaults minus the disabled ones, then the enabled
-// ones, each with its arguments. Errors name the profile field at fault.
+// ones, each with its arguments, at every extension point it implements; then each
+// point's own set changes that point (pluginsets.go). Errors name the profile field at
+// fault.
 func New(profile config.Profile, path *field.Path, registry Registry, opts Options) (*Framework, error) {
 	f := &Framework{
 		schedulerName: profile.SchedulerName,
@@ -84,89 +86,106 @@ func New(profile config.Profile, path *field.Path, registry Registry, opts Optio
 		enqueueEvents: map[string][]framework.ClusterEvent{},
 		hints:         map[string]framework.QueueingHintPlugin{},
 	}
+	pluginsPath := path.Child("plugins")
+	if err := checkNames(profile.Plugins, pluginsPath, registry); err != nil {
+		return nil, err
+	}
 	args := map[string][]byte{}
 	for _, pc := range profile.PluginConfig {
 		args[pc.Name] = pc.Args
 	}
-	type entry struct {
-		name   string
-		weight int32
+	multi := multiPoint(profile.Plugins)
+	// One instance per plugin, wherever it is enabled: the multi-point ones in order,
+	// then those only a point's set enables.
+	var names []string
+	for _, e := range multi {
+		names = append(names, e.name)
 	}
-	var order []entry
-	disabled := map[string]bool{}
-	for _, d := range profile.Plugins.Disabled {
-		disabled[d.Name] = true
-	}
-	for _, d := range config.DefaultPlugins {
-		if disabled["*"] || disabled[d.Name] {
-			continue
-		}
-		order = append(order, entry{d.Name, d.Weight})
-	}
-	for i, e := range profile.Plugins.Enabled {
-		if idx := slices.IndexFunc(order, func(o entry) bool { return o.name == e.Name }); idx >= 0 {
-			// Re-enabling a default plugin only changes its weight.
-			if e.Weight != 0 {
-				order[idx].weight = e.Weight
+	for _, ps := range profile.Plugins.Points() {
+		for _, e := range ps.Set.Enabled {
+			if !slices.Contains(names, e.Name) {
+				names = append(names, e.Name)
 			}
-			continue
 		}
-		if _, ok := registry[e.Name]; !ok {
-			return nil, field.NotSupported(path.Child("plugins", "enabled").Index(i).Child("name"), e.Name, registry.Names())
-		}
-		order = append(order, entry{e.Name, e.Weight})
 	}
 	handle := &handle{f: f, opts: opts}
-	for _, e := range order {
-		factory, ok := registry[e.name]
+	instances := map[string]framework.Plugin{}
+	for _, name := range names {
+		factory, ok := registry[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: default plugin %q is not registered", path, e.name)
+			return nil, fmt.Errorf("%s: default plugin %q is not registered", path, name)
 		}
-		pl, err := factory(args[e.name], handle)
+		pl, err := factory(args[name], handle)
 		if err != nil {
-			return nil, fmt.Errorf("%s: plugin %s: %w", path.Child("pluginConfig"), e.name, err)
+			return nil, fmt.Errorf("%s: plugin %s: %w", path.Child("pluginConfig"), name, err)
 		}
-		weight := int64(e.weight)
-		if weight == 0 {
-			weight = 1
+		instances[name] = pl
+		f.plugins = append(f.plugins, pl)
+		if p, ok := pl.(framework.EnqueueExtensions); ok {
+			f.enqueueEvents[name] = p.EventsToRegister()
 		}
-		f.add(pl, weight)
+		if p, ok := pl.(framework.QueueingHintPlugin); ok {
+			f.hints[name] = p
+		}
 	}
 	for name := range args {
-		if !slices.ContainsFunc(order, func(o entry) bool { return o.name == name }) {
+		if instances[name] == nil {
 			return nil, field.Invalid(path.Child("pluginConfig"), name, "arguments for a plugin that is not enabled")
+		}
+	}
+	for _, ps := range profile.Plugins.Points() {
+		implements := implementers[ps.Point]
+		for i, e := range ps.Set.Enabled {
+			if !implements(instances[e.Name]) {
+				return nil, field.Invalid(pluginsPath.Child(ps.Point, "enabled").Index(i).Child("name"), e.Name,
+					"the plugin does not implement the "+ps.Point+" extension point")
+			}
+		}
+		for _, e := range atPoint(multi, *ps.Set, func(name string) bool { return implements(instances[name]) }) {
+			weight := int64(e.weight)
+			if weight == 0 {
+				weight = 1
+			}
+			f.add(ps.Point, instances[e.name], weight)
 		}
 	}
 	return f, nil
 }
 
-func (f *Framework) add(pl framework.Plugin, weight int64) {
-	f.plugins = append(f.plugins, pl)
-	if p, ok := pl.(framework.QueueSortPlugin); ok && f.queueSort == nil {
-		f.queueSort = p
-	}
-	if p, ok := pl.(framework.PreEnqueuePlugin); ok {
-		f.preEnqueue = append(f.preEnqueue, p)
-	}
-	if p, ok := pl.(framework.GroupPreEnqueuePlugin); ok {
-		f.groupPreEnqueue = append(f.groupPreEnqueue, p)
-	}
-	if p, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
-		f.podGroupPostFilter = append(f.podGroupPostFilter, p)
-	}
-	if p, ok := pl.(framework.PlacementGeneratePlugin); ok {
-		f.placementGenerate = append(f.placementGenerate, p)
-	}
-	if p, ok := pl.(framework.PlacementStatePlugin); ok {
-		f.placementState = append(f.placementState, p)
-	}
-	if p, ok := pl.(framework.PlacementScorePlugin); ok {
-		f.placementScore = append(f.placementScore, weightedPlacementScore{p, weight})
-	}
-	if p, ok := pl.(framework.PreFilterPlugin); ok {
-		f.preFilter = append(f.preFilter, p)
-	}
-	if p, ok := pl.(framework.FilterPlugin); ok {
+// add enables a plugin at one extension point of the configuration.
+func (f *Framework) add(point string, pl framework.Plugin, weight int64) {
+	switch point {
+	case config.QueueSort:
+		if p, ok := pl.(framework.QueueSortPlugin); ok && f.queueSort == nil {
+			f.queueSort = p
+		}
+	case config.PreEnqueue:
+		if p, ok := pl.(framework.PreEnqueuePlugin); ok {
+			f.preEnqueue = append(f.preEnqueue, p)
+		}
+		if p, ok := pl.(framework.GroupPreEnqueuePlugin); ok {
+			f.groupPreEnqueue = append(f.groupPreEnqueue, p)
+		}
+	case config.PostFilter:
+		if p, ok := pl.(framework.PostFilterPlugin); ok {
+			f.postFilter = append(f.postFilter, p)
+		}
+		if p, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
+			f.podGroupPostFilter = append(f.podGroupPostFilter, p)
+		}
+	case config.PlacementGenerate:
+		if p, ok := pl.(framework.PlacementGeneratePlugin); ok {
+			f.placementGenerate = append(f.placementGenerate, p)
+		}
+		if p, ok := pl.(framework.PlacementStatePlugin); ok {
+			f.placementState = append(f.placementState, p)
+		}
+	case config.PlacementScore:
+		f.placementScore = append(f.placementScore, weightedPlacementScore{pl.(framework.PlacementScorePlugin), weight})
+	case config.PreFilter:
+		f.preFilter = append(f.preFilter, pl.(framework.PreFilterPlugin))
+	case config.Filter:
+		p := pl.(framework.FilterPlugin)
 		f.filter = append(f.filter, p)
 		// A plugin with a static precheck is still a dynamic filter; only plugins that
 		// are static and nothing else have their Filter cached.
@@ -178,33 +197,18 @@ func (f *Framework) add(pl framework.Plugin, weight int64) {
 		} else {
 			f.dynamicFilter = append(f.dynamicFilter, p)
 		}
-	}
-	if p, ok := pl.(framework.PostFilterPlugin); ok {
-		f.postFilter = append(f.postFilter, p)
-	}
-	if p, ok := pl.(framework.PreScorePlugin); ok {
-		f.preScore = append(f.preScore, p)
-	}
-	if p, ok := pl.(framework.ScorePlugin); ok {
-		f.score = append(f.score, weightedScore{p, weight})
-	}
-	if p, ok := pl.(framework.ReservePlugin); ok {
-		f.reserve = append(f.reserve, p)
-	}
-	if p, ok := pl.(framework.PermitPlugin); ok {
-		f.permit = append(f.permit, p)
-	}
-	if p, ok := pl.(framework.PreBindPlugin); ok {
-		f.preBind = append(f.preBind, p)
-	}
-	if p, ok := pl.(framework.BindPlugin); ok {
-		f.bind = append(f.bind, p)
-	}
-	if p, ok := pl.(framework.EnqueueExtensions); ok {
-		f.enqueueEvents[pl.Name()] = p.EventsToRegister()
-	}
-	if p, ok := pl.(framework.QueueingHintPlugin); ok {
-		f.hints[pl.Name()] = p
+	case config.PreScore:
+		f.preScore = append(f.preScore, pl.(framework.PreScorePlugin))
+	case config.Score:
+		f.score = append(f.score, weightedScore{pl.(framework.ScorePlugin), weight})
+	case config.Reserve:
+		f.reserve = append(f.reserve, pl.(framework.ReservePlugin))
+	case config.Permit:
+		f.permit = append(f.permit, pl.(framework.PermitPlugin))
+	case config.PreBind:
+		f.preBind = append(f.preBind, pl.(framework.PreBindPlugin))
+	case config.Bind:
+		f.bind = append(f.bind, pl.(framework.BindPlugin))
 	}
 }
 
