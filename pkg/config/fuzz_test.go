@@ -8,12 +8,17 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// FuzzParse feeds arbitrary bytes to Parse, as a user's configuration file would be. Parse
+// FuzzParse feeds arbitrary bytes to Parse, as a user's configuration file would be (in
+// phalanx's format or kube-scheduler's). Parse
 // must never panic; a configuration it accepts must be defaulted and valid, and must parse
 // again to the same thing when written back out.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		fullExample,
+		kubeSchedulerExample,
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{plugins: {multiPoint: {disabled: [{name: '*'}]}, postBind: {enabled: [{name: X}]}}}]",
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{pluginConfig: [{name: VolumeBinding, args: [1]}, {name: GangScheduling, args: 'x'}, {name: NodeAffinity, args: {kind: 3}}]}]",
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nleaderElection: {leaseDuration: 1x}\nclientConnection: {burst: -1}",
 		"",
 		"{}",
 		"null",

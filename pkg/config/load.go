@@ -22,8 +22,12 @@ func Load(path string) (*Configuration, error) {
 	return c, nil
 }
 
-// Parse decodes, defaults and validates a configuration.
+// Parse decodes, defaults and validates a configuration: phalanx's own, or
+// kube-scheduler's KubeSchedulerConfiguration (kubescheduler.go).
 func Parse(data []byte) (*Configuration, error) {
+	if _, ok := isKubeScheduler(data); ok {
+		return fromKubeScheduler(data)
+	}
 	c := &Configuration{}
 	if err := yaml.UnmarshalStrict(data, c); err != nil {
 		return nil, err
@@ -39,7 +43,7 @@ func Parse(data []byte) (*Configuration, error) {
 func Validate(c *Configuration) field.ErrorList {
 	var errs field.ErrorList
 	if c.APIVersion != APIVersion {
-		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion}))
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion, KubeSchedulerAPIVersion}))
 	}
 	if c.Kind != Kind {
 		errs = append(errs, field.NotSupported(field.NewPath("kind"), c.Kind, []string{Kind}))

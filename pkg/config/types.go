@@ -1,6 +1,6 @@
 // Package config holds phalanx's scheduler configuration: profiles with their plugins,
-// weights and arguments, read from a YAML file in the spirit of KubeSchedulerConfiguration,
-// with defaults that work when no file is given.
+// weights and arguments, read from a YAML file in phalanx's format or as kube-scheduler's
+// KubeSchedulerConfiguration, with defaults that work when no file is given.
 package config
 
 import (
@@ -45,6 +45,10 @@ type Configuration struct {
 	Seed int64 `json:"seed,omitempty"`
 
 	Profiles []Profile `json:"profiles,omitempty"`
+
+	// Run holds what a KubeSchedulerConfiguration says about the process (leader
+	// election, client connection, profiling); phalanx's own format has none of it.
+	Run RunSettings `json:"-"`
 }
 
 // Profile is a scheduler name with its plugins.

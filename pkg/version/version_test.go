@@ -15,9 +15,9 @@ func TestResolve(t *testing.T) {
 	none := func() (*debug.BuildInfo, bool) { return nil, false }
 	rev := debug.BuildSetting{Key: "vcs.revision", Value: "0123456789abcdef0123"}
 	tests := []struct {
-		name                   string
-		version, commit        string
-		read                   func() (*debug.BuildInfo, bool)
+		name                    string
+		version, commit         string
+		read                    func() (*debug.BuildInfo, bool)
 		wantVersion, wantCommit string
 	}{
 		{"stamped wins", "v0.2.0", "abc", module("v0.1.0", rev), "v0.2.0", "abc"},

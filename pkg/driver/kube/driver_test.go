@@ -172,3 +172,24 @@ func TestListenError(t *testing.T) {
 		t.Errorf(`listen(""): %v %v, want no server`, s, err)
 	}
 }
+
+// Go's profiles are on the listener only when asked for (it has no authentication).
+func TestProfilingEndpoint(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		mux := http.NewServeMux()
+		if on {
+			addProfiling(mux)
+		}
+		ts := httptest.NewServer(mux)
+		resp, err := http.Get(ts.URL + "/debug/pprof/goroutine?debug=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ts.Close()
+		if served := resp.StatusCode == http.StatusOK && strings.Contains(string(body), "goroutine"); served != on {
+			t.Errorf("profiling %v: /debug/pprof/goroutine answered %d", on, resp.StatusCode)
+		}
+	}
+}

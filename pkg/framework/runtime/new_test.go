@@ -355,6 +355,46 @@ profiles:
 	}
 }
 
+// A KubeSchedulerConfiguration builds the profile it describes, and what the framework
+// finds wrong is named as the file names it.
+func TestNewFromKubeSchedulerConfiguration(t *testing.T) {
+	cfg, err := config.Parse([]byte(`
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: ml
+  plugins:
+    multiPoint:
+      disabled: [{name: ImageLocality}, {name: NodePorts}]
+    filter:
+      disabled: [{name: InterPodAffinity}]
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {apiVersion: kubescheduler.config.k8s.io/v1, kind: NodeResourcesFitArgs, scoringStrategy: {type: MostAllocated}}
+- schedulerName: bad
+  plugins:
+    score:
+      enabled: [{name: NodeName}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := runtime.New(cfg.Profiles[0], field.NewPath("profiles").Index(0), plugins.NewRegistry(), options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pluginNames(f.Plugins()), without(defaultNames(), "NodePorts"); !slices.Equal(got, want) {
+		t.Errorf("plugins %v, want %v", got, want)
+	}
+	if got := pluginNames(f.ActiveDynamicFilters(framework.NewCycleState())); slices.Contains(got, "InterPodAffinity") || slices.Contains(got, "NodePorts") {
+		t.Errorf("dynamic filters %v", got)
+	}
+	_, err = runtime.New(cfg.Profiles[1], field.NewPath("profiles").Index(1), plugins.NewRegistry(), options())
+	if err == nil || !strings.Contains(err.Error(), "profiles[1].plugins.score.enabled[0].name") {
+		t.Errorf("error %v, want one naming profiles[1].plugins.score.enabled[0].name", err)
+	}
+}
+
 func TestRegistryNamesAndMerge(t *testing.T) {
 	r := registryOf(&plain{name: "b"}, &plain{name: "a"})
 	if got := r.Names(); !slices.Equal(got, []string{"a", "b"}) {
