@@ -85,6 +85,7 @@ func (s *Scheduler) finishBinding(fwk *fwkruntime.Framework, state *framework.Cy
 		}
 		s.forgetDecision(e.Key)
 		s.observeAttempt(fwk, metrics.ResultScheduled, start)
+		s.metrics.PodScheduled(e.Attempts, s.clock.Now().Sub(e.InitialAttempt))
 		s.recordScheduled(p, host)
 	case bindFailed:
 		s.undoAssume(context.Background(), fwk, state, p, host)

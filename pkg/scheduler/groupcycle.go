@@ -147,6 +147,7 @@ func (s *Scheduler) assumeGroup(ctx context.Context, fwk *fwkruntime.Framework, 
 	bound := len(s.cache.GroupMembers(g.Key))
 	if bound >= g.MinCount() {
 		if s.setGroupCondition(gs, true, v1alpha1.PodGroupReasonScheduled, "") {
+			s.metrics.PodGroupScheduled(g.Gang(), fwk.SchedulerName(), s.clock.Now().Sub(e.Added))
 			msg := fmt.Sprintf("Scheduled %d pods of pod group %s", bound, g.Key)
 			if pl.Placement != nil {
 				msg += " in " + pl.Placement.Name

@@ -247,6 +247,7 @@ func New(opts Options) (*Scheduler, error) {
 		MaxUnschedulable: cfg.PodMaxInUnschedulablePodsDuration.Duration,
 		PreEnqueue:       s.preEnqueue,
 		Events:           events,
+		Metrics:          s.metrics.Queue(),
 	})
 	return s, nil
 }

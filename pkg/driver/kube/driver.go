@@ -149,8 +149,10 @@ type Driver struct {
 	// makes no API call.
 	handlers []cache.ResourceEventHandler
 
-	gatherer prometheus.Gatherer
-	health   *leaderelection.HealthzAdaptor
+	// registries hold every metric /metrics serves; gatherer gathers them all.
+	registries []*prometheus.Registry
+	gatherer   prometheus.Gatherer
+	health     *leaderelection.HealthzAdaptor
 	synced   atomic.Bool
 	stopping atomic.Bool
 	// scheduling is true while the loop runs.
@@ -216,6 +218,7 @@ func New(o Options) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.registries = []*prometheus.Registry{d.sched.Metrics().Registry, clients.registry, processRegistry}
 	d.gatherer = prometheus.Gatherers{d.sched.Metrics().Registry, clients.registry, processRegistry}
 
 	d.factory = informers.NewSharedInformerFactory(clients.informers, 0)

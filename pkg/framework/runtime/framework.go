@@ -47,6 +47,10 @@ type Framework struct {
 	scoreScratch       [][]framework.NodeScore
 	totalsScratch      []framework.NodeScore
 	errsScratch        []*framework.Status
+	// metrics times the extension points and, in sampled cycles, the plugins (nil: no
+	// metrics); cycles counts PreFilter runs, for the sampling (metrics.go).
+	metrics *metrics.FrameworkRecorder
+	cycles  uint64
 }
 
 type weightedScore struct {
@@ -85,6 +89,7 @@ func New(profile config.Profile, path *field.Path, registry Registry, opts Optio
 		parallelizer:  opts.Parallelizer,
 		enqueueEvents: map[string][]framework.ClusterEvent{},
 		hints:         map[string]framework.QueueingHintPlugin{},
+		metrics:       opts.Metrics.Framework(profile.SchedulerName),
 	}
 	pluginsPath := path.Child("plugins")
 	if err := checkNames(profile.Plugins, pluginsPath, registry); err != nil {
@@ -232,7 +237,11 @@ func (f *Framework) QueueingHint(plugin string) framework.QueueingHintPlugin { r
 func (f *Framework) HasPostFilter() bool { return len(f.postFilter) > 0 }
 
 // RunPreEnqueuePlugins returns the first non-success status.
-func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, p *framework.PodInfo) *framework.Status {
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, p *framework.PodInfo) (st *framework.Status) {
+	if len(f.preEnqueue) == 0 {
+		return nil
+	}
+	defer func(start time.Time) { f.observePoint(metrics.PreEnqueue, st, start) }(f.pointStart())
 	for _, pl := range f.preEnqueue {
 		if s := pl.PreEnqueue(ctx, p); !s.IsSuccess() {
 			return s.WithPlugin(pl.Name())
@@ -253,7 +262,8 @@ func (f *Framework) RunGroupPreEnqueuePlugins(ctx context.Context, g *framework.
 
 // RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins in order until one
 // succeeds (KEP-5710); the reasons of those that did not are joined.
-func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, placements *framework.PlacementCandidates) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, placements *framework.PlacementCandidates) (_ *framework.PodGroupPostFilterResult, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PodGroupPostFilter, st, start) }(f.pointStart())
 	var reasons []string
 	var result *framework.PodGroupPostFilterResult
 	for _, pl := range f.podGroupPostFilter {
@@ -274,11 +284,15 @@ func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framewo
 
 // RunPreFilterPlugins runs PreFilter; the node sets of their results are intersected. A
 // plugin returning Skip has its Filter skipped for this cycle.
-func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo) (_ *framework.PreFilterResult, st *framework.Status) {
+	f.sample(state)
+	defer func(start time.Time) { f.observePoint(metrics.PreFilter, st, start) }(f.pointStart())
 	var result *framework.PreFilterResult
 	var narrowing []string
 	for _, pl := range f.preFilter {
+		start := pluginStart(state)
 		r, s := pl.PreFilter(ctx, state, p)
+		observePlugin(state, metrics.PreFilter, pl.Name(), s, start)
 		if s.IsSkip() {
 			if state.SkipFilterPlugins == nil {
 				state.SkipFilterPlugins = map[string]bool{}
@@ -336,7 +350,10 @@ func (f *Framework) RunStaticFilterPlugins(ctx context.Context, state *framework
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
-		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
+		start := nodePluginStart(state, node)
+		s := pl.Filter(ctx, state, p, node)
+		observePlugin(state, metrics.Filter, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return filterFailure(pl, s)
 		}
 	}
@@ -344,7 +361,10 @@ func (f *Framework) RunStaticFilterPlugins(ctx context.Context, state *framework
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
-		if s := pl.StaticPrecheck(ctx, p, node); !s.IsSuccess() {
+		start := nodePluginStart(state, node)
+		s := pl.StaticPrecheck(ctx, p, node)
+		observePlugin(state, metrics.Filter, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return filterFailure(pl, s)
 		}
 	}
@@ -366,6 +386,9 @@ func (f *Framework) ActiveDynamicFilters(state *framework.CycleState) []framewor
 
 // RunFilters runs the given filters (from ActiveDynamicFilters) in order.
 func RunFilters(ctx context.Context, plugins []framework.FilterPlugin, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	if state.PluginMetrics != nil {
+		return runFilters(ctx, plugins, state, p, node)
+	}
 	for _, pl := range plugins {
 		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
 			return filterFailure(pl, s)
@@ -415,7 +438,10 @@ func runFilters[P framework.FilterPlugin](ctx context.Context, plugins []P, stat
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
-		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
+		start := nodePluginStart(state, node)
+		s := pl.Filter(ctx, state, p, node)
+		observePlugin(state, metrics.Filter, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return filterFailure(pl, s)
 		}
 	}
@@ -476,11 +502,14 @@ func (f *Framework) RunBlockingPodsPlugin(ctx context.Context, state *framework.
 
 // RunPostFilterPlugins runs PostFilter plugins until one succeeds. The statuses of those
 // that did not are joined into the returned status, so the user sees why.
-func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (_ *framework.PostFilterResult, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PostFilter, st, start) }(f.pointStart())
 	var reasons []string
 	var result *framework.PostFilterResult
 	for _, pl := range f.postFilter {
+		start := pluginStart(state)
 		r, s := pl.PostFilter(ctx, state, p, filtered)
+		observePlugin(state, metrics.PostFilter, pl.Name(), s, start)
 		if s.IsSuccess() {
 			return r, nil
 		}
@@ -496,9 +525,12 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 }
 
 // RunPreScorePlugins runs PreScore; Skip turns off the plugin's Score for this cycle.
-func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) *framework.Status {
+func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PreScore, st, start) }(f.pointStart())
 	for _, pl := range f.preScore {
+		start := pluginStart(state)
 		s := pl.PreScore(ctx, state, p, nodes)
+		observePlugin(state, metrics.PreScore, pl.Name(), s, start)
 		if s.IsSkip() {
 			if state.SkipScorePlugins == nil {
 				state.SkipScorePlugins = map[string]bool{}
@@ -515,7 +547,8 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 
 // RunScorePlugins scores every node with every plugin (in parallel over nodes), normalises,
 // weights and sums. The result is in the order of nodes, valid until the next call.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) ([]framework.NodeScore, *framework.Status) {
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (_ []framework.NodeScore, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.Score, st, start) }(f.pointStart())
 	// The totals and per-node errors are reused across cycles too: the caller is done with
 	// the result before the next call.
 	if cap(f.totalsScratch) < len(nodes) {
@@ -552,7 +585,9 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	clear(errs)
 	f.parallelizer.Until(ctx, len(nodes), func(i int) {
 		for j, pl := range active {
+			start := nodePluginStart(state, nodes[i])
 			s, st := pl.Score(ctx, state, p, nodes[i])
+			observePlugin(state, metrics.Score, pl.Name(), st, start)
 			if !st.IsSuccess() {
 				errs[i] = st.WithPlugin(pl.Name())
 				return
@@ -584,9 +619,13 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 }
 
 // RunReservePluginsReserve reserves in order; on failure the caller must Unreserve.
-func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.Reserve, st, start) }(f.pointStart())
 	for _, pl := range f.reserve {
-		if s := pl.Reserve(ctx, state, p, node); !s.IsSuccess() {
+		start := pluginStart(state)
+		s := pl.Reserve(ctx, state, p, node)
+		observePlugin(state, metrics.Reserve, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return s.WithPlugin(pl.Name())
 		}
 	}
@@ -595,6 +634,7 @@ func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framewo
 
 // RunReservePluginsUnreserve undoes Reserve, in reverse order.
 func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) {
+	defer func(start time.Time) { f.observePoint(metrics.Unreserve, nil, start) }(f.pointStart())
 	for i := len(f.reserve) - 1; i >= 0; i-- {
 		f.reserve[i].Unreserve(ctx, state, p, node)
 	}
@@ -602,11 +642,14 @@ func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *frame
 
 // RunPermitPlugins returns the first rejection, or Wait with the shortest timeout when some
 // plugin waits, or nil.
-func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (*framework.Status, time.Duration) {
+func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (st *framework.Status, _ time.Duration) {
+	defer func(start time.Time) { f.observePoint(metrics.Permit, st, start) }(f.pointStart())
 	var wait time.Duration
 	waiting := false
 	for _, pl := range f.permit {
+		start := pluginStart(state)
 		s, timeout := pl.Permit(ctx, state, p, node)
+		observePlugin(state, metrics.Permit, pl.Name(), s, start)
 		switch {
 		case s.IsSuccess():
 		case s.Code() == framework.Wait:
@@ -625,9 +668,12 @@ func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.Cycle
 }
 
 // RunBindPlugins asks bind plugins in order until one does not Skip.
-func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.Bind, st, start) }(f.pointStart())
 	for _, pl := range f.bind {
+		start := pluginStart(state)
 		s := pl.Bind(ctx, state, p, node)
+		observePlugin(state, metrics.Bind, pl.Name(), s, start)
 		if s.IsSkip() {
 			continue
 		}
