@@ -153,8 +153,8 @@ type Driver struct {
 	registries []*prometheus.Registry
 	gatherer   prometheus.Gatherer
 	health     *leaderelection.HealthzAdaptor
-	synced   atomic.Bool
-	stopping atomic.Bool
+	synced     atomic.Bool
+	stopping   atomic.Bool
 	// scheduling is true while the loop runs.
 	scheduling atomic.Bool
 	server     *server
