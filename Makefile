@@ -27,11 +27,12 @@ test: ## unit, scenario and CLI tests
 test-race: ## the tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)
 
-verify: ## gofmt, go vet, staticcheck, generated files, the pure core
+verify: ## gofmt, go vet, staticcheck, generated files, the chart, the pure core
 	hack/verify.sh
 
-generate: ## regenerate deepcopy and the CRD
+generate: ## regenerate deepcopy, the CRD, the chart's copies and the release manifest
 	hack/update-codegen.sh
+	hack/update-chart.sh
 
 fuzz: ## run each fuzz target briefly (FUZZTIME=10s by default)
 	hack/fuzz.sh

@@ -72,27 +72,36 @@ func TestRunOutsideACluster(t *testing.T) {
 	}
 }
 
-// The Deployment's arguments are flags `phalanx run` knows.
+// The Deployment's arguments are flags `phalanx run` knows, in config/ and in the release
+// manifest rendered from the chart.
 func TestDeploymentArgsParse(t *testing.T) {
-	data, err := os.ReadFile("../../config/deploy/deployment.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep := &appsv1.Deployment{}
-	if err := yaml.Unmarshal(data, dep); err != nil {
-		t.Fatal(err)
-	}
-	args := dep.Spec.Template.Spec.Containers[0].Args
-	if len(args) == 0 || args[0] != "run" {
-		t.Fatalf("args %v: want run first", args)
-	}
-	cmd := newRunCommand()
-	if err := cmd.ParseFlags(args[1:]); err != nil {
-		t.Errorf("phalanx run %v: %v", args[1:], err)
-	}
-	for _, f := range []string{"config", "leader-elect", "leader-elect-resource-namespace", "bind-address", "v"} {
-		if !cmd.Flags().Changed(f) {
-			t.Errorf("the Deployment does not set --%s", f)
+	for _, file := range []string{"../../config/deploy/deployment.yaml", "../../deploy/phalanx.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dep *appsv1.Deployment
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			d := &appsv1.Deployment{}
+			if err := yaml.Unmarshal([]byte(doc), d); err == nil && d.Kind == "Deployment" {
+				dep = d
+			}
+		}
+		if dep == nil {
+			t.Fatalf("%s: no Deployment", file)
+		}
+		args := dep.Spec.Template.Spec.Containers[0].Args
+		if len(args) == 0 || args[0] != "run" {
+			t.Fatalf("%s: args %v: want run first", file, args)
+		}
+		cmd := newRunCommand()
+		if err := cmd.ParseFlags(args[1:]); err != nil {
+			t.Errorf("%s: phalanx run %v: %v", file, args[1:], err)
+		}
+		for _, f := range []string{"config", "leader-elect", "leader-elect-resource-namespace", "bind-address", "v"} {
+			if !cmd.Flags().Changed(f) {
+				t.Errorf("%s: the Deployment does not set --%s", file, f)
+			}
 		}
 	}
 }
