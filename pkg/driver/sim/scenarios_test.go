@@ -177,6 +177,7 @@ func runScenarioFile(t *testing.T, file string) {
 		t.Errorf("invariant violated: %s", v)
 	}
 	checkReport(t, exp, r)
+	validateReport(t, r)
 	if t.Failed() {
 		var buf bytes.Buffer
 		_ = WriteText(&buf, r)
