@@ -101,4 +101,3 @@ func deviceClasses(r *Report) []deviceClassRow {
 	}
 	return out
 }
-

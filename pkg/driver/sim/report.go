@@ -20,9 +20,9 @@ const ReportSchemaVersion = 1
 type Report struct {
 	SchemaVersion int           `json:"schemaVersion"`
 	Pods          []PodReport   `json:"pods"`
-	PodGroups []GroupReport `json:"podGroups"`
-	Events    []Event       `json:"events"`
-	Summary   Summary       `json:"summary"`
+	PodGroups     []GroupReport `json:"podGroups"`
+	Events        []Event       `json:"events"`
+	Summary       Summary       `json:"summary"`
 	// Claims are the ResourceClaims at the end of the run: their devices and consumers.
 	Claims []ClaimReport `json:"claims,omitempty"`
 	// Violations lists broken invariants (only with invariant checks on).
