@@ -199,20 +199,25 @@ func TestParseErrors(t *testing.T) {
 			[]string{"apiVersion", "parallelism", "percentageOfNodesToScore"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse([]byte(tt.in))
-			if err == nil {
-				t.Fatalf("Parse succeeded: %+v", c)
-			}
-			if c != nil {
-				t.Errorf("Parse returned a configuration with the error %v", err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkParseError(t, tt.in, tt.want) })
+	}
+}
+
+// checkParseError checks Parse refuses in with an error that mentions every want (the
+// field path and what is wrong), and returns no configuration with it.
+func checkParseError(t *testing.T, in string, want []string) {
+	t.Helper()
+	c, err := Parse([]byte(in))
+	if err == nil {
+		t.Fatalf("Parse succeeded: %+v", c)
+	}
+	if c != nil {
+		t.Errorf("Parse returned a configuration with the error %v", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package config
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 )
@@ -187,19 +186,6 @@ func TestKubeSchedulerConfigurationErrors(t *testing.T) {
 			[]string{"extenders", "profiles[0].plugins.score.disabled[0].name"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse([]byte(tt.in))
-			if err == nil {
-				t.Fatalf("Parse succeeded: %+v", c)
-			}
-			if c != nil {
-				t.Errorf("Parse returned a configuration with the error %v", err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkParseError(t, tt.in, tt.want) })
 	}
 }

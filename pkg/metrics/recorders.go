@@ -71,43 +71,33 @@ func (m *Metrics) Queue() *QueueRecorder {
 
 // Incoming counts an entry entering a pool of the queue, for an event.
 func (r *QueueRecorder) Incoming(queue, event string) {
-	if r == nil {
-		return
+	if r != nil {
+		child(r.incoming, [2]string{queue, event}, func() prometheus.Counter { return r.m.QueueIncomingPods.WithLabelValues(queue, event) }).Inc()
 	}
-	k := [2]string{queue, event}
-	c := r.incoming[k]
-	if c == nil {
-		c = r.m.QueueIncomingPods.WithLabelValues(queue, event)
-		r.incoming[k] = c
-	}
-	c.Inc()
 }
 
 // Unschedulable adds delta to the unschedulable entries a plugin holds back.
 func (r *QueueRecorder) Unschedulable(plugin, profile string, delta float64) {
-	if r == nil {
-		return
+	if r != nil {
+		child(r.unschedulable, [2]string{plugin, profile}, func() prometheus.Gauge { return r.m.UnschedulablePods.WithLabelValues(plugin, profile) }).Add(delta)
 	}
-	k := [2]string{plugin, profile}
-	g := r.unschedulable[k]
-	if g == nil {
-		g = r.m.UnschedulablePods.WithLabelValues(plugin, profile)
-		r.unschedulable[k] = g
-	}
-	g.Add(delta)
 }
 
 // PendingGroups adds delta to the pod groups in a pool.
 func (r *QueueRecorder) PendingGroups(queue string, delta float64) {
-	if r == nil {
-		return
+	if r != nil {
+		child(r.groups, queue, func() prometheus.Gauge { return r.m.PendingPodGroups.WithLabelValues(queue) }).Add(delta)
 	}
-	g := r.groups[queue]
-	if g == nil {
-		g = r.m.PendingPodGroups.WithLabelValues(queue)
-		r.groups[queue] = g
+}
+
+// child is a vector's child for a key, looked up once and kept.
+func child[K comparable, C any](cache map[K]C, key K, make func() C) C {
+	c, ok := cache[key]
+	if !ok {
+		c = make()
+		cache[key] = c
 	}
-	g.Add(delta)
+	return c
 }
 
 // FrameworkRecorder times one profile's extension points and plugins. It is used from

@@ -123,41 +123,23 @@ func (m *manifests) add(rel string, doc []byte) error {
 	strict := func(into any) error { return yaml.UnmarshalStrict(doc, into) }
 	switch head.APIVersion + " " + head.Kind {
 	case "rbac.authorization.k8s.io/v1 ClusterRole":
-		o := &rbacv1.ClusterRole{}
-		m.clusterRoles = append(m.clusterRoles, o)
-		return strict(o)
+		return decodeInto(&m.clusterRoles, doc)
 	case "rbac.authorization.k8s.io/v1 Role":
-		o := &rbacv1.Role{}
-		m.roles = append(m.roles, o)
-		return strict(o)
+		return decodeInto(&m.roles, doc)
 	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
-		o := &rbacv1.ClusterRoleBinding{}
-		m.clusterRoleBindings = append(m.clusterRoleBindings, o)
-		return strict(o)
+		return decodeInto(&m.clusterRoleBindings, doc)
 	case "rbac.authorization.k8s.io/v1 RoleBinding":
-		o := &rbacv1.RoleBinding{}
-		m.roleBindings = append(m.roleBindings, o)
-		return strict(o)
+		return decodeInto(&m.roleBindings, doc)
 	case "v1 ServiceAccount":
-		o := &v1.ServiceAccount{}
-		m.serviceAccounts = append(m.serviceAccounts, o)
-		return strict(o)
+		return decodeInto(&m.serviceAccounts, doc)
 	case "v1 Namespace":
-		o := &v1.Namespace{}
-		m.namespaces = append(m.namespaces, o)
-		return strict(o)
+		return decodeInto(&m.namespaces, doc)
 	case "v1 ConfigMap":
-		o := &v1.ConfigMap{}
-		m.configMaps = append(m.configMaps, o)
-		return strict(o)
+		return decodeInto(&m.configMaps, doc)
 	case "v1 Service":
-		o := &v1.Service{}
-		m.services = append(m.services, o)
-		return strict(o)
+		return decodeInto(&m.services, doc)
 	case "apps/v1 Deployment":
-		o := &appsv1.Deployment{}
-		m.deployments = append(m.deployments, o)
-		return strict(o)
+		return decodeInto(&m.deployments, doc)
 	case "policy/v1 PodDisruptionBudget":
 		return strict(&policyv1.PodDisruptionBudget{})
 	case "kustomize.config.k8s.io/v1beta1 Kustomization":
@@ -173,6 +155,13 @@ func (m *manifests) add(rel string, doc []byte) error {
 		return yaml.Unmarshal(doc, &m.crds[len(m.crds)-1])
 	}
 	return fmt.Errorf("unexpected kind %q %q in %s: teach this test about it", head.APIVersion, head.Kind, rel)
+}
+
+// decodeInto decodes a document strictly into a new object of the list.
+func decodeInto[T any](list *[]*T, doc []byte) error {
+	o := new(T)
+	*list = append(*list, o)
+	return yaml.UnmarshalStrict(doc, o)
 }
 
 // ruleAllows tells whether a policy rule grants verb on group/resource(/subresource).

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -30,17 +29,7 @@ func simulateExample(t *testing.T, paths ...string) (*Report, string) {
 
 func simulateScenario(t *testing.T, sc *Scenario) (*Report, string) {
 	t.Helper()
-	s, err := New(sc, Options{CheckInvariants: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range r.Violations {
-		t.Errorf("invariant violated: %s", v)
-	}
+	_, r := runSimulation(t, sc, Options{})
 	validateReport(t, r)
 	return r, render(t, r)
 }

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -16,19 +14,7 @@ func runScenarioReport(t *testing.T, file string) *Report {
 		t.Fatal(err)
 	}
 	_, manifests := splitScenario(t, data)
-	sc, err := Load([]string{"-"}, bytes.NewReader(manifests))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(sc, Options{CheckInvariants: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return simulate(t, string(manifests), 0)
 }
 
 // A pod preempted for its GPUs: the node's devices are charted by class, the preemption

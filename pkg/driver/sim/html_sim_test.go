@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -86,17 +85,7 @@ func runTimelineScenario(t *testing.T) *Report {
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	s, err := New(sc, Options{Config: registeredConfig(), Until: time.Hour, CheckInvariants: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range r.Violations {
-		t.Errorf("invariant violated: %s", v)
-	}
+	_, r := runSimulation(t, sc, Options{Config: registeredConfig(), Until: time.Hour})
 	return r
 }
 

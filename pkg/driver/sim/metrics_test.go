@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -66,13 +65,7 @@ func TestSchedulerMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(sc, Options{CheckInvariants: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := runSimulation(t, sc, Options{})
 	mfs, err := s.sched.Metrics().Registry.Gather()
 	if err != nil {
 		t.Fatal(err)

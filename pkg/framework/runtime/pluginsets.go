@@ -79,31 +79,27 @@ func atPoint(multi []entry, set config.PluginSet, implements func(name string) b
 // implementers says, per extension point of the configuration, which framework
 // interfaces a plugin enabled there takes part through.
 var implementers = map[string]func(framework.Plugin) bool{
-	config.PreEnqueue: func(p framework.Plugin) bool {
-		return is[framework.PreEnqueuePlugin](p) || is[framework.GroupPreEnqueuePlugin](p)
-	},
-	config.QueueSort: is[framework.QueueSortPlugin],
-	config.PreFilter: is[framework.PreFilterPlugin],
-	config.Filter:    is[framework.FilterPlugin],
-	config.PostFilter: func(p framework.Plugin) bool {
-		return is[framework.PostFilterPlugin](p) || is[framework.PodGroupPostFilterPlugin](p)
-	},
-	config.PreScore: is[framework.PreScorePlugin],
-	config.Score:    is[framework.ScorePlugin],
-	config.Reserve:  is[framework.ReservePlugin],
-	config.Permit:   is[framework.PermitPlugin],
-	config.PreBind:  is[framework.PreBindPlugin],
-	config.Bind:     is[framework.BindPlugin],
-	config.PlacementGenerate: func(p framework.Plugin) bool {
-		return is[framework.PlacementGeneratePlugin](p) || is[framework.PlacementStatePlugin](p)
-	},
-	config.PlacementScore: is[framework.PlacementScorePlugin],
+	config.PreEnqueue:        either[framework.PreEnqueuePlugin, framework.GroupPreEnqueuePlugin],
+	config.QueueSort:         is[framework.QueueSortPlugin],
+	config.PreFilter:         is[framework.PreFilterPlugin],
+	config.Filter:            is[framework.FilterPlugin],
+	config.PostFilter:        either[framework.PostFilterPlugin, framework.PodGroupPostFilterPlugin],
+	config.PreScore:          is[framework.PreScorePlugin],
+	config.Score:             is[framework.ScorePlugin],
+	config.Reserve:           is[framework.ReservePlugin],
+	config.Permit:            is[framework.PermitPlugin],
+	config.PreBind:           is[framework.PreBindPlugin],
+	config.Bind:              is[framework.BindPlugin],
+	config.PlacementGenerate: either[framework.PlacementGeneratePlugin, framework.PlacementStatePlugin],
+	config.PlacementScore:    is[framework.PlacementScorePlugin],
 }
 
 func is[T any](p framework.Plugin) bool {
 	_, ok := p.(T)
 	return ok
 }
+
+func either[A, B any](p framework.Plugin) bool { return is[A](p) || is[B](p) }
 
 // checkNames reports every name in the profile's plugin lists that is neither registered
 // nor a default plugin ("*" is fine where plugins are disabled): a typo is an error
