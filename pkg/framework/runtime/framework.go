@@ -249,11 +249,11 @@ func (f *Framework) RunGroupPreEnqueuePlugins(ctx context.Context, g *framework.
 
 // RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins in order until one
 // succeeds (KEP-5710); the reasons of those that did not are joined.
-func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, placements *framework.PlacementCandidates) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, attempt *framework.GroupAttempt) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	var reasons []string
 	var result *framework.PodGroupPostFilterResult
 	for _, pl := range f.podGroupPostFilter {
-		r, s := pl.PodGroupPostFilter(ctx, g, pending, placed, schedule, placements)
+		r, s := pl.PodGroupPostFilter(ctx, attempt)
 		if s.IsSuccess() {
 			return r, nil
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"k8s.io/klog/v2"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -83,7 +85,7 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 		}
 	}
 	sortUnits(potential)
-	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), shared: &e.budget}
+	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), shared: &e.budget, logger: klog.FromContext(ctx)}
 	victims, err := search.run()
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -47,75 +48,68 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		s.addBoundPod(pod)
 	default:
 		if g := v1alpha1.PodGroupNameOf(pod); g != "" {
-			if s.binding[key] != nil {
+			if s.binder.binding[key] != nil {
 				// A member whose binding is in flight is not pending: the binding's outcome
 				// decides whether it is tried again.
 				return
 			}
 			if old != nil && v1alpha1.PodGroupNameOf(old) != g {
-				s.removePendingMember(key, pod.Namespace+"/"+v1alpha1.PodGroupNameOf(old))
+				s.pending.removeMember(key, pod.Namespace+"/"+v1alpha1.PodGroupNameOf(old))
 			}
-			s.updatePendingMember(pod, pendingPodMayHelp(old, pod))
+			s.pending.updateMember(pod, pendingPodMayHelp(old, pod))
 			return
 		}
-		e := s.queue.Get(key)
-		if e == nil {
+		entry := s.queue.Get(key)
+		if entry == nil {
 			s.addPendingPod(pod)
 			return
 		}
-		e.Pod = framework.NewPodInfo(pod)
-		e.Priority = e.Pod.Priority
+		entry.Pod = framework.NewPodInfo(pod)
+		entry.Priority = entry.Pod.Priority
 		if pod.Status.NominatedNodeName != "" && s.cache.NominatedNode(key) == "" {
-			s.cache.Nominate(e.Pod, pod.Status.NominatedNodeName)
+			s.cache.Nominate(entry.Pod, pod.Status.NominatedNodeName)
 		}
-		s.queue.Update(e, pendingPodMayHelp(old, pod))
+		s.queue.Update(entry, pendingPodMayHelp(old, pod))
 	}
 }
 
 // DeletePod handles a pod that is gone (deleted, or finished).
 func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
-	if w := s.waiting[key]; w != nil {
-		delete(s.waiting, key)
-		w.fwk.RunReservePluginsUnreserve(context.Background(), w.state, w.pod, w.host)
-	}
-	delete(s.failures, key)
-	delete(s.preempting, key)
-	s.forgetDecision(key)
-	victimOf := s.victimOf[key]
-	s.victimGone(key)
-	s.forgetVictims(key)
+	s.pods.dropWaiting(key)
+	s.status.forget(key)
+	victimOf := s.preemptions.podGone(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
-		s.removePendingMember(key, pod.Namespace+"/"+g)
+		s.pending.removeMember(key, pod.Namespace+"/"+g)
 	}
 	s.cache.ClearNomination(key)
 	if pi := s.cache.RemoveBoundPod(key); pi != nil {
 		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
 			if g := s.cache.Group(gk); g != nil {
 				// The last bound member is gone: the group's claims are free.
-				s.releaseGroupClaims(g.PodGroup)
+				s.groupAPI.releaseClaims(g.PodGroup)
 			}
 		}
-		s.onVictimEvent(framework.EventAssignedPodDelete, victimOf)
+		s.retries.onVictimEvent(framework.EventAssignedPodDelete, victimOf)
 	}
 }
 
 func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
-	s.forgetVictims(key)
+	s.preemptions.forgetVictims(key)
 	s.queue.Delete(key)
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
-		s.removePendingMember(key, pod.Namespace+"/"+g)
+		s.pending.removeMember(key, pod.Namespace+"/"+g)
 	}
 	s.cache.ClearNomination(key)
-	delete(s.failures, key)
+	s.status.forget(key)
 	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName {
 		// The binding we made is confirmed: keep the PodInfo, it is the same pod.
 		pi.Assumed = false
 		pi.Pod = pod
 		pi.Terminating = pod.DeletionTimestamp != nil
-		s.onClusterEvent(framework.EventAssignedPodAdd)
+		s.retries.onEvent(framework.EventAssignedPodAdd)
 		return
 	}
 	pi := framework.NewPodInfo(pod)
@@ -123,21 +117,20 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 		s.logger.Error(err, "Adding bound pod to the cache", "pod", key)
 		return
 	}
-	s.onVictimEvent(framework.EventAssignedPodAdd, s.victimOf[key])
+	s.retries.onVictimEvent(framework.EventAssignedPodAdd, s.preemptions.victimOf[key])
 }
 
 func (s *Scheduler) addPendingPod(pod *v1.Pod) {
-	fwk, profile, err := s.profileFor(pod.Spec.SchedulerName)
+	_, profile, err := s.profileFor(pod.Spec.SchedulerName)
 	if err != nil {
 		return // another scheduler's pod
 	}
-	_ = fwk
 	pi := framework.NewPodInfo(pod)
 	if pod.Status.NominatedNodeName != "" {
 		s.cache.Nominate(pi, pod.Status.NominatedNodeName)
 	}
 	if pi.Group != "" {
-		s.addPendingMember(pi, profile, true)
+		s.pending.addMember(pi, profile, true)
 		return
 	}
 	s.queue.Add(&queue.Entry{QueuedUnit: framework.QueuedUnit{Key: pi.Key, Priority: pi.Priority}, Pod: pi, Profile: profile})
@@ -145,14 +138,14 @@ func (s *Scheduler) addPendingPod(pod *v1.Pod) {
 
 // AddNode handles a node that appeared.
 func (s *Scheduler) AddNode(node *v1.Node) {
-	s.onNodeEvent(framework.EventNodeAdd, s.cache.AddNode(node))
+	s.retries.onNodeEvent(framework.EventNodeAdd, s.cache.AddNode(node))
 }
 
 // UpdateNode handles a changed node; only changes that could make pods fit trigger retries.
 func (s *Scheduler) UpdateNode(old, node *v1.Node) {
 	n := s.cache.AddNode(node)
 	if old == nil {
-		s.onNodeEvent(framework.EventNodeAdd, n)
+		s.retries.onNodeEvent(framework.EventNodeAdd, n)
 		return
 	}
 	var action framework.ActionType
@@ -169,88 +162,67 @@ func (s *Scheduler) UpdateNode(old, node *v1.Node) {
 		action |= framework.UpdateNodeSchedulable
 	}
 	if action != 0 {
-		s.onNodeEvent(framework.ClusterEvent{Resource: framework.Node, Action: action, Label: "NodeUpdate"}, n)
+		s.retries.onNodeEvent(framework.ClusterEvent{Resource: framework.Node, Action: action, Label: "NodeUpdate"}, n)
 	}
 }
 
 // DeleteNode handles a node that is gone.
 func (s *Scheduler) DeleteNode(node *v1.Node) {
 	s.cache.RemoveNode(node.Name)
-	s.onClusterEvent(framework.ClusterEvent{Resource: framework.Node, Action: framework.Delete, Label: "NodeDelete"})
+	s.retries.onEvent(framework.ClusterEvent{Resource: framework.Node, Action: framework.Delete, Label: "NodeDelete"})
 }
 
 // SetNamespace records a namespace's labels.
 func (s *Scheduler) SetNamespace(ns *v1.Namespace) {
 	s.cache.SetNamespace(ns)
-	s.onClusterEvent(framework.ClusterEvent{Resource: framework.Namespace, Action: framework.Add, Label: "NamespaceAdd"})
+	s.retries.onEvent(framework.ClusterEvent{Resource: framework.Namespace, Action: framework.Add, Label: "NamespaceAdd"})
 }
 
 // DeleteNamespace forgets a namespace.
 func (s *Scheduler) DeleteNamespace(ns *v1.Namespace) { s.cache.RemoveNamespace(ns.Name) }
 
-func (s *Scheduler) onClusterEvent(ev framework.ClusterEvent) {
-	s.queue.OnEvent(ev, nil)
+// UpdatePDB records a PodDisruptionBudget (nil old for a new one).
+func (s *Scheduler) UpdatePDB(old, pdb *policyv1.PodDisruptionBudget) {
+	s.cache.SetPDB(pdb)
+	s.retries.onEvent(framework.ClusterEvent{Resource: framework.PodDisruptionBudget, Action: framework.Update, Label: "PDBUpdate"})
 }
 
-// onVictimEvent is onClusterEvent for a change of a preemption's victim: it does not
-// move the preemptors that wait for their own victims and would not be allowed that
-// room (victims.go).
-func (s *Scheduler) onVictimEvent(ev framework.ClusterEvent, w *victimWait) {
-	if w == nil {
-		s.onClusterEvent(ev)
-		return
-	}
-	s.queue.OnEvent(ev, func(e *queue.Entry) bool { return s.victimEventMayHelp(e, w) })
+// DeletePDB forgets a PodDisruptionBudget.
+func (s *Scheduler) DeletePDB(pdb *policyv1.PodDisruptionBudget) {
+	s.cache.RemovePDB(pdb.Namespace + "/" + pdb.Name)
 }
 
-// onNodeEvent is onClusterEvent for an event about node n: a pod whose rejecting plugins
-// have queueing hints is retried only if one of them says the node may help it.
-func (s *Scheduler) onNodeEvent(ev framework.ClusterEvent, n *framework.NodeInfo) {
-	s.queue.OnEvent(ev, func(e *queue.Entry) bool {
-		if n == nil || e.Pod == nil || e.Gated() || len(e.UnschedulablePlugins) == 0 {
-			return true
-		}
-		fwk := s.profiles[e.Profile]
-		for name := range e.UnschedulablePlugins {
-			if !s.registered(name, ev) {
-				continue
-			}
-			if h := fwk.QueueingHint(name); h == nil || h.QueueingHint(ev, e.Pod, n) {
-				return true
-			}
-		}
-		return false
-	})
+// AddPriorityClass records a PriorityClass; groups that name it are resolved again.
+func (s *Scheduler) AddPriorityClass(pc *schedulingv1.PriorityClass) { s.pending.setPriorityClass(pc) }
+
+// DeletePriorityClass forgets a PriorityClass.
+func (s *Scheduler) DeletePriorityClass(pc *schedulingv1.PriorityClass) {
+	s.pending.deletePriorityClass(pc)
 }
 
-// registered reports whether an event may undo a rejection by the plugin (a plugin that
-// registered nothing may be helped by anything).
-func (s *Scheduler) registered(plugin string, ev framework.ClusterEvent) bool {
-	regs, ok := s.events[plugin]
-	if !ok {
-		return true
-	}
-	for _, r := range regs {
-		if r.Matches(ev) {
-			return true
-		}
-	}
-	return false
-}
+// AddPodGroup handles a PodGroup that appeared or changed.
+func (s *Scheduler) AddPodGroup(pg *v1alpha1.PodGroup) { s.pending.setGroup(pg) }
 
-// preEnqueue runs the entry's profile PreEnqueue plugins.
-func (s *Scheduler) preEnqueue(e *queue.Entry) *framework.Status {
-	fwk := s.profiles[e.Profile]
-	if gs, ok := e.Group.(*groupState); ok && fwk != nil {
-		return s.groupPreEnqueue(e, gs)
+// UpdatePodGroup handles a changed PodGroup.
+func (s *Scheduler) UpdatePodGroup(_, pg *v1alpha1.PodGroup) { s.pending.setGroup(pg) }
+
+// DeletePodGroup forgets a PodGroup; its pending members wait for it to come back.
+func (s *Scheduler) DeletePodGroup(pg *v1alpha1.PodGroup) { s.pending.deleteGroup(pg) }
+
+// preEnqueue decides whether an entry may enter the active queue: a group's gates, or a
+// pod's preemption in progress and its profile's PreEnqueue plugins.
+func (s *Scheduler) preEnqueue(entry *queue.Entry) *framework.Status {
+	fwk := s.profiles[entry.Profile]
+	if gs, ok := entry.Group.(*groupState); ok && fwk != nil {
+		return s.pending.gate(entry, gs)
 	}
-	if fwk == nil || e.Pod == nil {
+	if fwk == nil || entry.Pod == nil {
 		return nil
 	}
-	if st := s.preemptionGate(e.Key); st != nil {
+	if st := s.preemptions.gate(entry.Key); st != nil {
 		return st
 	}
-	return fwk.RunPreEnqueuePlugins(context.Background(), e.Pod)
+	return fwk.RunPreEnqueuePlugins(context.Background(), entry.Pod)
 }
 
 // pendingPodMayHelp reports whether a change to a pending pod may let it fit now: its spec
@@ -276,15 +248,4 @@ func boundPodChanged(old, pod *v1.Pod) bool {
 	a, errA := resource.ForPod(old)
 	b, errB := resource.ForPod(pod)
 	return errA != nil || errB != nil || a != b
-}
-
-// UpdatePDB records a PodDisruptionBudget (nil old for a new one).
-func (s *Scheduler) UpdatePDB(old, pdb *policyv1.PodDisruptionBudget) {
-	s.cache.SetPDB(pdb)
-	s.onClusterEvent(framework.ClusterEvent{Resource: framework.PodDisruptionBudget, Action: framework.Update, Label: "PDBUpdate"})
-}
-
-// DeletePDB forgets a PodDisruptionBudget.
-func (s *Scheduler) DeletePDB(pdb *policyv1.PodDisruptionBudget) {
-	s.cache.RemovePDB(pdb.Namespace + "/" + pdb.Name)
 }

@@ -1,4 +1,4 @@
-package scheduler
+package placement
 
 import (
 	"cmp"
@@ -13,19 +13,21 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// placementCapacityPlugin is the pseudo-plugin blamed when every placement is too small
-// in aggregate: room appears only when pods leave or nodes come or grow.
-const placementCapacityPlugin = "PlacementCapacity"
+// CapacityPlugin is the pseudo-plugin blamed when every placement is too small in
+// aggregate: room appears only when pods leave or nodes come or grow (CapacityEvents).
+const CapacityPlugin = "PlacementCapacity"
 
-var placementCapacityEvents = []framework.ClusterEvent{
+// CapacityEvents are the cluster events that may give a placement too small in aggregate
+// the room it lacks.
+var CapacityEvents = []framework.ClusterEvent{
 	{Resource: framework.AssignedPod, Action: framework.Delete | framework.UpdatePodScaleDown},
 	{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeAllocatable | framework.UpdateNodeLabel},
 }
 
 // failure explains why no placement is feasible, and hands every placement to preemption,
 // best first: by rank, then by the score it has with the members that fit there now.
-func (ps *placementSearch) failure(ctx context.Context, placements []*framework.Placement) (*placementOutcome, error) {
-	out := &placementOutcome{rejectors: sets.New[string]()}
+func (ps *placementSearch) failure(ctx context.Context, placements []*framework.Placement) (*SearchResult, error) {
+	out := &SearchResult{Rejectors: sets.New[string]()}
 	pruned, rejected := 0, 0
 	reasons := map[string]int{}
 	var lastRejected *placementEval
@@ -40,19 +42,19 @@ func (ps *placementSearch) failure(ctx context.Context, placements []*framework.
 			for _, r := range placed.Reasons {
 				reasons[r]++
 			}
-			out.rejectors.Insert(placed.UnschedulablePlugins...)
+			out.Rejectors.Insert(placed.UnschedulablePlugins...)
 		default:
 			pruned++
 			placed = &framework.GroupPlacement{}
 		}
-		sc, st := ps.fwk.RunPlacementScorePlugins(ctx, ps.state, ps.g, p, placed, len(ps.pending))
+		sc, st := ps.score(ctx, p, placed)
 		if !st.IsSuccess() {
 			return nil, st.AsError()
 		}
 		pre[p] = sc
 	}
 	if pruned > 0 {
-		out.rejectors.Insert(placementCapacityPlugin)
+		out.Rejectors.Insert(CapacityPlugin)
 	}
 
 	var parts []string
@@ -72,7 +74,7 @@ func (ps *placementSearch) failure(ctx context.Context, placements []*framework.
 	if len(placements) == 1 {
 		noun = "placement"
 	}
-	out.message = fmt.Sprintf("no placement can hold the %d pods needed: of %d %s, %s.", ps.need, len(placements), noun, strings.Join(parts, ", "))
+	out.Message = fmt.Sprintf("no placement can hold the %d pods needed: of %d %s, %s.", ps.need, len(placements), noun, strings.Join(parts, ", "))
 
 	list := slices.Clone(placements)
 	slices.SortStableFunc(list, func(a, b *framework.Placement) int {
@@ -81,10 +83,10 @@ func (ps *placementSearch) failure(ctx context.Context, placements []*framework.
 		}
 		return cmp.Compare(pre[b], pre[a])
 	})
-	out.candidates = &framework.PlacementCandidates{
+	out.Candidates = &framework.PlacementCandidates{
 		List: list,
 		Score: func(ctx context.Context, p *framework.Placement, placed *framework.GroupPlacement) int64 {
-			sc, _ := ps.fwk.RunPlacementScorePlugins(ctx, ps.state, ps.g, p, placed, len(ps.pending))
+			sc, _ := ps.score(ctx, p, placed)
 			return sc
 		},
 	}

@@ -13,9 +13,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"k8s.io/klog/v2"
 
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/actuator"
+	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
+	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
 // Condition of a preemption victim, with the wording of the KEPs.
@@ -24,6 +29,42 @@ const (
 	msgPreemptedForPod          = "phalanx: preempting to accommodate a higher priority pod"
 	msgPreemptedForGroup        = "phalanx: preempting to accommodate a higher priority podgroup"
 	gatePreemption              = "PreemptionInProgress"
+)
+
+// preemptions carries out the preemptions the cycles decide (KEP-4832): victims are marked
+// leaving and the preemptor nominated at once, the API calls run off the loop while a gate
+// holds the preemptor back, and a failure is reverted. It then follows each preemptor
+// until its victims are gone (preemption_waits.go).
+type preemptions struct {
+	actuator *actuator.Actuator
+	// exec runs preemptions' API calls: off the loop (the actuator's executor), or inline
+	// with SyncPreemption.
+	exec     actuator.Executor
+	post     func(func())
+	clock    framework.Clock
+	logger   klog.Logger
+	cache    *cache.Cache
+	queue    *queue.Queue
+	metrics  *metrics.Metrics
+	observer Observer
+	status   *podStatus
+	groupAPI *groupAPI
+	pending  *pendingGroups
+
+	// inFlight holds the preemptions whose API calls are running, by preemptor (a pod's
+	// key, or a group's queue key).
+	inFlight map[string]*inflightPreemption
+	// victimOf and waitingForVictims hold the preemptors waiting for victims to leave, by
+	// victim and by preemptor.
+	victimOf          map[string]*victimWait
+	waitingForVictims map[string]*victimWait
+	// spent are the notes of preemptors whose victims are all gone, by preemptor.
+	spent map[string]string
+}
+
+var (
+	_ framework.PreemptionActuator      = (*preemptions)(nil)
+	_ framework.GroupPreemptionActuator = (*preemptions)(nil)
 )
 
 // inflightPreemption is a preemption whose API calls are running.
@@ -39,8 +80,8 @@ type inflightPreemption struct {
 // PreEnqueue gate while a task off the loop sets the victims' DisruptionTarget condition,
 // deletes them (in parallel) and records the preemptor's nominated node. The nomination
 // itself is made in memory by the cycle's failure handling, right away.
-func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo) {
-	if logger := s.logger.V(2); logger.Enabled() {
+func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo) {
+	if logger := pm.logger.V(2); logger.Enabled() {
 		keys := make([]string, len(victims))
 		for i, v := range victims {
 			keys[i] = v.Key
@@ -50,91 +91,87 @@ func (s *Scheduler) Preempt(preemptor *framework.PodInfo, node string, victims [
 	for _, v := range victims {
 		v.Terminating = true
 	}
-	s.preempting[preemptor.Key] = &inflightPreemption{victims: victims}
-	s.awaitVictims(preemptor.Key, preemptor.Priority, victims)
-	s.markVictimGroups(victims, msgPreemptedForPod)
-	if s.observer != nil {
-		s.observer.Preempting(preemptor, node, victims)
+	pm.inFlight[preemptor.Key] = &inflightPreemption{victims: victims}
+	pm.await(preemptor.Key, preemptor.Priority, victims)
+	pm.markVictimGroups(victims, msgPreemptedForPod)
+	if pm.observer != nil {
+		pm.observer.Preempting(preemptor, node, victims)
 	}
 	preemptorPod := preemptor.Pod
 	pods := make([]*v1.Pod, len(victims))
 	for i, v := range victims {
 		pods[i] = v.Pod
 	}
-	s.preemptExec.Go(func() {
+	pm.exec.Go(func() {
 		start := time.Now()
-		err := s.actuatePreemption(preemptorPod, node, pods)
+		err := pm.actuate(preemptorPod, node, pods)
 		result := "success"
 		if err != nil {
 			result = "error"
 		}
 		// Observed when the work is done, with its real result (upstream's defer captures
 		// the result before it is known).
-		s.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
-		s.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
-		s.Post(func() { s.preemptionDone(preemptor.Key, err) })
+		pm.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+		pm.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
+		pm.post(func() { pm.done(preemptor.Key, err) })
 	})
 }
 
-// actuatePreemption makes the API calls of a preemption. It runs off the loop.
-func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, node string, victims []*v1.Pod) error {
+// actuate makes the API calls of a preemption. It runs off the loop.
+func (pm *preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod) error {
 	ctx := context.Background()
 	errs := make([]error, len(victims))
-	s.actuator.Exec.Parallel(len(victims), func(i int) {
-		errs[i] = s.evict(ctx, victims[i], msgPreemptedForPod, preemptor,
+	pm.actuator.Exec.Parallel(len(victims), func(i int) {
+		errs[i] = pm.evict(ctx, victims[i], msgPreemptedForPod, preemptor,
 			fmt.Sprintf("Preempted by pod %s/%s on node %s", preemptor.Namespace, preemptor.Name, node))
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return s.actuator.Client.PatchPodStatus(ctx, preemptor, nil, &node)
+	return pm.actuator.Client.PatchPodStatus(ctx, preemptor, nil, &node)
 }
 
-// preemptionDone releases the preemptor (a pod, or a group's queue entry). On failure the
+// done releases the preemptor (a pod, or a group's queue entry). On failure the
 // nominations are reverted, victims not deleted are no longer counted as leaving, and the
 // preemptor is tried again after a backoff, as after an error.
-func (s *Scheduler) preemptionDone(key string, err error) {
-	inflight := s.preempting[key]
-	delete(s.preempting, key)
+func (pm *preemptions) done(key string, err error) {
+	inflight := pm.inFlight[key]
+	delete(pm.inFlight, key)
 	if err == nil {
 		// The preemptor waits in the unschedulable pool for its victims to leave; only if
 		// an event already tried to move it (and met the gate) does it go on now.
-		if e := s.queue.Get(key); e != nil && e.Gated() {
-			s.queue.Activate(key)
+		if entry := pm.queue.Get(key); entry != nil && entry.Gated() {
+			pm.queue.Activate(key)
 		}
 		return
 	}
-	s.logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
-	s.forgetDecision(key)
-	s.forgetVictims(key)
+	pm.logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
+	pm.forgetDecision(key)
+	pm.forgetVictims(key)
 	if inflight != nil {
 		for _, v := range inflight.victims {
-			if cur := s.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
+			if cur := pm.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
 				v.Terminating = false
 			}
 		}
 		for _, m := range inflight.members {
-			if s.cache.ClearNomination(m.Key) != "" || m.Pod.Status.NominatedNodeName != "" {
-				s.clearNominatedNodeName(m)
-			}
+			pm.status.dropNomination(m)
 		}
 	}
 	msg := "preemption failed, will retry: " + err.Error()
-	if e := s.queue.Get(key); e != nil {
+	if entry := pm.queue.Get(key); entry != nil {
 		switch {
-		case e.Pod != nil:
-			if s.cache.ClearNomination(key) != "" || e.Pod.Pod.Status.NominatedNodeName != "" {
-				s.clearNominatedNodeName(e.Pod)
-			}
-			s.actuator.Event(e.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
-		case e.Group != nil:
-			if gs := e.Group.(*groupState); gs.info != nil {
-				s.setGroupCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
-				s.actuator.Event(gs.info.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+		case entry.Pod != nil:
+			pm.status.dropNomination(entry.Pod)
+			pm.actuator.Event(entry.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+		case entry.Group != nil:
+			if gs := entry.Group.(*groupState); gs.info != nil {
+				pm.groupAPI.setCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+				pm.actuator.Event(gs.info.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
 			}
 		}
 	}
-	s.queue.Backoff(key)
+	pm.queue.Backoff(key)
 }
 
 // PreemptForGroup carries out a group's preemption (framework.GroupPreemptionActuator):
@@ -142,7 +179,7 @@ func (s *Scheduler) preemptionDone(key string, err error) {
 // room is held for the whole gang; the victims' and victim groups' conditions, the
 // deletions and the members' nominatedNodeName are written off the loop while the group
 // waits behind a gate.
-func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo) {
+func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo) {
 	key := groupEntryKey(g.Key)
 	members := make([]*framework.PodInfo, 0, len(nominations))
 	for m := range nominations {
@@ -150,17 +187,17 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 	}
 	slices.SortFunc(members, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
 	for _, m := range members {
-		s.cache.Nominate(m, nominations[m])
+		pm.cache.Nominate(m, nominations[m])
 	}
 	for _, v := range victims {
 		v.Terminating = true
 	}
-	s.preempting[key] = &inflightPreemption{victims: victims, members: members}
-	s.awaitVictims(key, g.Priority, victims)
-	if s.observer != nil {
-		s.observer.PreemptingForGroup(g, nominations, victims)
+	pm.inFlight[key] = &inflightPreemption{victims: victims, members: members}
+	pm.await(key, g.Priority, victims)
+	if pm.observer != nil {
+		pm.observer.PreemptingForGroup(g, nominations, victims)
 	}
-	s.markVictimGroups(victims, msgPreemptedForGroup)
+	pm.markVictimGroups(victims, msgPreemptedForGroup)
 	preemptor := g.PodGroup
 	type victimPod struct {
 		pod  *v1.Pod
@@ -175,19 +212,19 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 	for i, m := range members {
 		nominated[i], nodes[i] = m.Pod, nominations[m]
 	}
-	s.preemptExec.Go(func() {
+	pm.exec.Go(func() {
 		start := time.Now()
 		ctx := context.Background()
 		errs := make([]error, len(vps))
-		s.actuator.Exec.Parallel(len(vps), func(i int) {
-			errs[i] = s.evict(ctx, vps[i].pod, msgPreemptedForGroup, preemptor,
+		pm.actuator.Exec.Parallel(len(vps), func(i int) {
+			errs[i] = pm.evict(ctx, vps[i].pod, msgPreemptedForGroup, preemptor,
 				fmt.Sprintf("Preempted by podgroup %s/%s on node %s", preemptor.Namespace, preemptor.Name, vps[i].node))
 		})
 		err := errors.Join(errs...)
 		if err == nil {
 			merrs := make([]error, len(nominated))
-			s.actuator.Exec.Parallel(len(nominated), func(i int) {
-				merrs[i] = s.actuator.Client.PatchPodStatus(ctx, nominated[i], nil, &nodes[i])
+			pm.actuator.Exec.Parallel(len(nominated), func(i int) {
+				merrs[i] = pm.actuator.Client.PatchPodStatus(ctx, nominated[i], nil, &nodes[i])
 			})
 			err = errors.Join(merrs...)
 		}
@@ -195,33 +232,33 @@ func (s *Scheduler) PreemptForGroup(g *framework.GroupInfo, nominations map[*fra
 		if err != nil {
 			result = "error"
 		}
-		s.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
-		s.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
-		s.Post(func() { s.preemptionDone(key, err) })
+		pm.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+		pm.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
+		pm.post(func() { pm.done(key, err) })
 	})
 }
 
 // evict sets a victim's DisruptionTarget condition, deletes it gracefully and records the
 // Preempted event naming the preemptor. It runs off the loop.
-func (s *Scheduler) evict(ctx context.Context, victim *v1.Pod, condMsg string, preemptor runtime.Object, eventMsg string) error {
+func (pm *preemptions) evict(ctx context.Context, victim *v1.Pod, condMsg string, preemptor runtime.Object, eventMsg string) error {
 	cond := &v1.PodCondition{
 		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: ReasonPreemptionByScheduler,
-		Message: condMsg, LastTransitionTime: metav1.NewTime(s.clock.Now()),
+		Message: condMsg, LastTransitionTime: metav1.NewTime(pm.clock.Now()),
 	}
-	if err := s.actuator.Client.PatchPodStatus(ctx, victim, cond, nil); err != nil && !apierrors.IsNotFound(err) {
+	if err := pm.actuator.Client.PatchPodStatus(ctx, victim, cond, nil); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("setting the DisruptionTarget condition of %s/%s: %w", victim.Namespace, victim.Name, err)
 	}
-	if err := s.actuator.Client.DeletePod(ctx, victim, nil); err != nil && !apierrors.IsNotFound(err) {
+	if err := pm.actuator.Client.DeletePod(ctx, victim, nil); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s/%s: %w", victim.Namespace, victim.Name, err)
 	}
-	s.actuator.Event(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", eventMsg)
+	pm.actuator.Event(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", eventMsg)
 	return nil
 }
 
 // markVictimGroups gives the groups preempted whole (disruption mode All) their own
 // DisruptionTarget condition and the Preempted phase (KEP-5710). Members of Single groups
 // are preempted one by one and their group's status is left alone.
-func (s *Scheduler) markVictimGroups(victims []*framework.PodInfo, msg string) {
+func (pm *preemptions) markVictimGroups(victims []*framework.PodInfo, msg string) {
 	seen := map[string]bool{}
 	var keys []string
 	for _, v := range victims {
@@ -232,23 +269,23 @@ func (s *Scheduler) markVictimGroups(victims []*framework.PodInfo, msg string) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		g := s.cache.Group(k)
+		g := pm.cache.Group(k)
 		if g == nil || !g.DisruptAll() {
 			continue
 		}
-		s.writeGroupStatus(g.PodGroup, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
+		pm.groupAPI.writeStatus(g.PodGroup, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
 			Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
 			Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msg,
 		})
-		if gs := s.groups[k]; gs != nil {
+		if gs := pm.pending.groups[k]; gs != nil {
 			gs.condition = ""
 		}
 	}
 }
 
-// preemptionGate holds a pod back while its preemption's API calls run.
-func (s *Scheduler) preemptionGate(key string) *framework.Status {
-	if _, ok := s.preempting[key]; ok {
+// gate holds a pod (or a group) back while its preemption's API calls run.
+func (pm *preemptions) gate(key string) *framework.Status {
+	if _, ok := pm.inFlight[key]; ok {
 		return framework.NewStatus(framework.Pending, "waiting for the preemption of its victims to be carried out").WithPlugin(gatePreemption)
 	}
 	return nil

@@ -1,23 +1,22 @@
-package scheduler
+package podfit
 
 import (
 	"context"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
-	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// prioritizeNodes scores the feasible nodes and picks the best. pack, when positive,
-// weighs how full each node would be with the pod (see framework.PlaceOptions.Pack).
-func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, feasible []*framework.NodeInfo, pack int64) (string, error) {
+// SelectNode scores the feasible nodes and returns the best. pack, when positive, weighs
+// how full each node would be with the pod (see framework.PlaceOptions.Pack).
+func (pf Profile) SelectNode(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, feasible []*framework.NodeInfo, pack int64) (string, error) {
 	if len(feasible) == 1 {
 		return feasible[0].Name, nil
 	}
-	if st := fwk.RunPreScorePlugins(ctx, state, p, feasible); !st.IsSuccess() {
+	if st := pf.fwk.RunPreScorePlugins(ctx, state, p, feasible); !st.IsSuccess() {
 		return "", st.AsError()
 	}
-	scores, st := fwk.RunScorePlugins(ctx, state, p, feasible)
+	scores, st := pf.fwk.RunScorePlugins(ctx, state, p, feasible)
 	if !st.IsSuccess() {
 		return "", st.AsError()
 	}
@@ -26,7 +25,7 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *fwkruntime.Framewo
 			scores[i].Score += pack * fillWith(n, p)
 		}
 	}
-	return s.selectHost(scores), nil
+	return pf.f.selectHost(scores), nil
 }
 
 // fillWith is how full node n would be with pod p on it, from 0 to MaxNodeScore: the mean,
@@ -50,7 +49,7 @@ func fillWith(n *framework.NodeInfo, p *framework.PodInfo) int64 {
 // selectHost returns the highest-scoring node; ties are broken by reservoir sampling with
 // the scheduler's seeded generator, so equal nodes share the load and a simulation with the
 // same seed makes the same choices.
-func (s *Scheduler) selectHost(scores []framework.NodeScore) string {
+func (f *Finder) selectHost(scores []framework.NodeScore) string {
 	best := scores[0]
 	ties := 1
 	for _, ns := range scores[1:] {
@@ -59,7 +58,7 @@ func (s *Scheduler) selectHost(scores []framework.NodeScore) string {
 			best, ties = ns, 1
 		case ns.Score == best.Score:
 			ties++
-			if s.rand.IntN(ties) == 0 {
+			if f.opts.Rand.IntN(ties) == 0 {
 				best = ns
 			}
 		}

@@ -1,0 +1,19 @@
+package placement
+
+import "github.com/phalanx-dev/phalanx/pkg/framework"
+
+// alikeKey identifies members whose placement cannot differ: equal requests and equal
+// static filter keys, with nothing that ties a member to other pods or to objects of its
+// own. "" for a member that has no equivalent.
+//
+// A member with ResourceClaims or PersistentVolumeClaims is never alike another: two
+// members of one template still own different claims, and a claim already allocated, or
+// a volume already bound to a node, lets one member onto nodes the other may not use
+// (TestAlikeKeyLeavesOutOwnClaims shows a gang that would be refused otherwise). Group
+// placement, its capacity bound and preemption all use this one answer.
+func (pl *Placer) alikeKey(m *framework.PodInfo) string {
+	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.ParseErr != nil || m.Pod.Spec.NodeName != "" || m.UsesClaims() {
+		return ""
+	}
+	return pl.opts.Framework.StaticFilterKey(framework.NewCycleState(), m) + "\x00" + m.Requests.Vector.String()
+}
