@@ -106,10 +106,7 @@ func (pf Profile) filterNodes(ctx context.Context, state *framework.CycleState, 
 	var v *staticVerdicts
 	check := func(n *framework.NodeInfo) *framework.Status { return fwk.RunFilterPlugins(ctx, state, p, n) }
 	if fwk.HasStaticFilters() {
-		if p.StaticFilterKey == "" {
-			p.StaticFilterKey = fwk.StaticFilterKey(state, p)
-		}
-		v = f.static.get(p.StaticFilterKey, f.opts.Snapshot.LayoutVersion(), len(all))
+		v = pf.verdicts(state, p)
 		dynamic := fwk.ActiveDynamicFilters(state)
 		if in.narrowed {
 			check = func(n *framework.NodeInfo) *framework.Status {
@@ -119,7 +116,7 @@ func (pf Profile) filterNodes(ctx context.Context, state *framework.CycleState, 
 				return fwkruntime.RunFilters(ctx, dynamic, state, p, n)
 			}
 		} else {
-			if err := v.refresh(ctx, f.opts.Parallelizer, fwk, state, p, all); err != nil {
+			if err := pf.refresh(ctx, v, state, p); err != nil {
 				return nil, err
 			}
 			candidates = f.eligibleScratch[:0]

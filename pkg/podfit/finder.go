@@ -94,13 +94,8 @@ func (pf Profile) StaticEligible(ctx context.Context, p *framework.PodInfo) (fun
 
 // refreshedVerdicts returns p's static verdicts, brought up to date for every node.
 func (pf Profile) refreshedVerdicts(ctx context.Context, state *framework.CycleState, p *framework.PodInfo) (*staticVerdicts, error) {
-	snap := pf.f.opts.Snapshot
-	all := snap.NodeInfos()
-	if p.StaticFilterKey == "" {
-		p.StaticFilterKey = pf.fwk.StaticFilterKey(state, p)
-	}
-	v := pf.f.static.get(p.StaticFilterKey, snap.LayoutVersion(), len(all))
-	if err := v.refresh(ctx, pf.f.opts.Parallelizer, pf.fwk, state, p, all); err != nil {
+	v := pf.verdicts(state, p)
+	if err := pf.refresh(ctx, v, state, p); err != nil {
 		return nil, err
 	}
 	return v, nil

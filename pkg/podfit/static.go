@@ -78,14 +78,15 @@ func (v *staticVerdicts) verdict(ctx context.Context, fwk *fwkruntime.Framework,
 
 // refresh brings every node's verdict up to date and rebuilds the eligible list, unless
 // nothing static changed since the last time.
-func (v *staticVerdicts) refresh(ctx context.Context, par framework.Parallelizer, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) error {
+func (pf Profile) refresh(ctx context.Context, v *staticVerdicts, state *framework.CycleState, p *framework.PodInfo) error {
 	now := framework.LastStaticGeneration()
 	if v.complete && v.static == now {
 		return nil
 	}
+	nodes := pf.f.opts.Snapshot.NodeInfos()
 	errs := make([]*framework.Status, len(nodes))
-	par.Until(ctx, len(nodes), func(i int) {
-		if st := v.verdict(ctx, fwk, state, p, nodes[i]); st.Code() == framework.Error {
+	pf.f.opts.Parallelizer.Until(ctx, len(nodes), func(i int) {
+		if st := v.verdict(ctx, pf.fwk, state, p, nodes[i]); st.Code() == framework.Error {
 			errs[i] = st
 		}
 	})
@@ -103,4 +104,14 @@ func (v *staticVerdicts) refresh(ctx context.Context, par framework.Parallelizer
 	}
 	v.static, v.complete = now, true
 	return nil
+}
+
+// verdicts returns p's cached static verdicts (keyed by its StaticFilterKey, computed
+// once), sized for the current node layout.
+func (pf Profile) verdicts(state *framework.CycleState, p *framework.PodInfo) *staticVerdicts {
+	snap := pf.f.opts.Snapshot
+	if p.StaticFilterKey == "" {
+		p.StaticFilterKey = pf.fwk.StaticFilterKey(state, p)
+	}
+	return pf.f.static.get(p.StaticFilterKey, snap.LayoutVersion(), len(snap.NodeInfos()))
 }

@@ -9,14 +9,9 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// Clock tells the time; the simulator's is virtual.
-type Clock interface {
-	Now() time.Time
-}
-
 // Options configure a Queue.
 type Options struct {
-	Clock          Clock
+	Clock          framework.Clock
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
 	// MaxUnschedulable is the longest an entry waits in the unschedulable pool without a

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 )
 
@@ -58,6 +60,8 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 		s.queue.Done(entry.Key)
 		return true
 	}
+	// The engine's decision points log through the context's logger.
+	ctx = klog.NewContext(ctx, s.logger)
 	switch {
 	case entry.Pod != nil:
 		s.pods.schedule(ctx, fwk, entry)
