@@ -60,8 +60,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 		s.queue.Done(entry.Key)
 		return true
 	}
-	// The engine's decision points log through the context's logger.
-	ctx = klog.NewContext(ctx, s.logger)
+	ctx = s.cycleContext(ctx)
 	switch {
 	case entry.Pod != nil:
 		s.pods.schedule(ctx, fwk, entry)
@@ -69,6 +68,15 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 		s.groups.schedule(ctx, fwk, entry)
 	}
 	return true
+}
+
+// cycleContext is ctx carrying the scheduler's logger, through which the engine's decision
+// points log; it is made once per context the driver passes, not once per cycle.
+func (s *Scheduler) cycleContext(ctx context.Context) context.Context {
+	if ctx != s.loopCtx {
+		s.loopCtx, s.loggingCtx = ctx, klog.NewContext(ctx, s.logger)
+	}
+	return s.loggingCtx
 }
 
 // NextWakeup is when the queue next has work without any event: the earliest backoff

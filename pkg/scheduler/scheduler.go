@@ -13,6 +13,7 @@
 package scheduler
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 
@@ -92,6 +93,9 @@ type Scheduler struct {
 	status      *podStatus
 	retries     *retries
 	resources   *ResourceEvents
+
+	// loggingCtx is loopCtx, the context ScheduleOne was last given, with the logger.
+	loopCtx, loggingCtx context.Context
 
 	inboxMu sync.Mutex
 	inbox   []func()
