@@ -27,35 +27,47 @@ func TestAlikeKey(t *testing.T) {
 		name  string
 		other *v1.Pod
 		want  string
+		// guarded runs a pod with required anti-affinity in the cluster.
+		guarded bool
 	}{
-		{"another member of the template", base("m2").Obj(), alike},
+		{"another member of the template", base("m2").Obj(), alike, false},
+		{"other labels", base("m2").Labels("role", "worker").Obj(), alike, false},
+		// A running pod's anti-affinity may refuse one member for its labels and accept
+		// the other.
+		{"other labels, while a pod with required anti-affinity runs", base("m2").Labels("role", "worker").Obj(), differ, true},
+		{"the same labels, while a pod with required anti-affinity runs", base("m2").Obj(), alike, true},
 		{"a soft spread constraint (scoring only)", base("m2").SpreadConstraint(v1.TopologySpreadConstraint{MaxSkew: 1,
-			TopologyKey: v1.LabelHostname, WhenUnsatisfiable: v1.ScheduleAnyway}).Obj(), alike},
-		{"more cpu", base("m2").Req("cpu", "2").Obj(), differ},
-		{"a node selector", base("m2").NodeSelector("pool", "a").Obj(), differ},
-		{"a toleration", base("m2").Toleration(v1.Toleration{Operator: v1.TolerationOpExists}).Obj(), differ},
-		{"an extended resource", base("m2").Req("example.com/gpu", "1").Obj(), differ},
-		{"required anti-affinity", base("m2").PodAntiAffinity(v1.LabelHostname, map[string]string{"app": "train"}).Obj(), none},
-		{"required affinity", base("m2").PodAffinity(v1.LabelHostname, map[string]string{"app": "train"}).Obj(), none},
+			TopologyKey: v1.LabelHostname, WhenUnsatisfiable: v1.ScheduleAnyway}).Obj(), alike, false},
+		{"more cpu", base("m2").Req("cpu", "2").Obj(), differ, false},
+		{"a node selector", base("m2").NodeSelector("pool", "a").Obj(), differ, false},
+		{"a toleration", base("m2").Toleration(v1.Toleration{Operator: v1.TolerationOpExists}).Obj(), differ, false},
+		{"an extended resource", base("m2").Req("example.com/gpu", "1").Obj(), differ, false},
+		{"required anti-affinity", base("m2").PodAntiAffinity(v1.LabelHostname, map[string]string{"app": "train"}).Obj(), none, false},
+		{"required affinity", base("m2").PodAffinity(v1.LabelHostname, map[string]string{"app": "train"}).Obj(), none, false},
 		{"a hard spread constraint", base("m2").SpreadConstraint(v1.TopologySpreadConstraint{MaxSkew: 1,
 			TopologyKey: v1.LabelHostname, WhenUnsatisfiable: v1.DoNotSchedule,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}}}).Obj(), none},
-		{"a host port", base("m2").HostPort(8080).Obj(), none},
-		{"bound to a node already", base("m2").Node("n1").Obj(), none},
-		{"a PersistentVolumeClaim", base("m2").PVC("data").Obj(), none},
-		{"a ResourceClaim", base("m2").Claims("gpu").Obj(), none},
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}}}).Obj(), none, false},
+		{"a host port", base("m2").HostPort(8080).Obj(), none, false},
+		{"bound to a node already", base("m2").Node("n1").Obj(), none, false},
+		{"a PersistentVolumeClaim", base("m2").PVC("data").Obj(), none, false},
+		{"a ResourceClaim", base("m2").Claims("gpu").Obj(), none, false},
 		{"a spec that does not parse", base("m2").Affinity(&v1.Affinity{PodAffinity: &v1.PodAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: v1.LabelHostname,
 				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Near"}}}}},
-		}}).Obj(), none},
+		}}).Obj(), none, false},
 	}
-	e := newEnv(t, []*v1.Node{testutil.Node("n1").Obj()}, nil)
-	gp := e.placer.For(group(2), nil)
-	first := gp.AlikeKey(base("m1").Info())
-	if first == "" {
-		t.Fatal("a plain member has no key")
-	}
+	guard := testutil.Pod("guard").PodAntiAffinity(v1.LabelHostname, map[string]string{"role": "leader"}).Node("n1").Obj()
 	for _, tc := range tests {
+		var running []*v1.Pod
+		if tc.guarded {
+			running = append(running, guard)
+		}
+		e := newEnv(t, []*v1.Node{testutil.Node("n1").Obj()}, running)
+		gp := e.placer.For(group(2), nil)
+		first := gp.AlikeKey(base("m1").Info())
+		if first == "" {
+			t.Fatal("a plain member has no key")
+		}
 		key := gp.AlikeKey(framework.NewPodInfo(tc.other))
 		got := differ
 		switch key {

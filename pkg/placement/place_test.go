@@ -96,6 +96,18 @@ func TestPlace(t *testing.T) {
 			wantPreFilters: map[string]int{"m1": 1, "m2": 1, "m3": 1},
 		},
 		{
+			// The members differ only in their labels, which the guard's anti-affinity
+			// reads: the leader fitting nowhere says nothing of the worker.
+			name:  "a running pod's anti-affinity refuses a member for its labels: the others are still tried",
+			nodes: []*v1.Node{testutil.Node("n1").Capacity("cpu", "4").Obj()},
+			pods:  []*v1.Pod{pod("guard").PodAntiAffinity(v1.LabelHostname, map[string]string{"role": "leader"}).Node("n1").Obj()},
+			members: []*v1.Pod{pod("leader").Labels("role", "leader").Req("cpu", "1").Obj(),
+				pod("worker").Labels("role", "worker").Req("cpu", "1").Obj()},
+			need: 1,
+			want: []string{"worker n1"}, wantUnplaced: []string{"leader"},
+			wantMessage: "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.",
+		},
+		{
 			name:    "opts.Nodes: only the domain's nodes are used",
 			nodes:   []*v1.Node{testutil.Node("n1").Capacity("cpu", "4").Obj(), testutil.Node("n2").Capacity("cpu", "4").Obj()},
 			members: []*v1.Pod{pod("m1").Req("cpu", "1").Obj(), pod("m2").Req("cpu", "1").Obj()},
