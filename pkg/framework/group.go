@@ -88,12 +88,36 @@ type GroupPlacement struct {
 	Placement *Placement
 }
 
-// PodGroupSchedulingFunc places the given members on the snapshot as it is (each placed
-// member is added to the snapshot, so the next one sees it), in order, and reports where.
-// The caller owns a checkpoint and rolls it back.
-type PodGroupSchedulingFunc func(ctx context.Context, members []*PodInfo, opts PlaceOptions) (*GroupPlacement, error)
+// GroupPlacer places a group's members on the snapshot exactly as the group cycle does
+// (pkg/placement): PodGroupPostFilter plugins get it, so that preemption places, counts
+// and confirms members by the cycle's own rules. Its calls change the snapshot (each
+// placed member is added, so the next one sees it); the caller owns a checkpoint and rolls
+// it back.
+type GroupPlacer interface {
+	// Place places members (the largest first, each seeing those before it, and, when that
+	// places fewer than opts.Need, with a bounded search for another assignment) and
+	// reports where.
+	Place(ctx context.Context, members []*PodInfo, opts PlaceOptions) (*GroupPlacement, error)
+	// Confirm filters each assigned member afresh on its node, in order, each seeing those
+	// before it (added and reserved), and reports whether every one passes.
+	Confirm(ctx context.Context, assignments []Assignment) (bool, error)
+	// Capacity bounds, on resource vectors, how many of members a set of nodes can take.
+	Capacity(ctx context.Context, members []*PodInfo) (Capacity, error)
+	// AlikeKey identifies members whose placement cannot differ: the same key means the
+	// same requests and static constraints, and nothing that involves other pods or
+	// objects of their own ("" for a member that has no equivalent).
+	AlikeKey(m *PodInfo) string
+}
 
-// PlaceOptions tune a PodGroupSchedulingFunc.
+// Capacity bounds, on resource vectors alone, how many of a group's members a set of nodes
+// can take. It never underestimates, so ruling a domain out on it loses nothing.
+type Capacity interface {
+	// Of is the bound on the nodes' free room, counting the requests of the placed members
+	// as free (they are in the snapshot, and may move).
+	Of(nodes []*NodeInfo, placed []Assignment) int
+}
+
+// PlaceOptions tune GroupPlacer.Place.
 type PlaceOptions struct {
 	// FirstFit trades placement quality for speed: each member takes the first node that
 	// passes the filters, as preemption does.
@@ -118,14 +142,26 @@ type PodGroupPostFilterResult struct {
 	Waiting     bool
 }
 
+// GroupAttempt is a group cycle that failed, as PodGroupPostFilter plugins see it.
+type GroupAttempt struct {
+	Group *GroupInfo
+	// Pending are the members the cycle tried to place.
+	Pending []*PodInfo
+	// Placed holds the members that fit without help (they are in the snapshot); it is
+	// empty when the group has placements.
+	Placed *GroupPlacement
+	// Placements, when not nil, are the group's candidate placements (KEP-5732): the group
+	// must end up inside one of them.
+	Placements *PlacementCandidates
+	// Placer places members as the cycle does, in the cycle's state.
+	Placer GroupPlacer
+}
+
 // PodGroupPostFilterPlugin runs once when a group's cycle fails (KEP-5710). Plugins run in
-// configured order; the first Success ends the chain. placed holds the members that fit
-// without help (they are in the snapshot); placements, when not nil, are the group's
-// candidate placements (KEP-5732): the group must end up inside one of them, and placed is
-// then empty.
+// configured order; the first Success ends the chain.
 type PodGroupPostFilterPlugin interface {
 	Plugin
-	PodGroupPostFilter(ctx context.Context, g *GroupInfo, pending []*PodInfo, placed *GroupPlacement, schedule PodGroupSchedulingFunc, placements *PlacementCandidates) (*PodGroupPostFilterResult, *Status)
+	PodGroupPostFilter(ctx context.Context, attempt *GroupAttempt) (*PodGroupPostFilterResult, *Status)
 }
 
 // GroupPreEnqueuePlugin decides whether a group may enter the active queue: a gang waits

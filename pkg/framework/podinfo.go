@@ -131,6 +131,21 @@ func (p *PodInfo) HasInterPodConstraints() bool {
 	return false
 }
 
+// UsesClaims reports whether the pod holds ResourceClaims or PersistentVolumeClaims (its
+// own ephemeral volumes included): where it may go and what it takes from other pods are
+// then not only a matter of room on its node.
+func (p *PodInfo) UsesClaims() bool {
+	if len(p.Pod.Spec.ResourceClaims) > 0 {
+		return true
+	}
+	for i := range p.Pod.Spec.Volumes {
+		if v := &p.Pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // HostPort is a host port a pod's container binds.
 type HostPort struct {
 	IP       string

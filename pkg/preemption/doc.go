@@ -13,15 +13,17 @@
 //     topology placement for a group) are found by victimSearch: exact branch and bound
 //     when the domain has few candidate units, else the design's greedy reprieval (budget
 //     violators put back first, then the most important), driving an oracle that says
-//     whether the preemptor still fits (search.go, victims.go, fastpath.go,
+//     whether the preemptor still fits (search.go, node.go, fastpath.go,
 //     grouporacle.go);
 //   - a BestEffort pod that frees nothing but its pod slot keeps the slot when it is taken
 //     off (framework.SlotHolder): it is never a victim for resources, only for reasons such
 //     as anti-affinity or spreading, and then in priority order;
 //   - when other pods block a node (anti-affinity, spreading), pods on other nodes of the
 //     domain can be victims too (cross-node preemption);
-//   - a group that needs one more member decides exactly as a pod; a group's decision
-//     names every member's node and is checked before it is acted on.
+//   - a group that needs one more member decides exactly as a pod; a group's members are
+//     placed, counted and confirmed by the group cycle's own placement
+//     (framework.GroupPlacer), and its decision names every member's node, checked before
+//     it is acted on.
 //
 // Simulations run on the scheduler's cache under checkpoints, and are rolled back.
 package preemption

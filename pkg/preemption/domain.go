@@ -4,161 +4,258 @@ import (
 	"context"
 	"slices"
 
+	"k8s.io/klog/v2"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
-	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// domainPlan is where a group's preemption is simulated, cheapest first.
-type domainPlan struct {
-	// infeasible: not even every lower-priority pod frees room for the group.
-	infeasible bool
-	domains    []domainTry
+// domain is where a group's preemption is simulated: the whole cluster (no nodes), a
+// planned part of it, or one of the group's placements, whose PlacementState plugins then
+// hold the members to it as well as its nodes.
+type domain struct {
+	nodes     []*framework.NodeInfo
+	placement *framework.Placement
 }
 
-type domainTry struct {
-	level int32
-	nodes []*framework.NodeInfo
+// placeOptions places need members in the domain, each on the first node that fits.
+func (d domain) placeOptions(need int) framework.PlaceOptions {
+	return framework.PlaceOptions{Nodes: d.nodes, Placement: d.placement, FirstFit: true, Need: need}
 }
 
-// maxDomainTries bounds how many domains are simulated before the whole cluster is.
-const maxDomainTries = 4
-
-// planDomain reasons on resource vectors for a group whose pending members are replicas of
-// one template (equal requests and node constraints, no constraint on other pods, no host
-// ports): how many members each node can take once the lower-priority pods up to each
-// priority level are gone, the lowest level that makes room for enough of them, and the
-// nodes where that room is cheapest (free room first, then room from the lowest levels).
-// It returns nil when the members are not alike, so that the caller simulates everything.
-func (e *GroupEvaluator) planDomain(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, nodes []*framework.NodeInfo) *domainPlan {
-	if !replicas(rest) {
-		return nil
+// nodesOr returns the domain's nodes, or all when it is the whole cluster.
+func (d domain) nodesOr(all []*framework.NodeInfo) []*framework.NodeInfo {
+	if d.nodes == nil {
+		return all
 	}
-	rep := rest[0]
-	h := e.Handle
-	snap := h.Snapshot()
-	state := framework.NewCycleState()
-	if _, st := h.RunPreFilterPlugins(ctx, state, rep); !st.IsSuccess() {
-		return nil
-	}
-	idx := append(slices.Clone(rep.RequestIdx), resource.Pods)
+	return d.nodes
+}
 
-	// The priority levels of the pods that could be victims.
-	var levels []int32
+// preemptIn decides which units to preempt so that enough members fit in dom; nil when
+// they cannot. With too many units to search exactly, members that are alike can be
+// reasoned about on resource vectors first (planDomain): the lowest priority level that
+// frees enough room, and the nodes where it is cheapest. Those parts of the domain come
+// cheapest first (lowest level, then fewest nodes), so the first that holds the group is
+// the decision; otherwise the whole domain is searched.
+func (e *GroupEvaluator) preemptIn(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
+	nodes := dom.nodesOr(e.Handle.Snapshot().NodeInfos())
+	if e.manyUnits(pr, nodes) {
+		if plan := e.planDomain(ctx, pr, nodes); plan != nil {
+			if plan.infeasible {
+				return nil, nil
+			}
+			for _, try := range plan.domains {
+				// The plan's level is already the lowest that frees enough room.
+				part := domain{nodes: try.nodes, placement: dom.placement}
+				res, err := e.decide(ctx, pr, part, try.level, false)
+				if err != nil {
+					return nil, err
+				}
+				if res != nil {
+					klog.FromContext(ctx).V(4).Info("Group preemption decided in a planned part of its domain", "podgroup", pr.g.Key,
+						"nodes", len(try.nodes), "level", try.level, "victims", len(res.Victims))
+					return res, nil
+				}
+			}
+		}
+	}
+	return e.decide(ctx, pr, dom, maxLevel, e.BinarySearch)
+}
+
+// manyUnits reports whether the nodes hold more candidate units than an exact search
+// takes; the count stops there, so a full cluster costs little.
+func (e *GroupEvaluator) manyUnits(pr *preemptor, nodes []*framework.NodeInfo) bool {
+	limit := e.Pod.exactMax()
+	return len(e.candidates(pr, nodes, limit).units) > limit
+}
+
+// maxLevel admits every unit of lower priority than the group.
+const maxLevel = int32(1<<31 - 1)
+
+// domainUnits are the candidates of a domain: units of lower priority with a pod there
+// that is not leaving, most important first, and the lower-priority pods already leaving
+// (room, and nobody's victims).
+type domainUnits struct {
+	units   []*unit
+	leaving []*framework.PodInfo
+}
+
+// candidates lists the candidates on the nodes. With a positive limit it stops as soon as
+// it has more units than that (and then holds only those, unsorted).
+func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, limit int) domainUnits {
+	snap := e.Handle.Snapshot()
+	idx := newUnitIndex(snap)
+	var d domainUnits
+	seen := map[string]bool{}
 	for _, n := range nodes {
 		for _, q := range n.Pods {
-			if p := VictimPriority(snap, q); p < g.Priority && !q.Terminating && !q.Holder() && !framework.InGroup(q, g) {
-				levels = append(levels, p)
+			if q.Holder() || framework.InGroup(q, pr.g) || VictimPriority(snap, q) >= pr.g.Priority {
+				continue
+			}
+			if q.Terminating {
+				d.leaving = append(d.leaving, q)
+				continue
+			}
+			if u := idx.of(q); u.priority < pr.g.Priority && !seen[u.key] && u.mayHelp(pr.members) {
+				seen[u.key] = true
+				d.units = append(d.units, u)
+				if limit > 0 && len(d.units) > limit {
+					return d
+				}
 			}
 		}
 	}
-	slices.Sort(levels)
-	levels = slices.Compact(levels)
-	nl := len(levels)
+	sortUnits(d.units)
+	return d
+}
 
-	// fits[l] per node: members that fit with every level up to l gone (fits[0]: none).
-	type room struct {
-		n    *framework.NodeInfo
-		fits []int
+// decide searches the victims among the units up to level in dom (the whole cluster,
+// where the members elsewhere of a victim group free room too, or a part of it); nil when
+// the group does not fit even with all of them gone. With too many units for an exact
+// search, the binary search over priority levels (when enabled) first lowers the level as
+// far as the group still fits, and the units a budget protects widen it again to every
+// level, so that a protected low-priority unit is never preempted while an unprotected one
+// of higher priority would do.
+func (e *GroupEvaluator) decide(ctx context.Context, pr *preemptor, dom domain, level int32, binarySearch bool) (*GroupResult, error) {
+	snap := e.Handle.Snapshot()
+	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), 0)
+	if len(all.units) == 0 && len(all.leaving) == 0 {
+		return nil, nil
 	}
-	var rooms []room
-	byLevel := make([]resource.Vector, nl+1)
-	for _, n := range nodes {
-		if !h.RunStaticFilterPlugins(ctx, state, rep, n).IsSuccess() {
-			continue
-		}
-		clear(byLevel)
-		for _, i := range idx {
-			byLevel[0][i] = n.Allocatable[i] - n.Requested[i]
-		}
-		for _, q := range n.Pods {
-			p := VictimPriority(snap, q)
-			if p >= g.Priority || q.Holder() || framework.InGroup(q, g) || (freesNoResources(q) && !q.Terminating) {
-				// A BestEffort pod frees no room as a victim (only its slot, which it keeps).
-				continue
-			}
-			l := 0
-			if !q.Terminating {
-				k, _ := slices.BinarySearch(levels, p)
-				l = k + 1
-			}
-			for _, i := range idx {
-				byLevel[l][i] += q.Requests.Vector[i]
+	upTo := func(l int32) []*unit {
+		var out []*unit
+		for _, u := range all.units {
+			if u.priority <= l {
+				out = append(out, u)
 			}
 		}
-		r := room{n: n, fits: make([]int, nl+1)}
-		var cum resource.Vector
-		for l := 0; l <= nl; l++ {
-			for _, i := range idx {
-				cum[i] += byLevel[l][i]
+		return out
+	}
+	units := upTo(level)
+	if binarySearch && len(units) > e.Pod.exactMax() {
+		levels := priorityLevels(units)
+		lo, hi := 0, len(levels)-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			ok, err := e.probe(ctx, pr, dom, candidateSet{leaving: all.leaving, units: upTo(levels[mid])})
+			if err != nil {
+				return nil, err
 			}
-			r.fits[l] = max(0, cum.FitCount(&rep.Requests.Vector, idx))
+			if ok {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
 		}
-		if r.fits[nl] > 0 {
-			rooms = append(rooms, r)
-		}
-	}
-	capacity := func(l int) int {
-		total := 0
-		for _, r := range rooms {
-			total += r.fits[l]
-		}
-		return total
-	}
-	if capacity(nl) < need {
-		return &domainPlan{infeasible: true}
-	}
-	lo, hi := 0, nl
-	for lo < hi {
-		if mid := (lo + hi) / 2; capacity(mid) >= need {
-			hi = mid
-		} else {
-			lo = mid + 1
+		if len(levels) > 0 {
+			narrowed := upTo(levels[lo])
+			if violating, _ := splitUnitsByPDB(narrowed, snap.PDBs()); len(violating) == 0 {
+				units = narrowed
+				klog.FromContext(ctx).V(5).Info("Binary search narrowed the victims' priority", "podgroup", pr.g.Key, "level", levels[lo], "units", len(units))
+			}
 		}
 	}
-	plan := &domainPlan{}
-	for l := max(lo, 1); l <= nl && len(plan.domains) < maxDomainTries; l++ {
-		// Rank nodes by the lowest level that gives them any room (0: free room).
-		type ranked struct {
-			n          *framework.NodeInfo
-			cost, fits int
-		}
-		var rs []ranked
-		for _, r := range rooms {
-			if r.fits[l] == 0 {
-				continue
-			}
-			cost := 0
-			for r.fits[cost] == 0 {
-				cost++
-			}
-			rs = append(rs, ranked{r.n, cost, r.fits[l]})
-		}
-		slices.SortStableFunc(rs, func(a, b ranked) int {
-			if a.cost != b.cost {
-				return a.cost - b.cost
-			}
-			return b.fits - a.fits
-		})
-		// Enough nodes for the group with some slack for what vectors cannot see; then
-		// every candidate at this level, should that fall short.
-		slack := need + max(2, need/8)
-		var dom []*framework.NodeInfo
-		got := 0
-		for _, x := range rs {
-			if got >= slack {
-				break
-			}
-			dom = append(dom, x.n)
-			got += x.fits
-		}
-		plan.domains = append(plan.domains, domainTry{level: levels[l-1], nodes: dom})
-		if len(dom) < len(rs) {
-			all := make([]*framework.NodeInfo, len(rs))
-			for i, x := range rs {
-				all[i] = x.n
-			}
-			plan.domains = append(plan.domains, domainTry{level: levels[l-1], nodes: all})
+	res, err := e.searchUnits(ctx, pr, dom, candidateSet{leaving: all.leaving, units: units})
+	if err != nil || res != nil || len(units) == len(all.units) {
+		return res, err
+	}
+	// The narrowed search assumed monotony; should it fail, try every level.
+	klog.FromContext(ctx).V(4).Info("Narrowed victim search failed; searching every priority level", "podgroup", pr.g.Key)
+	return e.searchUnits(ctx, pr, dom, candidateSet{leaving: all.leaving, units: all.units})
+}
+
+// candidateSet is what a simulation takes off: the pods already leaving, and the candidate
+// units (most important first).
+type candidateSet struct {
+	leaving []*framework.PodInfo
+	units   []*unit
+}
+
+// probe reports whether the group fits with the candidates removed.
+func (e *GroupEvaluator) probe(ctx context.Context, pr *preemptor, dom domain, cs candidateSet) (bool, error) {
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	o := e.newOracle(ctx, pr, dom)
+	return o.start(cs)
+}
+
+// searchUnits runs the victim search over the candidate units and returns the decision,
+// its members' nodes confirmed with the victims gone; nil when the group does not fit
+// even with every unit removed.
+func (e *GroupEvaluator) searchUnits(ctx context.Context, pr *preemptor, dom domain, cs candidateSet) (*GroupResult, error) {
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	o := e.newOracle(ctx, pr, dom)
+	ok, err := o.start(cs)
+	if err != nil || !ok {
+		return nil, err
+	}
+	search := &victimSearch{units: cs.units, pdbs: snap.PDBs(), o: o, exactMax: e.Pod.exactMax(), shared: &e.budget, logger: klog.FromContext(ctx)}
+	victims, witness, err := search.runWithWitness()
+	if err != nil {
+		return nil, err
+	}
+	snap.Rollback(cp)
+	gone := slices.Clone(cs.leaving)
+	for _, u := range victims {
+		gone = append(gone, u.pods...) // members elsewhere of a victim group leave too
+	}
+	assignment, err := e.confirm(ctx, pr, dom, gone, witness.([]framework.Assignment))
+	if err != nil || assignment == nil {
+		return nil, err
+	}
+	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
+		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims)}
+	for _, a := range assignment {
+		res.Nominations[a.Pod] = a.Node.Name
+	}
+	return res, nil
+}
+
+// confirm checks a decision on the snapshot before anything is carried out: with the gone
+// pods off (the victims, and the pods already leaving), the placer confirms every member
+// on its node afresh, in order, each seeing those before it. When the search's placement
+// does not pass (a member whose constraints the oracle's local checks saw too leniently),
+// the members are placed again from scratch; nil when they cannot be.
+func (e *GroupEvaluator) confirm(ctx context.Context, pr *preemptor, dom domain, gone []*framework.PodInfo, assignment []framework.Assignment) ([]framework.Assignment, error) {
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	for _, q := range gone {
+		if snap.Get(q.NodeName) != nil {
+			snap.RemovePod(q)
 		}
 	}
-	return plan
+	inner := snap.Checkpoint()
+	if len(assignment) >= pr.need {
+		ok, err := pr.placer.Confirm(ctx, assignment)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return slices.Clone(assignment), nil
+		}
+	}
+	snap.Rollback(inner)
+	logger := klog.FromContext(ctx)
+	logger.V(4).Info("The search's placement failed confirmation; placing the members again", "podgroup", pr.g.Key)
+	placed, err := pr.place(ctx, dom)
+	if err != nil || len(placed.Assignments) < pr.need {
+		if err == nil {
+			logger.V(4).Info("Members do not fit once the victims are gone: no preemption", "podgroup", pr.g.Key)
+		}
+		return nil, err
+	}
+	return placed.Assignments, nil
+}
+
+// priorityLevels are the distinct priorities of units, ascending.
+func priorityLevels(us []*unit) []int32 {
+	var out []int32
+	for _, u := range us {
+		out = append(out, u.priority)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

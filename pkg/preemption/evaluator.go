@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -97,7 +95,7 @@ func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, 
 			n := potential[(offset+i)%len(potential)]
 			var c *Candidate
 			if st := filtered.GetNode(n); e.resourceOnly(p, st) {
-				c = e.selectVictimsByResources(p, n)
+				c = e.selectVictimsByResources(ctx, p, n)
 			} else if c, err = e.SelectVictims(ctx, state, p, n); err != nil {
 				return nil, err
 			}
@@ -119,7 +117,7 @@ func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, 
 		return nil, err
 	}
 	if best == nil {
-		return &Result{Eligible: true, Message: fmt.Sprintf("preemption: 0/%d nodes are available: %s.", len(all), histogram(reasons))}, nil
+		return &Result{Eligible: true, Message: fmt.Sprintf("preemption: 0/%d nodes are available: %s.", len(all), framework.Histogram(reasons))}, nil
 	}
 	return &Result{Eligible: true, Candidate: best}, nil
 }
@@ -196,15 +194,6 @@ func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.Cycl
 		return false, s.AsError()
 	}
 	return s.IsSuccess(), nil
-}
-
-func histogram(reasons map[string]int) string {
-	items := make([]string, 0, len(reasons))
-	for r, n := range reasons {
-		items = append(items, fmt.Sprintf("%d %s", n, r))
-	}
-	sort.Strings(items)
-	return strings.Join(items, ", ")
 }
 
 // remove takes a pod off its node in the snapshot and updates the plugins' state.

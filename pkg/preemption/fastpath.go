@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"k8s.io/klog/v2"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
@@ -22,7 +24,7 @@ func (e *Evaluator) resourceOnly(p *framework.PodInfo, st *framework.Status) boo
 // same cost. BestEffort pods are no candidates (they free no resources). Its candidate is
 // unverified: other filters were not run, so the candidate that wins is checked with a
 // full simulation before use.
-func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
+func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
 	snap := e.Handle.Snapshot()
 	o := &vectorOracle{p: p, idx: append(slices.Clone(p.RequestIdx), resource.Pods)}
 	for _, i := range o.idx {
@@ -60,7 +62,7 @@ func (e *Evaluator) selectVictimsByResources(p *framework.PodInfo, node *framewo
 		return nil
 	}
 	sortUnits(potential)
-	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), monotone: true}
+	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), monotone: true, logger: klog.FromContext(ctx)}
 	victims, err := search.run()
 	if err != nil {
 		return nil // the vector oracle never fails

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
@@ -15,6 +16,7 @@ const (
 	MsgGroupWaitingVictims = "not eligible due to terminating pods on the nominated nodes of the pod group."
 	msgGroupNoVictims      = "no lower-priority pods to preempt for the pod group"
 	msgGroupDoesNotFit     = "the pod group does not fit even with every lower-priority pod preempted"
+	msgNothingToMakeRoom   = "nothing to make room for"
 )
 
 // GroupEvaluator is workload-aware preemption for a pod group (KEP-5710). Victims are
@@ -24,32 +26,25 @@ const (
 // group that needs several is placed in a domain (the whole cluster, or each of its
 // topology placements) with every candidate unit removed, and the least disruptive set of
 // units is searched for: exactly when they are few, otherwise by reprieval in importance
-// order with budget-protected units first. Members are never pinned to where they were
-// first placed: when a unit put back collides with the current placement, the members are
-// placed again (largest first, with backtracking) before the unit is declared a victim. A
-// group preempts only when enough of its members fit to start it, on nodes the decision
-// names and checks: never a useless preemption.
+// order with budget-protected units first. Members are placed by the group cycle's own
+// placement (framework.GroupPlacer) and never pinned to where they were first placed:
+// when a unit put back collides with the current placement, the members are placed again
+// before the unit is declared a victim. A group preempts only when enough of its members
+// fit to start it, on nodes the decision names and checks: never a useless preemption.
 type GroupEvaluator struct {
 	Handle framework.Handle
-	// Pod is the pod evaluator, used for groups that need a single member.
+	// Pod is the pod evaluator, used for groups that need a single member; its exact
+	// search bound is the group's too.
 	Pod *Evaluator
 	// BinarySearch first finds the lowest priority level below which removing every unit
 	// lets the group fit (the KEP draft's binary search), when there are too many units to
 	// search exactly, so that units of higher priority are never even removed.
 	BinarySearch bool
-	// ExactSearchMaxUnits: a domain with at most this many candidate units has its victims
-	// found by exact search (0: DefaultExactSearchMaxUnits; negative: never).
-	ExactSearchMaxUnits int
+	// Placements tune the preemption of a group with placements.
+	Placements PlacementOptions
 
 	// budget is what is left of the current decision's simulations for exact searches.
 	budget int
-}
-
-func (e *GroupEvaluator) exactMax() int {
-	if e.ExactSearchMaxUnits == 0 {
-		return DefaultExactSearchMaxUnits
-	}
-	return e.ExactSearchMaxUnits
 }
 
 // GroupResult is the outcome of a group preemption.
@@ -70,34 +65,77 @@ type GroupResult struct {
 	Waiting bool
 }
 
-// Preempt decides a preemption for group g, whose pending members do not fit (placed are
-// those the cycle managed to place; they are not kept where the cycle put them). It
-// changes nothing: the caller carries it out.
-func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc) (*GroupResult, error) {
-	if g.PreemptionPolicy == v1.PreemptNever {
+// preemptor is a group that preempts: the members the scheduler can place (a spec it
+// cannot parse is reported elsewhere), how many of them must fit, and the cycle's placer,
+// which places them as the group cycle does.
+type preemptor struct {
+	g       *framework.GroupInfo
+	members []*framework.PodInfo
+	need    int
+	placer  framework.GroupPlacer
+}
+
+func newPreemptor(snap framework.Snapshot, a *framework.GroupAttempt) *preemptor {
+	pr := &preemptor{g: a.Group, placer: a.Placer,
+		need: framework.GroupNeed(a.Group, len(snap.GroupMembers(a.Group.Key)))}
+	for _, m := range a.Pending {
+		if m.ParseErr == nil {
+			pr.members = append(pr.members, m)
+		}
+	}
+	return pr
+}
+
+// place places the members in dom as preemption does: the first node that fits each.
+func (pr *preemptor) place(ctx context.Context, dom domain) (*framework.GroupPlacement, error) {
+	return pr.placer.Place(ctx, pr.members, dom.placeOptions(pr.need))
+}
+
+// Preempt decides a preemption for a group whose cycle failed. It changes nothing: the
+// caller carries the decision out. The steps:
+//
+//  1. A group whose preemptionPolicy is Never may not preempt.
+//  2. The members the cycle placed are taken off (they may move); of the members the
+//     scheduler can place, need must fit, or there is nothing to make room for.
+//  3. A group whose last preemption's victims are still leaving, and that fits once they
+//     are gone, waits for them (waitingForVictims).
+//  4. With placements, each is a domain and the least disruptive wins
+//     (preemptInPlacements). Without, a group that needs one more member decides as a pod
+//     would (preemptForOne), and one that needs several is placed in the cluster
+//     (preemptIn).
+//
+// The outcomes: a decision (Nominations for every placed member, Victims, Cost); Eligible
+// with a Message when no set of lower-priority units lets enough members fit; not Eligible
+// with a Message when the policy forbids it or the group waits (Waiting).
+func (e *GroupEvaluator) Preempt(ctx context.Context, a *framework.GroupAttempt) (*GroupResult, error) {
+	if a.Group.PreemptionPolicy == v1.PreemptNever {
 		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
 	}
 	e.budget = decisionSearchBudget
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
-	for _, a := range placed.Assignments {
-		snap.RemovePod(a.Pod)
+	if a.Placed != nil {
+		for _, placed := range a.Placed.Assignments {
+			snap.RemovePod(placed.Pod)
+		}
 	}
-	need := framework.GroupNeed(g, len(snap.GroupMembers(g.Key)))
-	rest := placeable(pending)
-	if len(rest) < need {
-		return &GroupResult{Eligible: true, Message: "preemption: nothing to make room for"}, nil
+	pr := newPreemptor(snap, a)
+	if len(pr.members) < pr.need || (a.Placements != nil && len(a.Placements.List) == 0) {
+		return &GroupResult{Eligible: true, Message: "preemption: " + msgNothingToMakeRoom}, nil
 	}
-	wait, err := e.waitingForVictims(ctx, g, rest, need, schedule, nil)
+	if a.Placements != nil {
+		return e.preemptInPlacements(ctx, pr, a.Placements)
+	}
+	wait, err := e.waitingForVictims(ctx, pr, domain{})
 	if err != nil || wait {
 		return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 	}
 	var res *GroupResult
-	if need == 1 {
-		res, err = e.preemptForOne(ctx, g, rest)
+	if pr.need == 1 {
+		res, err = e.preemptForOne(ctx, pr)
 	} else {
-		res, err = e.preemptIn(ctx, g, rest, need, schedule, nil)
+		res, err = e.preemptIn(ctx, pr, domain{})
 	}
 	if err != nil {
 		return nil, err
@@ -109,27 +147,15 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, g *framework.GroupInfo, pe
 	return res, nil
 }
 
-// placeable are the members the scheduler can use (a spec it cannot parse is reported
-// elsewhere).
-func placeable(pending []*framework.PodInfo) []*framework.PodInfo {
-	out := make([]*framework.PodInfo, 0, len(pending))
-	for _, m := range pending {
-		if m.ParseErr == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // preemptForOne decides for a group that needs one more member exactly as for a pod: each
 // distinct pending member is evaluated like a preemptor pod (candidate nodes, victims per
 // node, the least Cost), and the member whose best candidate disrupts least is nominated.
-func (e *GroupEvaluator) preemptForOne(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo) (*GroupResult, error) {
+func (e *GroupEvaluator) preemptForOne(ctx context.Context, pr *preemptor) (*GroupResult, error) {
 	seen := map[string]bool{}
 	var best *Candidate
 	var bestMember *framework.PodInfo
-	for _, m := range rest {
-		if k := replicaKey(m); k != "" {
+	for _, m := range pr.members {
+		if k := pr.placer.AlikeKey(m); k != "" {
 			if seen[k] {
 				continue
 			}
@@ -153,6 +179,7 @@ func (e *GroupEvaluator) preemptForOne(ctx context.Context, g *framework.GroupIn
 	if best == nil {
 		return nil, nil
 	}
+	klog.FromContext(ctx).V(4).Info("Group preemption decided as a pod's", "podgroup", pr.g.Key, "member", bestMember.Key, "node", best.Node.Name, "victims", len(best.Victims))
 	return &GroupResult{Nominations: map[*framework.PodInfo]string{bestMember: best.Node.Name},
 		Victims: best.Victims, Cost: best.Cost}, nil
 }
@@ -188,37 +215,13 @@ func (e *GroupEvaluator) diagnose(ctx context.Context, m *framework.PodInfo) (*f
 	return state, filtered, nil
 }
 
-// replicas reports whether members are all alike (one replicaKey): reasoning about one on
-// resource vectors then holds for all.
-func replicas(members []*framework.PodInfo) bool {
-	key := replicaKey(members[0])
-	if key == "" {
-		return false
-	}
-	for _, m := range members[1:] {
-		if replicaKey(m) != key {
-			return false
-		}
-	}
-	return true
-}
-
-// replicaKey identifies members whose preemption cannot differ: equal requests and node
-// constraints, no constraint on other pods, no host ports. "" for a member without one.
-func replicaKey(m *framework.PodInfo) string {
-	if m.HasInterPodConstraints() || len(m.HostPorts) > 0 || m.Pod.Spec.NodeName != "" {
-		return ""
-	}
-	return m.Requests.Vector.String() + "\x00" + framework.NodeSelectionKey(m.Pod) + "\x00" + framework.TolerationsKey(m.Pod.Spec.Tolerations)
-}
-
 // waitingForVictims reports whether the group should wait for the victims of its last
 // preemption instead of preempting again: its members are nominated, lower-priority pods
-// are still leaving those nodes, and with them gone enough members fit.
-func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) (bool, error) {
+// are still leaving those nodes, and with them gone enough members fit in dom.
+func (e *GroupEvaluator) waitingForVictims(ctx context.Context, pr *preemptor, dom domain) (bool, error) {
 	snap := e.Handle.Snapshot()
 	nodes := map[string]bool{}
-	for _, m := range rest {
+	for _, m := range pr.members {
 		if n := e.Handle.Nominator().NominatedNode(m.Key); n != "" {
 			nodes[n] = true
 		}
@@ -227,7 +230,7 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.Gro
 	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		if n := snap.Get(name); n != nil {
 			for _, q := range n.Pods {
-				if q.Terminating && VictimPriority(snap, q) < g.Priority {
+				if q.Terminating && VictimPriority(snap, q) < pr.g.Priority {
 					leaving = append(leaving, q)
 				}
 			}
@@ -241,9 +244,9 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, g *framework.Gro
 	for _, q := range leaving {
 		snap.RemovePod(q)
 	}
-	pl, err := schedule(ctx, rest, framework.PlaceOptions{Nodes: domain, FirstFit: true, Need: need})
+	placed, err := pr.place(ctx, dom)
 	if err != nil {
 		return false, err
 	}
-	return len(pl.Assignments) >= need, nil
+	return len(placed.Assignments) >= pr.need, nil
 }

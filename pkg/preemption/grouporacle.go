@@ -11,20 +11,17 @@ import (
 // groupOracle simulates a group's preemption in a domain. Units come back to where they
 // ran, and the group must still fit: first its current placement is checked locally (the
 // members on the nodes the unit returns to, and those whose constraints involve other
-// pods, filtered afresh); when that fails, the members are placed again from scratch
-// (the scheduler's complete placement: largest first, with backtracking), so no member is
-// pinned to where it happened to go first. Each successful keep is a cache checkpoint,
-// so drop returns exactly to the state before it, placement included.
+// pods, filtered afresh); when that fails, the members are placed again (those that no
+// longer fit alone, else all of them) by the group cycle's placement, so no member is
+// pinned to where it happened to go first. Each successful keep is a snapshot
+// checkpoint, so drop returns exactly to the state before it, placement included.
 type groupOracle struct {
-	e        *GroupEvaluator
-	ctx      context.Context
-	g        *framework.GroupInfo
-	rest     []*framework.PodInfo
-	need     int
-	schedule framework.PodGroupSchedulingFunc
-	// domain restricts the members and the room; nil for the whole cluster, where the
+	e   *GroupEvaluator
+	ctx context.Context
+	pr  *preemptor
+	// dom restricts the members and the room; with no nodes (the whole cluster), the
 	// members elsewhere of a victim group free room too.
-	domain   []*framework.NodeInfo
+	dom      domain
 	inDomain map[*framework.NodeInfo]bool
 
 	// removed are the pods of each unit taken off (those in the domain); home is where
@@ -38,8 +35,10 @@ type groupOracle struct {
 	stack  []groupFrame
 
 	// room bounds, on resource vectors, how many members the domain can take; a unit
-	// whose return leaves too little room is a victim without placing anything.
-	room *roomCheck
+	// whose return leaves too little room is a victim without placing anything. nodes
+	// are the domain's.
+	room  framework.Capacity
+	nodes []*framework.NodeInfo
 }
 
 // groupFrame undoes one keep: the checkpoint taken before it and the placement then.
@@ -48,17 +47,13 @@ type groupFrame struct {
 	assign []framework.Assignment
 }
 
-func (e *GroupEvaluator) newOracle(ctx context.Context, g *framework.GroupInfo, rest []*framework.PodInfo, need int, schedule framework.PodGroupSchedulingFunc, domain []*framework.NodeInfo) *groupOracle {
-	o := &groupOracle{e: e, ctx: ctx, g: g, rest: rest, need: need, schedule: schedule, domain: domain,
+func (e *GroupEvaluator) newOracle(ctx context.Context, pr *preemptor, dom domain) *groupOracle {
+	o := &groupOracle{e: e, ctx: ctx, pr: pr, dom: dom,
 		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: slotHolders{}}
-	nodes := domain
-	if nodes == nil {
-		nodes = e.Handle.Snapshot().NodeInfos()
-	}
-	o.room = newRoomCheck(ctx, e.Handle, rest, need, nodes)
-	if domain != nil {
-		o.inDomain = make(map[*framework.NodeInfo]bool, len(domain))
-		for _, n := range domain {
+	o.nodes = dom.nodesOr(e.Handle.Snapshot().NodeInfos())
+	if dom.nodes != nil {
+		o.inDomain = make(map[*framework.NodeInfo]bool, len(dom.nodes))
+		for _, n := range dom.nodes {
 			o.inDomain[n] = true
 		}
 	}
@@ -76,14 +71,19 @@ func (o *groupOracle) node(q *framework.PodInfo) *framework.NodeInfo {
 
 // start takes off the leaving pods and every unit, and places the members; it reports
 // whether enough of them fit. The caller owns a checkpoint around the oracle's life.
-func (o *groupOracle) start(leaving []*framework.PodInfo, units []*unit) (bool, error) {
+func (o *groupOracle) start(cs candidateSet) (bool, error) {
+	room, err := o.pr.placer.Capacity(o.ctx, o.pr.members)
+	if err != nil {
+		return false, err
+	}
+	o.room = room
 	snap := o.e.Handle.Snapshot()
-	for _, q := range leaving {
+	for _, q := range cs.leaving {
 		if o.node(q) != nil {
 			snap.RemovePod(q)
 		}
 	}
-	for _, u := range units {
+	for _, u := range cs.units {
 		for _, q := range u.pods {
 			n := o.node(q)
 			if n == nil {
@@ -108,11 +108,11 @@ func (o *groupOracle) restore(q *framework.PodInfo) {
 
 // place places the members from scratch; on success the placement becomes current.
 func (o *groupOracle) place() (bool, error) {
-	pl, err := o.schedule(o.ctx, o.rest, framework.PlaceOptions{Nodes: o.domain, FirstFit: true, Need: o.need})
-	if err != nil || len(pl.Assignments) < o.need {
+	placed, err := o.pr.place(o.ctx, o.dom)
+	if err != nil || len(placed.Assignments) < o.pr.need {
 		return false, err
 	}
-	o.assign = pl.Assignments
+	o.assign = placed.Assignments
 	return true, nil
 }
 
@@ -142,7 +142,7 @@ func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
 	if err != nil || len(failed) == 0 {
 		return err == nil, err
 	}
-	if !o.room.enough(o.assign) {
+	if o.room.Of(o.nodes, o.assign) < o.pr.need {
 		return false, nil
 	}
 	snap := o.e.Handle.Snapshot()
@@ -161,18 +161,19 @@ func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
 			gone[i] = true
 			o.takeOff(o.assign[i])
 		}
-		pl, err := o.schedule(o.ctx, moved, framework.PlaceOptions{Nodes: o.domain, FirstFit: true, Need: len(moved)})
+		opts := o.dom.placeOptions(len(moved))
+		placed, err := o.pr.placer.Place(o.ctx, moved, opts)
 		if err != nil {
 			return false, err
 		}
-		if len(pl.Assignments) == len(moved) {
+		if len(placed.Assignments) == len(moved) {
 			next := make([]framework.Assignment, 0, len(o.assign))
 			for i, a := range o.assign {
 				if !gone[i] {
 					next = append(next, a)
 				}
 			}
-			o.assign = append(next, pl.Assignments...)
+			o.assign = append(next, placed.Assignments...)
 			return true, nil
 		}
 		snap.Rollback(cp)
@@ -226,7 +227,7 @@ func (o *groupOracle) stillFits(u *unit) ([]int, error) {
 		if len(q.HostPorts) > 0 {
 			roomOnly = false
 		}
-		if usesClaims(q) {
+		if q.UsesClaims() {
 			roomOnly, shared = false, true
 		}
 	}
@@ -242,7 +243,7 @@ func (o *groupOracle) stillFits(u *unit) ([]int, error) {
 	check := map[int]bool{}
 	for i, a := range o.assign {
 		switch {
-		case roomOnly && nodes[a.Node] && !a.Pod.HasInterPodConstraints() && !usesClaims(a.Pod):
+		case roomOnly && nodes[a.Node] && !a.Pod.HasInterPodConstraints() && !a.Pod.UsesClaims():
 			if overCommitted(a.Node, a.Pod) {
 				failed = append(failed, i)
 			}
@@ -276,20 +277,6 @@ func (o *groupOracle) stillFits(u *unit) ([]int, error) {
 	}
 	slices.Sort(failed)
 	return failed, nil
-}
-
-// usesClaims reports whether a pod holds ResourceClaims or PersistentVolumeClaims: what it
-// can take from other pods is then not only room on its node.
-func usesClaims(p *framework.PodInfo) bool {
-	if len(p.Pod.Spec.ResourceClaims) > 0 {
-		return true
-	}
-	for i := range p.Pod.Spec.Volumes {
-		if v := &p.Pod.Spec.Volumes[i]; v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // overCommitted reports whether a node holding p asks for more than it has of anything p

@@ -5,13 +5,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
-	"time"
 
-	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
-	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
 // DefaultMaxPlacements is how many placements a group's preemption simulates by default,
@@ -29,35 +26,39 @@ type PlacementOptions struct {
 	PreferredLevelsFirst bool
 }
 
-// PreemptInPlacements is workload-aware preemption for a group with placements (KEP-5732):
-// each placement is a domain, victims are taken only inside it (units, search and cost as
-// in Preempt), and the placement whose decision disrupts least wins, then the one meeting
-// more Preferred levels, then the one that scores best with the group in it. Placements
-// are simulated in the order of a lower bound of their disruption (the priorities and
-// number of the lowest lower-priority pods whose removal frees enough room), and one
-// whose bound cannot beat the best decision found is not simulated at all, so that the
-// least disruptive placement is found among hundreds while simulating few.
-func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, schedule framework.PodGroupSchedulingFunc, cands *framework.PlacementCandidates, opts PlacementOptions) (*GroupResult, error) {
-	if g.PreemptionPolicy == v1.PreemptNever {
-		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
-	}
-	e.budget = decisionSearchBudget
-	snap := e.Handle.Snapshot()
-	need := framework.GroupNeed(g, len(snap.GroupMembers(g.Key)))
-	rest := placeable(pending)
-	if len(rest) < need || len(cands.List) == 0 {
-		return &GroupResult{Eligible: true, Message: "preemption: nothing to make room for"}, nil
-	}
-	if p := e.nominatedPlacement(rest, cands.List); p != nil {
-		wait, err := e.waitingForVictims(ctx, g, rest, need, schedule, p.Nodes)
+// preemptInPlacements is workload-aware preemption for a group with placements
+// (KEP-5732): each placement is a domain, victims are taken only inside it (units, search
+// and cost as for the cluster), and the placement whose decision disrupts least wins. The
+// steps:
+//
+//  1. When the members are nominated inside a placement whose victims are still leaving,
+//     and the group fits there once they are gone, the group waits (Waiting).
+//  2. When no placement runs a pod of lower priority, there is nothing to preempt.
+//  3. Each placement gets a lower bound of its disruption, on resource vectors (the
+//     priorities and number of the lowest lower-priority pods whose removal frees enough
+//     room); those that cannot hold the group even with every such pod gone are dropped.
+//  4. Placements are simulated in the order of their bound, at most MaxPlacements of
+//     them, and one whose bound cannot beat the best decision found ends the search, so
+//     that the least disruptive placement is found among hundreds while simulating few.
+//  5. The best decision disrupts least, then meets more Preferred levels, then scores
+//     best with the group in it (placementChoice.better).
+//
+// The outcomes: the best decision (Eligible); Eligible with a Message saying how many
+// placements were simulated and how many were too small when none holds the group; not
+// Eligible when the group waits.
+func (e *GroupEvaluator) preemptInPlacements(ctx context.Context, pr *preemptor, cands *framework.PlacementCandidates) (*GroupResult, error) {
+	logger := klog.FromContext(ctx)
+	opts := e.Placements
+	if p := e.nominatedPlacement(pr.members, cands.List); p != nil {
+		wait, err := e.waitingForVictims(ctx, pr, domain{nodes: p.Nodes})
 		if err != nil || wait {
 			return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 		}
 	}
-	if !e.anyLowerPriority(g, cands.List) {
+	if !e.anyLowerPriority(pr.g, cands.List) {
 		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
 	}
-	lb := newDisruptionBound(e.Handle.Snapshot(), g, rest, need)
+	lb := newDisruptionBound(e.Handle.Snapshot(), pr)
 	type ranked struct {
 		p     *framework.Placement
 		bound Cost
@@ -93,6 +94,7 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 	simulated := 0
 	for _, r := range order {
 		if simulated >= opts.MaxPlacements {
+			logger.V(4).Info("Placement preemption stops at its limit of simulations", "podgroup", pr.g.Key, "maxPlacements", opts.MaxPlacements)
 			break
 		}
 		if best != nil {
@@ -109,16 +111,12 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 		simulated++
 		// Members stay inside the placement: its nodes, and what its PlacementState
 		// plugins hold it to (a DRA placement's devices).
-		p := r.p
-		inside := func(ctx context.Context, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
-			opts.Placement = p
-			return schedule(ctx, members, opts)
-		}
-		res, err := e.preemptIn(ctx, g, rest, need, inside, r.p.Nodes)
+		res, err := e.preemptIn(ctx, pr, domain{nodes: r.p.Nodes, placement: r.p})
 		if err != nil {
 			return nil, err
 		}
 		if res == nil {
+			logger.V(5).Info("Placement cannot hold the group even with its lower-priority units gone", "podgroup", pr.g.Key, "placement", r.p.Name)
 			continue
 		}
 		c := &placementChoice{res: res, rank: r.p.Rank, p: r.p}
@@ -127,6 +125,8 @@ func (e *GroupEvaluator) PreemptInPlacements(ctx context.Context, g *framework.G
 		}
 	}
 	if best != nil {
+		logger.V(4).Info("Placement chosen for the group's preemption", "podgroup", pr.g.Key, "placement", best.p.Name,
+			"victims", len(best.res.Victims), "simulated", simulated, "candidates", len(order))
 		best.res.Eligible = true
 		return best.res, nil
 	}
@@ -153,9 +153,9 @@ func (e *GroupEvaluator) anyLowerPriority(g *framework.GroupInfo, list []*framew
 
 // nominatedPlacement returns the first placement that holds every node the members are
 // nominated to, or nil when none is nominated.
-func (e *GroupEvaluator) nominatedPlacement(pending []*framework.PodInfo, list []*framework.Placement) *framework.Placement {
+func (e *GroupEvaluator) nominatedPlacement(members []*framework.PodInfo, list []*framework.Placement) *framework.Placement {
 	nodes := map[string]bool{}
-	for _, m := range pending {
+	for _, m := range members {
 		if n := e.Handle.Nominator().NominatedNode(m.Key); n != "" {
 			nodes[n] = true
 		}
@@ -222,154 +222,4 @@ func (c *placementChoice) better(ctx context.Context, e *GroupEvaluator, o *plac
 		return c.rank < o.rank
 	}
 	return e.scoreChoice(ctx, c, cands) > e.scoreChoice(ctx, o, cands)
-}
-
-// disruptionBound bounds from below, on resource vectors, what preemption in a set of
-// nodes must cost: the room the group's need smallest requests take, less the free room
-// and what leaving pods free, must come from lower-priority pods there (BestEffort ones
-// free nothing). The lowest priority level whose pods cover it bounds the highest victim
-// priority, and the fewest of those pods that could cover it (the largest request of each
-// resource) bound the number of victims.
-type disruptionBound struct {
-	snap framework.Snapshot
-	g    *framework.GroupInfo
-	idx  []int8
-	want resource.Vector
-}
-
-type boundCand struct {
-	prio int32
-	req  boundVector
-}
-
-// sortByPriority orders candidates by priority, lowest first: by insertion for the few
-// pods of a typical placement (no comparison closure, which cost as much as the rest of
-// the bound), by the library beyond.
-func sortByPriority(cands []boundCand) {
-	if len(cands) > 64 {
-		slices.SortFunc(cands, func(a, b boundCand) int { return cmp.Compare(a.prio, b.prio) })
-		return
-	}
-	for i := 1; i < len(cands); i++ {
-		c := cands[i]
-		j := i
-		for ; j > 0 && cands[j-1].prio > c.prio; j-- {
-			cands[j] = cands[j-1]
-		}
-		cands[j] = c
-	}
-}
-
-// boundBuffers are a bound computation's scratch; bounds run in parallel, each with its own.
-type boundBuffers struct {
-	cands []boundCand
-}
-
-var boundScratch = sync.Pool{New: func() any { return &boundBuffers{} }}
-
-func newDisruptionBound(snap framework.Snapshot, g *framework.GroupInfo, rest []*framework.PodInfo, need int) *disruptionBound {
-	rp := framework.NewRequestPrefixes(rest)
-	b := &disruptionBound{snap: snap, g: g, idx: rp.Idx}
-	for j, i := range rp.Idx {
-		b.want[i] = rp.Sums[j][min(need, len(rest))]
-	}
-	return b
-}
-
-// latest stands for "no earlier start is known" in a bound: a later start is cheaper.
-var latest = time.Unix(1<<62, 0)
-
-// of returns the bound for the nodes, or false when even every lower-priority pod there
-// would not free enough room. It only reads, so placements are bounded in parallel.
-func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
-	scratch := boundScratch.Get().(*boundBuffers)
-	defer boundScratch.Put(scratch)
-	// The bound works on the first boundResources resources the members ask for: fewer
-	// resources only weaken it, and a bound that never loads a pod's requests twice is
-	// what makes hundreds of placements cheap to rank.
-	idx := b.idx[:min(len(b.idx), boundResources)]
-	var deficit boundVector
-	for j, i := range idx {
-		deficit[j] = b.want[i]
-	}
-	cands := scratch.cands[:0]
-	defer func() { scratch.cands = cands[:0] }()
-	for _, n := range nodes {
-		for j, i := range idx {
-			deficit[j] -= n.Allocatable[i] - n.Requested[i]
-		}
-		for _, q := range n.Pods {
-			if q.Holder() || framework.InGroup(q, b.g) {
-				continue
-			}
-			p := VictimPriority(b.snap, q)
-			if p >= b.g.Priority {
-				continue
-			}
-			switch {
-			case q.Terminating:
-				for j, i := range idx {
-					deficit[j] -= q.Requests.Vector[i]
-				}
-			case !freesNoResources(q):
-				c := boundCand{prio: p}
-				for j, i := range idx {
-					c.req[j] = q.Requests.Vector[i]
-				}
-				cands = append(cands, c)
-			}
-		}
-	}
-	k := len(idx)
-	if deficit.covered(k) {
-		return Cost{Highest: NoCost.Highest, TopQOS: -1, TopStart: latest}, true
-	}
-	sortByPriority(cands)
-	rem := deficit
-	level := -1
-	for n, c := range cands {
-		for j := range k {
-			rem[j] -= c.req[j]
-		}
-		if rem.covered(k) && (n+1 == len(cands) || cands[n+1].prio != c.prio) {
-			level = n
-			break
-		}
-	}
-	if level < 0 {
-		return Cost{}, false
-	}
-	top := cands[level].prio
-	usable := cands[:level+1]
-	// At least as many pods as the deficit of any resource divided by the largest request
-	// of it among them.
-	count := 1
-	for j := range k {
-		if deficit[j] <= 0 {
-			continue
-		}
-		var largest int64
-		for _, c := range usable {
-			largest = max(largest, c.req[j])
-		}
-		if largest > 0 {
-			count = max(count, int((deficit[j]+largest-1)/largest))
-		}
-	}
-	return Cost{Highest: top, Sum: shifted(top) + int64(count-1)*shifted(usable[0].prio), Count: count, TopQOS: -1, TopStart: latest}, true
-}
-
-// boundResources is how many resources a disruption bound looks at.
-const boundResources = 6
-
-// boundVector holds a bound's amounts of the resources it looks at.
-type boundVector [boundResources]int64
-
-func (v *boundVector) covered(k int) bool {
-	for j := range k {
-		if v[j] > 0 {
-			return false
-		}
-	}
-	return true
 }

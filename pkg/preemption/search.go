@@ -3,6 +3,8 @@ package preemption
 import (
 	"slices"
 
+	"k8s.io/klog/v2"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -47,6 +49,11 @@ type victimSearch struct {
 	// monotone says taking more units off never makes the preemptor stop fitting (room
 	// alone: the vector oracle).
 	monotone bool
+	// logger tells, at V(4) and V(5), how the search decided: greedily for too many
+	// units, or exactly until its budget ran out.
+	logger klog.Logger
+	// exhaustedSaid: the end of the budget is logged once per search.
+	exhaustedSaid bool
 }
 
 // run returns the units to preempt, most important first. The oracle is left as it
@@ -72,6 +79,9 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 	// (any other set has a more important victim, or more victims of its priority); or,
 	// when taking more units off never hurts, greedy kept none, so every unit was needed.
 	leastAlone := len(victims) == 1 && victims[0] == s.units[len(s.units)-1]
+	if len(victims) > 0 && len(s.units) > s.exactMax {
+		s.logger.V(5).Info("Victims chosen by greedy reprieval: too many units for an exact search", "units", len(s.units), "exactSearchMaxUnits", s.exactMax, "victims", len(victims))
+	}
 	if len(victims) == 0 || len(s.units) > s.exactMax || leastAlone || (s.monotone && len(kept) == 0) {
 		return victims, witness, nil
 	}
@@ -113,9 +123,16 @@ func (s *victimSearch) keep(u *unit) (bool, error) {
 	return s.o.keep(u)
 }
 
-// exhausted reports whether the exact search must stop exploring.
+// exhausted reports whether the exact search must stop exploring; the best set found so
+// far then stands.
 func (s *victimSearch) exhausted() bool {
-	return s.checks >= exactSearchBudget || (s.shared != nil && *s.shared <= 0)
+	done := s.checks >= exactSearchBudget || (s.shared != nil && *s.shared <= 0)
+	if done && !s.exhaustedSaid {
+		s.exhaustedSaid = true
+		s.logger.V(4).Info("Exact victim search stopped at its budget of simulations; the best set found so far stands",
+			"units", len(s.units), "simulations", s.checks)
+	}
+	return done
 }
 
 // branchAndBound finds the least-cost victim set exactly: units are decided most important

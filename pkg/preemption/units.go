@@ -46,10 +46,10 @@ func freesNoResources(q *framework.PodInfo) bool {
 	return true
 }
 
-// frees reports whether taking the unit off can help preemptors that need nothing but
-// room: always, except for a BestEffort pod, whose room (its pod slot) stays taken. Such a
-// pod can still block a preemptor through its own required anti-affinity or host ports,
-// or a preemptor whose constraints involve other pods (pods is the preemptor's pods).
+// mayHelp reports whether taking the unit off can help the preemptor's pods: always,
+// except for a BestEffort pod, which frees no room (its pod slot stays taken). Such a pod
+// can still block a preemptor through its own required anti-affinity or host ports, or a
+// preemptor whose constraints involve other pods.
 func (u *unit) mayHelp(pods []*framework.PodInfo) bool {
 	if !u.bestEffort() {
 		return true
@@ -78,8 +78,8 @@ func VictimPriority(snap framework.Snapshot, p *framework.PodInfo) int32 {
 	return p.Priority
 }
 
-// units groups pods into preemption units; the members of an All group are taken from the
-// cache, wherever they run.
+// unitIndex groups pods into preemption units; the members of an All group are taken from
+// the cache, wherever they run.
 type unitIndex struct {
 	snap  framework.Snapshot
 	units map[string]*unit
@@ -126,6 +126,10 @@ func (x *unitIndex) of(p *framework.PodInfo) *unit {
 	x.units[key] = u
 	return u
 }
+
+// qosRank orders QoS classes by importance (the preemption design): Guaranteed >
+// Burstable > BestEffort.
+var qosRank = map[v1.PodQOSClass]int{v1.PodQOSGuaranteed: 2, v1.PodQOSBurstable: 1, v1.PodQOSBestEffort: 0}
 
 // moreImportantUnit orders units from the most important: higher priority, then groups
 // before single pods (KEP-5710), then better QoS class and earlier start (the preemption

@@ -10,14 +10,9 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 )
 
-// Clock tells the time; the simulator's is virtual.
-type Clock interface {
-	Now() time.Time
-}
-
 // Options configure a Queue.
 type Options struct {
-	Clock          Clock
+	Clock          framework.Clock
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
 	// MaxUnschedulable is the longest an entry waits in the unschedulable pool without a
@@ -307,6 +302,10 @@ func (q *Queue) NextUnschedulableFlush() (time.Time, bool) {
 	}
 	return first.Add(q.opts.MaxUnschedulable), true
 }
+
+// Waited is how long since the entry first entered the queue (for a group, since its
+// first member came).
+func (q *Queue) Waited(e *Entry) time.Duration { return q.opts.Clock.Now().Sub(e.Added) }
 
 // Counts returns the number of entries in each pool; safe to call from any goroutine.
 func (q *Queue) Counts() (active, backoff, unschedulable, gated int) {

@@ -54,7 +54,7 @@ func (c *claimStore) UpdateResourceClaim(_ context.Context, cl *resourceapi.Reso
 }
 func (c *claimStore) UpdateResourceClaimStatus(_ context.Context, cl *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 	c.put(cl)
-	c.s.Post(func() { c.s.UpdateResourceClaim(nil, cl) })
+	c.s.Post(func() { c.s.Resources().UpdateResourceClaim(nil, cl) })
 	return cl, nil
 }
 func (c *claimStore) GetResourceClaimTemplate(_ context.Context, _, name string) (*resourceapi.ResourceClaimTemplate, error) {
@@ -120,19 +120,19 @@ func benchDRAGang(b *testing.B, fragmentEvery int) {
 	for b.Loop() {
 		b.StopTimer()
 		s, store, exec := newDRAScheduler(b)
-		s.UpdateDeviceClass(nil, testutil.DeviceClass("gpu", benchDriver))
+		s.Resources().UpdateDeviceClass(nil, testutil.DeviceClass("gpu", benchDriver))
 		for i := range nodes {
 			node := fmt.Sprintf("node-%04d", i)
 			clique := fmt.Sprintf("c%03d", i/perClique)
 			s.AddNode(testutil.Node(node).Capacity("cpu", "64", "memory", "512Gi").Obj())
-			s.UpdateResourceSlice(nil, testutil.Slice(node, benchDriver, "gpu", perNode, "clique", clique))
+			s.Resources().UpdateResourceSlice(nil, testutil.Slice(node, benchDriver, "gpu", perNode, "clique", clique))
 			if c := i / perClique; fragmentEvery > 0 && c%fragmentEvery == 0 && i%perClique == 0 {
 				// A running pod holds one GPU of the clique.
 				busy := testutil.Claim(node+"-busy", "gpu", 1)
 				busy.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
 					Results: []resourceapi.DeviceRequestAllocationResult{{Request: "devices", Driver: benchDriver, Pool: node, Device: "gpu-0"}},
 				}}
-				s.UpdateResourceClaim(nil, busy)
+				s.Resources().UpdateResourceClaim(nil, busy)
 				s.AddPod(testutil.Pod(node+"-busy").Req("cpu", "1").Claims(busy.Name).Node(node).Obj())
 			}
 		}
@@ -145,7 +145,7 @@ func benchDRAGang(b *testing.B, fragmentEvery int) {
 			name := fmt.Sprintf("trainer-%02d", m)
 			cl := testutil.Claim(name+"-gpu", "gpu", 1)
 			store.put(cl)
-			s.UpdateResourceClaim(nil, cl)
+			s.Resources().UpdateResourceClaim(nil, cl)
 			s.AddPod(testutil.Pod(name).Labels(v1alpha1.LabelPodGroup, "trainer").Priority(1000).
 				Req("cpu", "4", "memory", "16Gi").Claims(cl.Name).Obj())
 		}

@@ -18,7 +18,7 @@ func newBindingScheduler(t *testing.T, node string) (*Scheduler, *fakeCluster, *
 	t.Helper()
 	s, fc, clock := newTestScheduler(t, nil)
 	d := &deferredExec{}
-	s.actuator.Exec = d
+	s.binder.actuator.Exec = d // the actuator every part shares
 	s.AddNode(testutil.Node(node).Capacity("cpu", "4", "memory", "4Gi").Obj())
 	return s, fc, clock, d
 }

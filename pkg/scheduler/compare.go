@@ -39,6 +39,17 @@ func (c Comparison) Consistent() bool { return len(c.Differences) == 0 }
 //
 // It must run on the loop.
 func (s *Scheduler) Compare(nodes []*v1.Node, pods []*v1.Pod) Comparison {
+	cc := cacheComparer{s: s}
+	return cc.compare(nodes, pods)
+}
+
+// cacheComparer compares the scheduler's cache and queue with the cluster.
+type cacheComparer struct {
+	s *Scheduler
+}
+
+func (cc cacheComparer) compare(nodes []*v1.Node, pods []*v1.Pod) Comparison {
+	s := cc.s
 	var c Comparison
 	var diffs []string
 	add := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
@@ -74,7 +85,7 @@ func (s *Scheduler) Compare(nodes []*v1.Node, pods []*v1.Pod) Comparison {
 	}
 	for _, n := range s.cache.NodeInfos() {
 		for _, pi := range n.Pods {
-			s.compareCachedPod(pi, bound[pi.Key], &c, add)
+			cc.cachedPod(pi, bound[pi.Key], &c, add)
 		}
 	}
 	for key, p := range bound {
@@ -85,11 +96,11 @@ func (s *Scheduler) Compare(nodes []*v1.Node, pods []*v1.Pod) Comparison {
 	c.BoundPods = len(bound)
 	c.PendingPods = len(pending)
 	for key, p := range pending {
-		if !s.tracksPending(key, p) {
+		if !cc.tracksPending(key, p) {
 			add("pod %s: pending in the cluster, neither queued nor being bound", key)
 		}
 	}
-	for _, key := range s.queuedPods() {
+	for _, key := range cc.queuedPods() {
 		if pending[key] == nil {
 			where := "gone"
 			if p := bound[key]; p != nil {
@@ -106,12 +117,12 @@ func (s *Scheduler) Compare(nodes []*v1.Node, pods []*v1.Pod) Comparison {
 	return c
 }
 
-// compareCachedPod checks one pod the cache holds against the cluster's copy (nil: the
-// cluster has no bound pod of that name).
-func (s *Scheduler) compareCachedPod(pi *framework.PodInfo, p *v1.Pod, c *Comparison, add func(string, ...any)) {
+// cachedPod checks one pod the cache holds against the cluster's copy (nil: the cluster
+// has no bound pod of that name).
+func (cc cacheComparer) cachedPod(pi *framework.PodInfo, p *v1.Pod, c *Comparison, add func(string, ...any)) {
 	if pi.Assumed {
 		c.AssumedPods++
-		if s.binding[pi.Key] != pi && s.waiting[pi.Key] == nil {
+		if cc.s.binder.binding[pi.Key] != pi && cc.s.pods.waiting[pi.Key] == nil {
 			add("pod %s: assumed on %s with no binding in flight", pi.Key, pi.NodeName)
 		}
 		if p != nil && p.Spec.NodeName != pi.NodeName {
@@ -131,28 +142,29 @@ func (s *Scheduler) compareCachedPod(pi *framework.PodInfo, p *v1.Pod, c *Compar
 
 // tracksPending reports whether a pending pod is queued (alone, or as a pending member of
 // its group's entry) or on its way to being bound.
-func (s *Scheduler) tracksPending(key string, p *v1.Pod) bool {
-	if s.binding[key] != nil || s.waiting[key] != nil {
+func (cc cacheComparer) tracksPending(key string, p *v1.Pod) bool {
+	s := cc.s
+	if s.binder.binding[key] != nil || s.pods.waiting[key] != nil {
 		return true
 	}
 	g := v1alpha1.PodGroupNameOf(p)
 	if g == "" {
 		return s.queue.Get(key) != nil
 	}
-	gs := s.groups[p.Namespace+"/"+g]
+	gs := s.pending.groups[p.Namespace+"/"+g]
 	return gs != nil && s.queue.Get(groupEntryKey(gs.key)) != nil &&
 		slices.ContainsFunc(gs.pending, func(q *framework.PodInfo) bool { return q.Key == key })
 }
 
 // queuedPods lists the pods the queue holds, alone or as pending group members.
-func (s *Scheduler) queuedPods() []string {
+func (cc cacheComparer) queuedPods() []string {
 	var keys []string
-	for _, e := range s.queue.Entries() {
+	for _, entry := range cc.s.queue.Entries() {
 		switch {
-		case e.Pod != nil:
-			keys = append(keys, e.Key)
-		case e.Group != nil:
-			for _, p := range e.Group.(*groupState).pending {
+		case entry.Pod != nil:
+			keys = append(keys, entry.Key)
+		case entry.Group != nil:
+			for _, p := range entry.Group.(*groupState).pending {
 				keys = append(keys, p.Key)
 			}
 		}

@@ -23,22 +23,21 @@ import (
 // deleted, the group's reservation is dropped and a claim nobody else reserves is
 // deallocated, so its devices are free again (a preempted gang's, say).
 
-// upstreamGroupClaims reports whether upstream's ResourceClaim controller runs the
-// lifecycle of this group's claims: for Kubernetes' own PodGroups on a real cluster (the
-// simulator, which has no such controller for groups, leaves it to phalanx).
-func (s *Scheduler) upstreamGroupClaims(pg *v1alpha1.PodGroup) bool {
-	return s.nativeGroupClaimsUpstream && nativegroup.IsNative(pg)
+// upstreamClaims reports whether upstream's ResourceClaim controller runs the lifecycle of
+// this group's claims: for Kubernetes' own PodGroups on a real cluster (the simulator,
+// which has no such controller for groups, leaves it to phalanx).
+func (api *groupAPI) upstreamClaims(pg *v1alpha1.PodGroup) bool {
+	return api.nativeClaimsUpstream && nativegroup.IsNative(pg)
 }
 
 // groupClaimName is the name of the claim made from a template for a group: fixed, so that
 // a restarted phalanx finds the claim it made instead of making another.
 func groupClaimName(pg *v1alpha1.PodGroup, entry string) string { return pg.Name + "-" + entry }
 
-// ensureGroupClaims makes the claims of a group's templates that its status does not name
-// yet.
-func (s *Scheduler) ensureGroupClaims(g *framework.GroupInfo) {
+// ensureClaims makes the claims of a group's templates that its status does not name yet.
+func (api *groupAPI) ensureClaims(g *framework.GroupInfo) {
 	pg := g.PodGroup
-	if len(pg.Spec.ResourceClaims) == 0 || s.resources == nil || g.Invalid != "" || s.upstreamGroupClaims(pg) {
+	if len(pg.Spec.ResourceClaims) == 0 || api.resources == nil || g.Invalid != "" || api.upstreamClaims(pg) {
 		return
 	}
 	for _, gc := range pg.Spec.ResourceClaims {
@@ -48,39 +47,39 @@ func (s *Scheduler) ensureGroupClaims(g *framework.GroupInfo) {
 			continue
 		}
 		inflight := g.Key + "/" + gc.Name
-		if s.groupClaimsMaking[inflight] {
+		if api.claimsMaking[inflight] {
 			continue
 		}
-		s.groupClaimsMaking[inflight] = true
+		api.claimsMaking[inflight] = true
 		entry, tmpl, name := gc.Name, *gc.ResourceClaimTemplateName, groupClaimName(pg, gc.Name)
-		s.actuator.Async(func(ctx context.Context) error {
-			return s.makeGroupClaim(ctx, pg, entry, tmpl, name)
+		api.actuator.Async(func(ctx context.Context) error {
+			return api.makeClaim(ctx, pg, entry, tmpl, name)
 		}, func(err error) {
-			delete(s.groupClaimsMaking, inflight)
+			delete(api.claimsMaking, inflight)
 			if err != nil {
-				s.logger.V(2).Info("Could not make the ResourceClaim of a PodGroup", "podgroup", g.Key, "claim", entry, "err", err)
-				s.actuator.Event(pg, nil, v1.EventTypeWarning, "FailedResourceClaimCreation", "Scheduling", "creating ResourceClaim "+name+": "+err.Error())
+				api.logger.V(2).Info("Could not make the ResourceClaim of a PodGroup", "podgroup", g.Key, "claim", entry, "err", err)
+				api.actuator.Event(pg, nil, v1.EventTypeWarning, "FailedResourceClaimCreation", "Scheduling", "creating ResourceClaim "+name+": "+err.Error())
 				return
 			}
-			cur := s.cache.Group(g.Key)
+			cur := api.cache.Group(g.Key)
 			if cur == nil || cur.PodGroup.UID != pg.UID {
 				return
 			}
-			s.updateGroupStatus(cur.PodGroup, func(st *v1alpha1.PodGroupStatus) {
+			api.updateStatus(cur.PodGroup, func(st *v1alpha1.PodGroupStatus) {
 				if !slices.ContainsFunc(st.ResourceClaimStatuses, func(c v1alpha1.PodGroupResourceClaimStatus) bool { return c.Name == entry }) {
 					n := name
 					st.ResourceClaimStatuses = append(st.ResourceClaimStatuses, v1alpha1.PodGroupResourceClaimStatus{Name: entry, ResourceClaimName: &n})
 				}
 			})
-			s.AddPodGroup(s.cache.Group(g.Key).PodGroup)
+			api.claimMade(api.cache.Group(g.Key).PodGroup)
 		})
 	}
 }
 
-// makeGroupClaim creates the group's claim from its template, or accepts the one an earlier
-// run made.
-func (s *Scheduler) makeGroupClaim(ctx context.Context, pg *v1alpha1.PodGroup, entry, tmplName, name string) error {
-	tmpl, err := s.resources.GetResourceClaimTemplate(ctx, pg.Namespace, tmplName)
+// makeClaim creates the group's claim from its template, or accepts the one an earlier run
+// made.
+func (api *groupAPI) makeClaim(ctx context.Context, pg *v1alpha1.PodGroup, entry, tmplName, name string) error {
+	tmpl, err := api.resources.GetResourceClaimTemplate(ctx, pg.Namespace, tmplName)
 	if err != nil {
 		return err
 	}
@@ -97,9 +96,9 @@ func (s *Scheduler) makeGroupClaim(ctx context.Context, pg *v1alpha1.PodGroup, e
 		},
 		Spec: *tmpl.Spec.Spec.DeepCopy(),
 	}
-	_, err = s.resources.CreateResourceClaim(ctx, claim)
+	_, err = api.resources.CreateResourceClaim(ctx, claim)
 	if apierrors.IsAlreadyExists(err) {
-		cur, gerr := s.resources.GetResourceClaim(ctx, pg.Namespace, name)
+		cur, gerr := api.resources.GetResourceClaim(ctx, pg.Namespace, name)
 		if gerr != nil {
 			return gerr
 		}
@@ -111,10 +110,10 @@ func (s *Scheduler) makeGroupClaim(ctx context.Context, pg *v1alpha1.PodGroup, e
 	return err
 }
 
-// releaseGroupClaims drops the group's reservation of its claims, when no member of the
-// group is bound any more or the group is gone.
-func (s *Scheduler) releaseGroupClaims(pg *v1alpha1.PodGroup) {
-	if len(pg.Spec.ResourceClaims) == 0 || s.resources == nil || s.upstreamGroupClaims(pg) {
+// releaseClaims drops the group's reservation of its claims, when no member of the group
+// is bound any more or the group is gone.
+func (api *groupAPI) releaseClaims(pg *v1alpha1.PodGroup) {
+	if len(pg.Spec.ResourceClaims) == 0 || api.resources == nil || api.upstreamClaims(pg) {
 		return
 	}
 	consumer := framework.GroupConsumer(pg)
@@ -122,16 +121,16 @@ func (s *Scheduler) releaseGroupClaims(pg *v1alpha1.PodGroup) {
 		if pc.Name == "" {
 			continue
 		}
-		ci := s.cache.DRA().Claim(pg.Namespace + "/" + pc.Name)
+		ci := api.cache.DRA().Claim(pg.Namespace + "/" + pc.Name)
 		if ci == nil || !framework.ReservedFor(ci.Claim, consumer) {
 			continue
 		}
 		ns, name := pg.Namespace, pc.Name
-		s.actuator.Async(func(ctx context.Context) error {
-			return unreserveClaim(ctx, s.resources, ns, name, consumer)
+		api.actuator.Async(func(ctx context.Context) error {
+			return unreserveClaim(ctx, api.resources, ns, name, consumer)
 		}, func(err error) {
 			if err != nil && !apierrors.IsNotFound(err) {
-				s.logger.V(2).Info("Could not release a PodGroup's ResourceClaim", "podgroup", pg.Namespace+"/"+pg.Name, "claim", name, "err", err)
+				api.logger.V(2).Info("Could not release a PodGroup's ResourceClaim", "podgroup", pg.Namespace+"/"+pg.Name, "claim", name, "err", err)
 			}
 		})
 	}

@@ -7,44 +7,73 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
+	"github.com/phalanx-dev/phalanx/pkg/podfit"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
-// schedulePodEntry is the scheduling cycle of one pod: filter and score over the cache (with
+// ErrNoNodesAvailable is kube-scheduler's message when the cluster has no node at all.
+const ErrNoNodesAvailable = "no nodes available to schedule pods"
+
+// podCycle is the scheduling cycle of one pod: filter and score over the cache (with
 // nominated pods of equal or higher priority counted where they are nominated), PostFilter
-// when nothing fits, then assume, Reserve and Permit, and the binding cycle off the loop.
-func (s *Scheduler) schedulePodEntry(ctx context.Context, fwk *fwkruntime.Framework, e *queue.Entry) {
-	start := time.Now()
-	p := e.Pod
+// when nothing fits, then assume, Reserve and Permit (a pod a Permit plugin holds waits in
+// waiting), and the binding cycle off the loop.
+type podCycle struct {
+	cache       *cache.Cache
+	queue       *queue.Queue
+	finder      *podfit.Finder
+	metrics     *metrics.Metrics
+	observer    Observer
+	clock       framework.Clock
+	status      *podStatus
+	binder      *binder
+	preemptions *preemptions
+	// waiting holds pods a Permit plugin asked to wait, by key.
+	waiting map[string]*waitingPod
+}
+
+// podAttempt is one attempt at scheduling a pod: its queue entry, the profile, and when
+// it began.
+type podAttempt struct {
+	fwk   *fwkruntime.Framework
+	entry *queue.Entry
+	start time.Time
+}
+
+func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entry *queue.Entry) {
+	a := podAttempt{fwk: fwk, entry: entry, start: time.Now()}
+	p := entry.Pod
 	if p.ParseErr != nil {
-		s.handleFailure(fwk, e, sets.New(podSpecPlugin), false, p.ParseErr.Error(), nil, start)
+		c.fail(a, framework.NewStatus(framework.UnschedulableAndUnresolvable, p.ParseErr.Error()), sets.New(podSpecPlugin), nil)
 		return
 	}
-	if s.cache.NumNodes() == 0 {
+	if c.cache.NumNodes() == 0 {
 		// As kube-scheduler: nothing to filter, nothing to preempt.
-		s.handleFailure(fwk, e, nil, false, ErrNoNodesAvailable, nil, start)
+		c.fail(a, framework.NewStatus(framework.Unschedulable, ErrNoNodesAvailable), nil, nil)
 		return
 	}
 	state := framework.NewCycleState()
-	cp := s.cache.Checkpoint()
-	s.addNominatedPods(p)
-	feasible, diag, err := s.findNodesThatFit(ctx, fwk, state, p)
+	cp := c.cache.Checkpoint()
+	c.addNominatedPods(p)
+	fit := c.finder.For(fwk)
+	feasible, diag, err := fit.FindNodes(ctx, state, p, podfit.Query{})
 	if err != nil {
-		s.cache.Rollback(cp)
-		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)
+		c.cache.Rollback(cp)
+		c.fail(a, framework.AsStatus(err), nil, nil)
 		return
 	}
 	if len(feasible) == 0 {
-		fitErr := &FitError{NumAllNodes: diag.NumNodes, Diagnosis: diag}
+		fitErr := &framework.FitError{NumAllNodes: diag.NumNodes, Diagnosis: diag}
 		var nomination *framework.PostFilterResult
 		if fwk.HasPostFilter() {
 			res, st := fwk.RunPostFilterPlugins(ctx, state, p, diag.NodeToStatus)
 			if st.Code() == framework.Error {
-				s.cache.Rollback(cp)
-				s.handleFailure(fwk, e, nil, true, st.Message(), nil, start)
+				c.cache.Rollback(cp)
+				c.fail(a, st, nil, nil)
 				return
 			}
 			if !st.IsSuccess() {
@@ -52,80 +81,124 @@ func (s *Scheduler) schedulePodEntry(ctx context.Context, fwk *fwkruntime.Framew
 			}
 			nomination = res
 		}
-		s.cache.Rollback(cp)
-		s.handleFailure(fwk, e, diag.UnschedulablePlugins, false, fitErr.Error(), nomination, start)
+		c.cache.Rollback(cp)
+		c.fail(a, framework.NewStatus(framework.Unschedulable, fitErr.Error()), diag.UnschedulablePlugins, nomination)
 		return
 	}
-	host, err := s.prioritizeNodes(ctx, fwk, state, p, feasible, 0)
-	s.cache.Rollback(cp)
+	host, err := fit.SelectNode(ctx, state, p, feasible, 0)
+	c.cache.Rollback(cp)
 	if err != nil {
-		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)
+		c.fail(a, framework.AsStatus(err), nil, nil)
 		return
 	}
-	s.assume(ctx, fwk, state, e, host, start)
+	c.assume(ctx, a, assumed{pod: p, host: host, state: state})
+}
+
+// addNominatedPods places the pending pods nominated to nodes, with priority not lower than
+// p's, onto those nodes, so the cycle treats their room as taken (the preemption design's
+// Example 1). The caller rolls them back.
+func (c *podCycle) addNominatedPods(p *framework.PodInfo) {
+	c.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
+		if np.Key == p.Key || np.Priority < p.Priority {
+			return
+		}
+		if c.cache.Get(node) == nil || c.cache.Pod(np.Key) != nil {
+			return
+		}
+		c.cache.AddPod(np, node)
+	})
 }
 
 // assume records the decision in the cache, runs Reserve and Permit, and starts binding.
-func (s *Scheduler) assume(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, e *queue.Entry, host string, start time.Time) {
-	p := e.Pod
-	if s.observer != nil {
-		s.observer.BeforeAssume(p, host, s.cache)
+func (c *podCycle) assume(ctx context.Context, a podAttempt, as assumed) {
+	p, fwk := as.pod, a.fwk
+	if c.observer != nil {
+		c.observer.BeforeAssume(p, as.host, c.cache)
 	}
-	s.cache.ClearNomination(p.Key)
-	if err := s.cache.AssumePod(p, host); err != nil {
-		s.handleFailure(fwk, e, nil, true, err.Error(), nil, start)
+	c.cache.ClearNomination(p.Key)
+	if err := c.cache.AssumePod(p, as.host); err != nil {
+		c.fail(a, framework.AsStatus(err), nil, nil)
 		return
 	}
-	if st := fwk.RunReservePluginsReserve(ctx, state, p, host); !st.IsSuccess() {
-		s.undoAssume(ctx, fwk, state, p, host)
-		s.handleFailure(fwk, e, sets.New(st.Plugin()), !st.IsRejected(), st.Message(), nil, start)
+	if st := fwk.RunReservePluginsReserve(ctx, as.state, p, as.host); !st.IsSuccess() {
+		c.binder.forget(ctx, fwk, as)
+		c.fail(a, st, sets.New(st.Plugin()), nil)
 		return
 	}
-	st, timeout := fwk.RunPermitPlugins(ctx, state, p, host)
+	st, timeout := fwk.RunPermitPlugins(ctx, as.state, p, as.host)
 	switch {
 	case st.Code() == framework.Wait:
-		s.waitForPermit(fwk, state, e, p, host, timeout, start)
+		c.waiting[a.entry.Key] = &waitingPod{attempt: a, as: as, deadline: c.clock.Now().Add(timeout)}
 		return
 	case !st.IsSuccess():
-		s.undoAssume(ctx, fwk, state, p, host)
-		s.handleFailure(fwk, e, sets.New(st.Plugin()), !st.IsRejected(), st.Message(), nil, start)
+		c.binder.forget(ctx, fwk, as)
+		c.fail(a, st, sets.New(st.Plugin()), nil)
 		return
 	}
-	s.bind(fwk, state, e, p, host, start)
+	c.bind(a, as)
 }
 
-func (s *Scheduler) undoAssume(ctx context.Context, fwk *fwkruntime.Framework, state *framework.CycleState, p *framework.PodInfo, host string) {
-	fwk.RunReservePluginsUnreserve(ctx, state, p, host)
-	s.cache.ForgetPod(p.Key)
-	s.onClusterEvent(framework.EventAssignedPodDelete)
+// bind runs the binding cycle of the attempt's pod as it was assumed.
+func (c *podCycle) bind(a podAttempt, as assumed) {
+	c.binder.bind(a.fwk, as, func(o bindOutcome, st *framework.Status) { c.finishBinding(a, as, o, st) })
 }
 
-// handleFailure requeues an entry that could not be scheduled, applies the nomination
-// PostFilter decided (a nil result leaves the nomination as it is), and tells the user why.
-func (s *Scheduler) handleFailure(fwk *fwkruntime.Framework, e *queue.Entry, rejectors sets.Set[string], isError bool, msg string, nomination *framework.PostFilterResult, start time.Time) {
-	p := e.Pod
-	if nomination != nil {
-		if nomination.NominatedNodeName != "" {
-			s.cache.Nominate(p, nomination.NominatedNodeName)
-		} else if s.cache.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
-			s.clearNominatedNodeName(p)
+// finishBinding ends a pod's binding cycle. Only a binding that failed with our
+// assumption still in place is undone and retried; a pod that was deleted or bound
+// meanwhile gets no failure report (a bound pod must never say PodScheduled=False).
+func (c *podCycle) finishBinding(a podAttempt, as assumed, o bindOutcome, st *framework.Status) {
+	ours := c.queue.Get(a.entry.Key) == a.entry
+	switch o {
+	case bindSucceeded:
+		if ours {
+			c.queue.Done(a.entry.Key)
+		}
+		c.preemptions.forgetDecision(a.entry.Key)
+		c.observe(a, metrics.ResultScheduled)
+		c.metrics.PodScheduled(a.entry.Attempts, c.clock.Now().Sub(a.entry.InitialAttempt))
+		c.binder.recordScheduled(as)
+	case bindFailed:
+		c.binder.forget(context.Background(), a.fwk, as)
+		if ours {
+			c.fail(a, framework.NewStatus(framework.Error, "Binding rejected: "+st.Message()), nil, nil)
+		}
+	case bindMoot:
+		if ours {
+			// Not expected (deleting or binding the pod also takes it out of the queue),
+			// but a pod must never be dropped: it is tried again.
+			c.queue.Requeue(a.entry, nil, true)
 		}
 	}
-	if note := s.spentDecision(e.Key); note != "" {
+}
+
+// fail requeues a pod that could not be scheduled and tells the user why. st says why (an
+// Error, or a rejection); only events registered by the rejecting plugins retry the pod.
+// A PostFilter result applies its nomination (nil leaves the nomination as it is).
+func (c *podCycle) fail(a podAttempt, st *framework.Status, rejectors sets.Set[string], nomination *framework.PostFilterResult) {
+	p := a.entry.Pod
+	if nomination != nil {
+		if nomination.NominatedNodeName != "" {
+			c.cache.Nominate(p, nomination.NominatedNodeName)
+		} else {
+			c.status.dropNomination(p)
+		}
+	}
+	msg, isError := st.Message(), !st.IsRejected()
+	if note := c.preemptions.spentDecision(a.entry.Key); note != "" {
 		msg, isError = note+msg, true
 	}
-	s.queue.Requeue(e, rejectors, isError)
+	c.queue.Requeue(a.entry, rejectors, isError)
 	result, reason := metrics.ResultUnschedulable, v1.PodReasonUnschedulable
 	if isError {
 		result, reason = metrics.ResultError, v1.PodReasonSchedulerError
 	}
-	s.observeAttempt(fwk, result, start)
-	s.reportFailure(p, reason, msg)
+	c.observe(a, result)
+	c.status.reportFailure(p, reason, msg)
 }
 
-func (s *Scheduler) observeAttempt(fwk *fwkruntime.Framework, result string, start time.Time) {
-	s.metrics.ScheduleAttempts.WithLabelValues(result, fwk.SchedulerName()).Inc()
-	s.metrics.SchedulingAttemptDuration.WithLabelValues(result, fwk.SchedulerName()).Observe(time.Since(start).Seconds())
+func (c *podCycle) observe(a podAttempt, result string) {
+	c.metrics.ScheduleAttempts.WithLabelValues(result, a.fwk.SchedulerName()).Inc()
+	c.metrics.SchedulingAttemptDuration.WithLabelValues(result, a.fwk.SchedulerName()).Observe(time.Since(a.start).Seconds())
 }
 
 // CheckFits runs PreFilter and Filter for a pod on one node with a fresh state, against the
@@ -140,16 +213,5 @@ func (s *Scheduler) CheckFits(p *framework.PodInfo, node string) *framework.Stat
 	if n == nil {
 		return framework.NewStatus(framework.Error, "node "+node+" not found")
 	}
-	state := framework.NewCycleState()
-	ctx := context.Background()
-	res, st := fwk.RunPreFilterPlugins(ctx, state, p)
-	if !st.IsSuccess() {
-		return st
-	}
-	if res != nil && res.NodeNames != nil {
-		if _, ok := res.NodeNames[node]; !ok {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, "node excluded by PreFilter")
-		}
-	}
-	return fwk.RunFilterPlugins(ctx, state, p, n)
+	return s.pods.finder.For(fwk).FitsOn(context.Background(), framework.NewCycleState(), p, n)
 }

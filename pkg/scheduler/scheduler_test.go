@@ -3,56 +3,16 @@ package scheduler
 import (
 	"errors"
 	"fmt"
-	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"strings"
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/phalanx-dev/phalanx/pkg/config"
-	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
-
-func TestNumFeasibleNodesToFind(t *testing.T) {
-	tests := []struct {
-		percentage, nodes, want int
-	}{
-		{0, 10, 10},
-		{0, 99, 99},
-		{0, 100, 100},     // 50-0 = 50% of 100 = 50, but never fewer than 100
-		{0, 1000, 420},    // 50-8 = 42%
-		{0, 5000, 500},    // 50-40 = 10%
-		{0, 6000, 300},    // 50-48 = 2% -> 5%
-		{0, 15000, 750},   // 5%
-		{30, 1000, 300},   // configured
-		{100, 5000, 5000}, // all
-		{1, 5000, 100},    // floor of 100
-	}
-	for _, tc := range tests {
-		if got := numFeasibleNodesToFind(tc.percentage, tc.nodes); got != tc.want {
-			t.Errorf("numFeasibleNodesToFind(%d%%, %d) = %d, want %d", tc.percentage, tc.nodes, got, tc.want)
-		}
-	}
-}
-
-func TestFitErrorMessage(t *testing.T) {
-	diag := &Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
-	diag.NodeToStatus.Set("a", framework.NewStatus(framework.Unschedulable, "Insufficient cpu"))
-	diag.NodeToStatus.Set("b", framework.NewStatus(framework.Unschedulable, "Insufficient cpu", "Insufficient memory"))
-	diag.NodeToStatus.Set("c", framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't match Pod's node affinity/selector"))
-	diag.NodeToStatus.Absent = framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [X]")
-	err := &FitError{NumAllNodes: 5, Diagnosis: diag, PostFilterMsg: "preemption: not eligible"}
-	want := "0/5 nodes are available: 1 Insufficient memory, 1 node(s) didn't match Pod's node affinity/selector, " +
-		"2 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [X]. preemption: not eligible"
-	if err.Error() != want {
-		t.Errorf("got  %q\nwant %q", err.Error(), want)
-	}
-	pre := &FitError{NumAllNodes: 3, Diagnosis: &Diagnosis{NodeToStatus: framework.NewNodeToStatus(), PreFilterMsg: "pod affinity terms conflict"}}
-	if got := pre.Error(); got != "0/3 nodes are available: pod affinity terms conflict." {
-		t.Errorf("prefilter rejection: %q", got)
-	}
-}
 
 func TestScheduleBindsAndConfirms(t *testing.T) {
 	s, fc, _ := newTestScheduler(t, nil)

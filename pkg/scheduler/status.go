@@ -5,36 +5,57 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/actuator"
+	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
+// podStatus tells pending pods why they wait: FailedScheduling events, their PodScheduled
+// condition, stale nominations cleared; and keeps each one's last failure for reports.
+type podStatus struct {
+	actuator *actuator.Actuator
+	clock    framework.Clock
+	logger   klog.Logger
+	cache    *cache.Cache
+	queue    *queue.Queue
+	// failures keeps the last failure message of pending pods, by key.
+	failures map[string]string
+}
+
 // LastFailure returns the message of a pending pod's last failed attempt.
-func (s *Scheduler) LastFailure(key string) string { return s.failures[key] }
+func (s *Scheduler) LastFailure(key string) string { return s.status.failures[key] }
 
 // PendingMessage says why a pending pod is pending: its last failure, or the gate that
 // holds it (or its group).
-func (s *Scheduler) PendingMessage(pod *v1.Pod) string {
+func (s *Scheduler) PendingMessage(pod *v1.Pod) string { return s.status.pendingMessage(pod) }
+
+func (ps *podStatus) pendingMessage(pod *v1.Pod) string {
 	key := pod.Namespace + "/" + pod.Name
-	if msg := s.failures[key]; msg != "" {
+	if msg := ps.failures[key]; msg != "" {
 		return msg
 	}
 	ek := key
 	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
 		ek = groupEntryKey(pod.Namespace + "/" + g)
 	}
-	if e := s.queue.Get(ek); e != nil && e.Gated() {
-		return e.GatedMessage
+	if entry := ps.queue.Get(ek); entry != nil && entry.Gated() {
+		return entry.GatedMessage
 	}
 	return ""
 }
 
+// forget drops the last failure of a pod that was placed or is gone.
+func (ps *podStatus) forget(key string) { delete(ps.failures, key) }
+
 // reportFailure emits FailedScheduling and sets the PodScheduled condition, skipping the
 // API call when the pod already says the same thing.
-func (s *Scheduler) reportFailure(p *framework.PodInfo, reason, msg string) {
-	s.failures[p.Key] = msg
-	s.actuator.Event(p.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+func (ps *podStatus) reportFailure(p *framework.PodInfo, reason, msg string) {
+	ps.failures[p.Key] = msg
+	ps.actuator.Event(p.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	for _, c := range p.Pod.Status.Conditions {
 		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == reason && c.Message == msg {
 			return
@@ -42,27 +63,35 @@ func (s *Scheduler) reportFailure(p *framework.PodInfo, reason, msg string) {
 	}
 	cond := &v1.PodCondition{
 		Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reason, Message: msg,
-		LastTransitionTime: metav1.NewTime(s.clock.Now()),
+		LastTransitionTime: metav1.NewTime(ps.clock.Now()),
 	}
 	pod := p.Pod
-	s.actuator.Async(func(ctx context.Context) error {
-		return s.actuator.Client.PatchPodStatus(ctx, pod, cond, nil)
+	ps.actuator.Async(func(ctx context.Context) error {
+		return ps.actuator.Client.PatchPodStatus(ctx, pod, cond, nil)
 	}, func(err error) {
 		if err != nil {
-			s.logger.V(2).Info("Could not set the PodScheduled condition", "pod", p.Key, "err", err)
+			ps.logger.V(2).Info("Could not set the PodScheduled condition", "pod", p.Key, "err", err)
 		}
 	})
 }
 
+// dropNomination forgets a pod's nomination and, when it had one in memory or its status
+// names one, clears nominatedNodeName in its status.
+func (ps *podStatus) dropNomination(p *framework.PodInfo) {
+	if ps.cache.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
+		ps.clearNominatedNodeName(p)
+	}
+}
+
 // clearNominatedNodeName removes a stale nomination from the pod's status.
-func (s *Scheduler) clearNominatedNodeName(p *framework.PodInfo) {
+func (ps *podStatus) clearNominatedNodeName(p *framework.PodInfo) {
 	pod := p.Pod
 	empty := ""
-	s.actuator.Async(func(ctx context.Context) error {
-		return s.actuator.Client.PatchPodStatus(ctx, pod, nil, &empty)
+	ps.actuator.Async(func(ctx context.Context) error {
+		return ps.actuator.Client.PatchPodStatus(ctx, pod, nil, &empty)
 	}, func(err error) {
 		if err != nil {
-			s.logger.V(2).Info("Could not clear the nominated node", "pod", p.Key, "err", err)
+			ps.logger.V(2).Info("Could not clear the nominated node", "pod", p.Key, "err", err)
 		}
 	})
 }

@@ -225,7 +225,7 @@ func New(o Options) (*Driver, error) {
 	pods := d.factory.InformerFor(&v1.Pod{}, newPodInformer)
 	// The PodGroup informers are added by Run, once it knows which PodGroup APIs to read.
 	h := Handlers(d.sched)
-	resInformers, resHandlers := resourceInformers(d.factory, h, d.sched)
+	resInformers, resHandlers := resourceInformers(d.factory, h, d.sched.Resources())
 	d.informers = []namedInformer{
 		{"nodes", d.factory.Core().V1().Nodes().Informer()},
 		{"namespaces", d.factory.Core().V1().Namespaces().Informer()},

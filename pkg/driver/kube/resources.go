@@ -9,7 +9,7 @@ import (
 )
 
 // ResourceHandlers are the scheduler's handlers of storage and Dynamic Resource
-// Allocation objects; *scheduler.Scheduler implements them.
+// Allocation objects; *scheduler.ResourceEvents implements them.
 type ResourceHandlers interface {
 	UpdatePV(old, pv *v1.PersistentVolume)
 	DeletePV(pv *v1.PersistentVolume)

@@ -52,18 +52,18 @@ func (o *objects) generateName(prefix string) string {
 func (s *Simulator) planResources() {
 	r := &s.sc.Resources
 	for _, c := range r.StorageClasses {
-		s.plan1(&c.ObjectMeta, func() { s.objs.classes[c.Name] = c; s.sched.UpdateStorageClass(nil, c) },
-			func() { delete(s.objs.classes, c.Name); s.sched.DeleteStorageClass(c) })
+		s.plan1(&c.ObjectMeta, func() { s.objs.classes[c.Name] = c; s.sched.Resources().UpdateStorageClass(nil, c) },
+			func() { delete(s.objs.classes, c.Name); s.sched.Resources().DeleteStorageClass(c) })
 	}
 	for _, n := range r.CSINodes {
-		s.plan1(&n.ObjectMeta, func() { s.sched.UpdateCSINode(nil, n) }, func() { s.sched.DeleteCSINode(n) })
+		s.plan1(&n.ObjectMeta, func() { s.sched.Resources().UpdateCSINode(nil, n) }, func() { s.sched.Resources().DeleteCSINode(n) })
 	}
 	for _, dc := range r.DeviceClasses {
-		s.plan1(&dc.ObjectMeta, func() { s.sched.UpdateDeviceClass(nil, dc) }, func() { s.sched.DeleteDeviceClass(dc) })
+		s.plan1(&dc.ObjectMeta, func() { s.sched.Resources().UpdateDeviceClass(nil, dc) }, func() { s.sched.Resources().DeleteDeviceClass(dc) })
 	}
 	for _, sl := range r.Slices {
-		s.plan1(&sl.ObjectMeta, func() { s.slices[sl.Name] = sl; s.sched.UpdateResourceSlice(nil, sl) },
-			func() { delete(s.slices, sl.Name); s.sched.DeleteResourceSlice(sl) })
+		s.plan1(&sl.ObjectMeta, func() { s.slices[sl.Name] = sl; s.sched.Resources().UpdateResourceSlice(nil, sl) },
+			func() { delete(s.slices, sl.Name); s.sched.Resources().DeleteResourceSlice(sl) })
 	}
 	for _, t := range r.Templates {
 		s.plan1(&t.ObjectMeta, func() { s.objs.templates[t.Namespace+"/"+t.Name] = t; s.templateAppeared() },
@@ -182,12 +182,12 @@ func (s *Simulator) PatchPodExtendedResourceClaimStatus(_ context.Context, pod *
 func (s *Simulator) putClaim(old, c *resourceapi.ResourceClaim) {
 	c.ResourceVersion = s.objs.nextRV()
 	s.objs.claims[c.Namespace+"/"+c.Name] = c
-	s.sched.UpdateResourceClaim(old, c)
+	s.sched.Resources().UpdateResourceClaim(old, c)
 }
 
 func (s *Simulator) deleteClaim(key string) {
 	if c := s.objs.claims[key]; c != nil {
 		delete(s.objs.claims, key)
-		s.sched.DeleteResourceClaim(c)
+		s.sched.Resources().DeleteResourceClaim(c)
 	}
 }

@@ -31,20 +31,20 @@ const provisionedZoneLabel = "topology.kubernetes.io/zone"
 func (s *Simulator) putPV(old, pv *v1.PersistentVolume) {
 	pv.ResourceVersion = s.objs.nextRV()
 	s.objs.pvs[pv.Name] = pv
-	s.sched.UpdatePV(old, pv)
+	s.sched.Resources().UpdatePV(old, pv)
 }
 
 func (s *Simulator) deletePV(name string) {
 	if pv := s.objs.pvs[name]; pv != nil {
 		delete(s.objs.pvs, name)
-		s.sched.DeletePV(pv)
+		s.sched.Resources().DeletePV(pv)
 	}
 }
 
 func (s *Simulator) putPVC(old, pvc *v1.PersistentVolumeClaim) {
 	pvc.ResourceVersion = s.objs.nextRV()
 	s.objs.pvcs[pvc.Namespace+"/"+pvc.Name] = pvc
-	s.sched.UpdatePVC(old, pvc)
+	s.sched.Resources().UpdatePVC(old, pvc)
 }
 
 // createPVC adds a claim and lets the controller act on it.
@@ -59,7 +59,7 @@ func (s *Simulator) createPVC(pvc *v1.PersistentVolumeClaim) {
 func (s *Simulator) deletePVC(key string) {
 	if pvc := s.objs.pvcs[key]; pvc != nil {
 		delete(s.objs.pvcs, key)
-		s.sched.DeletePVC(pvc)
+		s.sched.Resources().DeletePVC(pvc)
 	}
 }
 

@@ -249,7 +249,7 @@ type groupPostFilter struct {
 }
 
 func (p *groupPostFilter) Name() string { return p.name }
-func (p *groupPostFilter) PodGroupPostFilter(context.Context, *framework.GroupInfo, []*framework.PodInfo, *framework.GroupPlacement, framework.PodGroupSchedulingFunc, *framework.PlacementCandidates) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (p *groupPostFilter) PodGroupPostFilter(context.Context, *framework.GroupAttempt) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	p.log.add(p.name, "PodGroupPostFilter")
 	return p.result, p.status
 }

@@ -262,12 +262,12 @@ func (f *Framework) RunGroupPreEnqueuePlugins(ctx context.Context, g *framework.
 
 // RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins in order until one
 // succeeds (KEP-5710); the reasons of those that did not are joined.
-func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, placements *framework.PlacementCandidates) (_ *framework.PodGroupPostFilterResult, st *framework.Status) {
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, attempt *framework.GroupAttempt) (_ *framework.PodGroupPostFilterResult, st *framework.Status) {
 	defer func(start time.Time) { f.observePoint(metrics.PodGroupPostFilter, st, start) }(f.pointStart())
 	var reasons []string
 	var result *framework.PodGroupPostFilterResult
 	for _, pl := range f.podGroupPostFilter {
-		r, s := pl.PodGroupPostFilter(ctx, g, pending, placed, schedule, placements)
+		r, s := pl.PodGroupPostFilter(ctx, attempt)
 		if s.IsSuccess() {
 			return r, nil
 		}

@@ -682,7 +682,7 @@ func TestRunPodGroupPostFilterPlugins(t *testing.T) {
 				p.log = &log
 				pls[i] = p
 			}
-			res, st := only(t, pls...).RunPodGroupPostFilterPlugins(context.Background(), &framework.GroupInfo{Key: "ns/g"}, nil, nil, nil, nil)
+			res, st := only(t, pls...).RunPodGroupPostFilterPlugins(context.Background(), &framework.GroupAttempt{Group: &framework.GroupInfo{Key: "ns/g"}})
 			if res != tt.wantResult {
 				t.Errorf("result %v, want %v", res, tt.wantResult)
 			}

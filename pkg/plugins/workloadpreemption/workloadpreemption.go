@@ -46,7 +46,6 @@ type Args struct {
 type WorkloadPreemption struct {
 	h         framework.Handle
 	evaluator *preemption.GroupEvaluator
-	placement preemption.PlacementOptions
 }
 
 var _ framework.PodGroupPostFilterPlugin = (*WorkloadPreemption)(nil)
@@ -76,10 +75,8 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WorkloadPreemption{h: h,
-		evaluator: &preemption.GroupEvaluator{Handle: h, Pod: pod, BinarySearch: binary, ExactSearchMaxUnits: exact},
-		placement: preemption.PlacementOptions{MaxPlacements: maxPlacements, PreferredLevelsFirst: args.PreferredLevelsFirst},
-	}, nil
+	return &WorkloadPreemption{h: h, evaluator: &preemption.GroupEvaluator{Handle: h, Pod: pod, BinarySearch: binary,
+		Placements: preemption.PlacementOptions{MaxPlacements: maxPlacements, PreferredLevelsFirst: args.PreferredLevelsFirst}}}, nil
 }
 
 // Name implements framework.Plugin.
@@ -87,16 +84,10 @@ func (*WorkloadPreemption) Name() string { return Name }
 
 // PodGroupPostFilter decides the group's preemption and has it carried out: victims
 // deleted, every placed member nominated to its node.
-func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, g *framework.GroupInfo, pending []*framework.PodInfo, placed *framework.GroupPlacement, schedule framework.PodGroupSchedulingFunc, placements *framework.PlacementCandidates) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, attempt *framework.GroupAttempt) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	m := pl.h.Metrics()
 	start := time.Now()
-	var res *preemption.GroupResult
-	var err error
-	if placements != nil {
-		res, err = pl.evaluator.PreemptInPlacements(ctx, g, pending, schedule, placements, pl.placement)
-	} else {
-		res, err = pl.evaluator.Preempt(ctx, g, pending, placed, schedule)
-	}
+	res, err := pl.evaluator.Preempt(ctx, attempt)
 	m.PodGroupPreemptionAttemptDuration.Observe(time.Since(start).Seconds())
 	switch {
 	case err != nil:
@@ -115,6 +106,6 @@ func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, g *framewo
 	m.PodGroupPreemptionAttempts.WithLabelValues("success").Inc()
 	m.PodGroupPreemptionVictims.Observe(float64(len(res.Victims)))
 	m.PodGroupPreemptionReprieved.Add(float64(res.Reprieved))
-	pl.h.GroupPreemption().PreemptForGroup(g, res.Nominations, res.Victims)
+	pl.h.GroupPreemption().PreemptForGroup(attempt.Group, res.Nominations, res.Victims)
 	return &framework.PodGroupPostFilterResult{Nominations: res.Nominations}, nil
 }

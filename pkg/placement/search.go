@@ -1,0 +1,234 @@
+package placement
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// SearchResult is the outcome of a placement search.
+type SearchResult struct {
+	// Placed are the chosen placement's assignments; nil when no placement is feasible.
+	Placed *framework.GroupPlacement
+	// When none is feasible: every placement for preemption, best first, why none holds
+	// the group, and the plugins that rejected members.
+	Candidates *framework.PlacementCandidates
+	Message    string
+	Rejectors  sets.Set[string]
+}
+
+// Search runs KEP-5732's phases for the group's pending members, of which need must fit:
+// the placements are pruned by capacity, the others evaluated rank by rank (the group
+// placed inside each on the snapshot, then taken off), the feasible ones scored, and the
+// best chosen. When none holds the group, the result explains why and lists every
+// placement for preemption. The snapshot is left as it was.
+func (gp *Group) Search(ctx context.Context, pending []*framework.PodInfo, need int, placements []*framework.Placement) (*SearchResult, error) {
+	est, err := gp.pl.capacity(ctx, pending)
+	if err != nil {
+		return nil, err
+	}
+	ps := &placementSearch{gp: gp, pending: pending, need: need, est: est,
+		running: map[*framework.NodeInfo]bool{}, evals: map[*framework.Placement]*placementEval{}}
+	snap := gp.pl.opts.Snapshot
+	for _, m := range snap.GroupMembers(gp.g.Key) {
+		if n := snap.Get(m.NodeName); n != nil {
+			ps.running[n] = true
+		}
+	}
+	m := gp.pl.opts.Metrics
+	m.PodGroupPlacements.WithLabelValues("generated").Add(float64(len(placements)))
+	start := time.Now()
+	defer func() { m.PodGroupPlacementDuration.WithLabelValues("evaluate").Observe(time.Since(start).Seconds()) }()
+
+	// Phase 1: prune by capacity, and order each rank's placements so that the tightest
+	// ones that can hold every pending member come first.
+	byRank := map[int][]*placementEval{}
+	maxRank := 0
+	for i, p := range placements {
+		e := ps.eval(p)
+		e.index = i
+		byRank[p.Rank] = append(byRank[p.Rank], e)
+		maxRank = max(maxRank, p.Rank)
+	}
+	for _, es := range byRank {
+		slices.SortStableFunc(es, func(a, b *placementEval) int {
+			if c := cmp.Compare(min(b.capacity, len(pending)), min(a.capacity, len(pending))); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.capacity, b.capacity)
+		})
+	}
+
+	// Phase 2: evaluate, rank by rank, until enough feasible placements are found.
+	limit := gp.pl.opts.FeasiblePlacementsToFind
+	var feasible []*placementEval
+	for rank := 0; rank <= maxRank && len(feasible) == 0; rank++ {
+		for _, e := range byRank[rank] {
+			if len(feasible) >= limit {
+				break
+			}
+			if e.capacity < need {
+				m.PodGroupPlacements.WithLabelValues("pruned").Inc()
+				continue
+			}
+			if err := ps.evaluate(ctx, e); err != nil {
+				return nil, err
+			}
+			m.PodGroupPlacements.WithLabelValues("evaluated").Inc()
+			if len(e.placed.Assignments) >= need {
+				feasible = append(feasible, e)
+				m.PodGroupPlacements.WithLabelValues("feasible").Inc()
+			}
+		}
+	}
+	if len(feasible) == 0 {
+		return ps.failure(ctx, placements)
+	}
+
+	// Phase 3: score the feasible placements and pick the best, ties broken by the seeded
+	// generator.
+	scoreStart := time.Now()
+	var best *placementEval
+	ties := 0
+	for _, e := range feasible {
+		sc, st := ps.score(ctx, e.p, e.placed)
+		if !st.IsSuccess() {
+			return nil, st.AsError()
+		}
+		e.score = sc
+		switch {
+		case best == nil || sc > best.score:
+			best, ties = e, 1
+		case sc == best.score:
+			ties++
+			if gp.pl.opts.Rand.IntN(ties) == 0 {
+				best = e
+			}
+		}
+	}
+	m.PodGroupPlacementDuration.WithLabelValues("score").Observe(time.Since(scoreStart).Seconds())
+	best.placed.Placement = best.p
+	return &SearchResult{Placed: best.placed}, nil
+}
+
+// placementSearch is what one Search learns about the group's placements.
+type placementSearch struct {
+	gp      *Group
+	pending []*framework.PodInfo
+	need    int
+	est     *capacity
+	// running marks the nodes of the group's running members: a fallback fills the
+	// domains holding them first.
+	running map[*framework.NodeInfo]bool
+	evals   map[*framework.Placement]*placementEval
+}
+
+// placementEval is what the search learned about one placement.
+type placementEval struct {
+	p     *framework.Placement
+	index int
+	// capacity bounds how many pending members fit (resource vectors only).
+	capacity  int
+	evaluated bool
+	placed    *framework.GroupPlacement
+	score     int64
+}
+
+func (ps *placementSearch) eval(p *framework.Placement) *placementEval {
+	e := ps.evals[p]
+	if e == nil {
+		e = &placementEval{p: p, capacity: ps.est.Of(p.Nodes, nil)}
+		ps.evals[p] = e
+	}
+	return e
+}
+
+// score scores a placement holding the placed members with the PlacementScore plugins.
+func (ps *placementSearch) score(ctx context.Context, p *framework.Placement, placed *framework.GroupPlacement) (int64, *framework.Status) {
+	return ps.gp.pl.opts.Framework.RunPlacementScorePlugins(ctx, ps.gp.state, ps.gp.g, p, placed, len(ps.pending))
+}
+
+// evaluate places the group inside a placement on the snapshot and takes it off again.
+func (ps *placementSearch) evaluate(ctx context.Context, e *placementEval) error {
+	fwk, snap, gp := ps.gp.pl.opts.Framework, ps.gp.pl.opts.Snapshot, ps.gp
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	e.evaluated = true
+	if st := fwk.RunAssumePlacement(ctx, gp.state, gp.g, e.p); !st.IsSuccess() {
+		if st.Code() == framework.Error {
+			return st.AsError()
+		}
+		e.placed = &framework.GroupPlacement{Unplaced: ps.pending, Message: st.Message(), Reasons: st.Reasons(),
+			UnschedulablePlugins: []string{st.Plugin()}}
+		return nil
+	}
+	defer fwk.RunRevertPlacement(ctx, gp.state, gp.g, e.p)
+	placed, err := ps.fill(ctx, e.p, ps.pending)
+	if err != nil {
+		return err
+	}
+	e.placed = placed
+	return nil
+}
+
+// fill places members inside p. A placement whose Preferred level was given up fills its
+// children one after the other (those holding running members first, then the roomiest),
+// so the group spans as few of them as it can, and then the rest of its nodes.
+func (ps *placementSearch) fill(ctx context.Context, p *framework.Placement, members []*framework.PodInfo) (*framework.GroupPlacement, error) {
+	opts := framework.PlaceOptions{Nodes: p.Nodes, Pack: p.PackWeight, Need: ps.need}
+	if len(p.Children) == 0 {
+		return ps.gp.pl.place(ctx, members, opts)
+	}
+	children := slices.Clone(p.Children)
+	holds := func(c *framework.Placement) bool {
+		return slices.ContainsFunc(c.Nodes, func(n *framework.NodeInfo) bool { return ps.running[n] })
+	}
+	slices.SortStableFunc(children, func(a, b *framework.Placement) int {
+		if ha, hb := holds(a), holds(b); ha != hb {
+			if ha {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(ps.eval(b).capacity, ps.eval(a).capacity)
+	})
+	out := &framework.GroupPlacement{}
+	rest := members
+	merge := func(pl *framework.GroupPlacement) {
+		out.Assignments = append(out.Assignments, pl.Assignments...)
+		out.Unplaced = pl.Unplaced
+		if len(pl.Unplaced) > 0 {
+			out.Message, out.Reasons = pl.Message, pl.Reasons
+		}
+		out.UnschedulablePlugins = sets.List(sets.New(out.UnschedulablePlugins...).Insert(pl.UnschedulablePlugins...))
+	}
+	for _, c := range children {
+		if len(rest) == 0 {
+			break
+		}
+		if ps.eval(c).capacity <= 0 {
+			continue
+		}
+		placed, err := ps.fill(ctx, c, rest)
+		if err != nil {
+			return nil, err
+		}
+		merge(placed)
+		rest = placed.Unplaced
+	}
+	if len(rest) > 0 {
+		// Nodes outside every child (without the finer label) and what the children
+		// could not take one member at a time.
+		placed, err := ps.gp.pl.place(ctx, rest, opts)
+		if err != nil {
+			return nil, err
+		}
+		merge(placed)
+	}
+	return out, nil
+}

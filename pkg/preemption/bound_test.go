@@ -1,0 +1,190 @@
+package preemption_test
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
+)
+
+// The disruption bound of a domain, on resource vectors: the lowest priority level whose
+// pods cover the room the group lacks, and the fewest of them that could.
+func TestDisruptionBound(t *testing.T) {
+	shifted := func(p int32) int64 { return int64(p) + math.MaxInt32 + 1 }
+	// want renders a bound as the highest victim priority, the number of victims and the
+	// sum of their shifted priorities.
+	type bound struct {
+		highest int32
+		count   int
+		sum     int64
+	}
+	none := bound{highest: preemption.NoCost.Highest}
+	tests := []struct {
+		name     string
+		nodes    []*v1.Node
+		pods     []*v1.Pod
+		members  []*v1.Pod
+		minCount int32
+		want     bound
+		wantOK   bool
+	}{
+		{
+			name:  "free room: no victims",
+			nodes: cpuNodes("4", "n1"), pods: []*v1.Pod{low("p1", 1, "2", "n1")},
+			members: []*v1.Pod{member("m1", "2")}, minCount: 1,
+			want: none, wantOK: true,
+		},
+		{
+			// 2 cpu lacking: priority 1 frees 1, priority 2 the rest; one 2-cpu pod could
+			// do it alone.
+			name:  "the lowest level that covers what is lacking, and the fewest pods",
+			nodes: cpuNodes("4", "n1"), pods: []*v1.Pod{low("p1", 1, "1", "n1"), low("p2", 2, "2", "n1"), low("p3", 3, "1", "n1")},
+			members: []*v1.Pod{member("m1", "1"), member("m2", "1")}, minCount: 2,
+			want: bound{highest: 2, count: 1, sum: shifted(2)}, wantOK: true,
+		},
+		{
+			// 4 cpu lacking, 2 cpu the largest request: at least two victims, counted at
+			// the lowest priority but one.
+			name:  "the count from the largest request",
+			nodes: cpuNodes("4", "n1"), pods: []*v1.Pod{low("p1", 1, "1", "n1"), low("p2", 1, "1", "n1"), low("p3", 2, "2", "n1")},
+			members: []*v1.Pod{member("m1", "2"), member("m2", "2")}, minCount: 2,
+			want: bound{highest: 2, count: 2, sum: shifted(2) + shifted(1)}, wantOK: true,
+		},
+		{
+			name:  "pods already leaving are room",
+			nodes: cpuNodes("4", "n1"), pods: []*v1.Pod{low("p1", 1, "2", "n1"), deleting(low("p2", 2, "2", "n1"))},
+			members: []*v1.Pod{member("m1", "2")}, minCount: 1,
+			want: none, wantOK: true,
+		},
+		{
+			name:  "only the group's need counts: its smallest members",
+			nodes: cpuNodes("4", "n1"), pods: []*v1.Pod{low("p1", 1, "2", "n1"), low("p2", 2, "2", "n1")},
+			members: []*v1.Pod{member("big", "4"), member("small", "2")}, minCount: 1,
+			want: bound{highest: 1, count: 1, sum: shifted(1)}, wantOK: true,
+		},
+		{
+			name:  "pods of the group's priority and above free nothing",
+			nodes: cpuNodes("4", "n1"), pods: []*v1.Pod{low("peer", groupPriority, "2", "n1"), low("boss", 200, "2", "n1")},
+			members: []*v1.Pod{member("m1", "1")}, minCount: 1,
+		},
+		{
+			name:    "a BestEffort pod frees nothing, not even its slot",
+			nodes:   []*v1.Node{testutil.Node("n1").Capacity("cpu", "4", "pods", "1").Obj()},
+			pods:    []*v1.Pod{testutil.Pod("be").Priority(1).Node("n1").Obj()},
+			members: []*v1.Pod{member("m1", "1")}, minCount: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ge := newGroupEnv(t, tc.nodes, tc.pods, groupEnvOptions{minCount: tc.minCount})
+			cost, ok := ge.part(nil, tc.members...).Bound()
+			if ok != tc.wantOK {
+				t.Fatalf("feasible %v, want %v", ok, tc.wantOK)
+			}
+			if got := (bound{cost.Highest, cost.Count, cost.Sum}); ok && got != tc.want {
+				t.Errorf("bound %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The vector oracle decides a resource-only rejection on resource vectors: the same units
+// and search as a simulation, BestEffort pods never candidates, and a group unit freeing
+// here only its pods on this node.
+func TestSelectVictimsByResources(t *testing.T) {
+	allGroup := podGroup("all", 1, 2, true)
+	inAll := func(name, node string) *v1.Pod {
+		return testutil.Pod(name).Labels(v1alpha1.LabelPodGroup, "all").Priority(1).Req("cpu", "1").Node(node).Obj()
+	}
+	tests := []struct {
+		name      string
+		nodes     []*v1.Node
+		pods      []*v1.Pod
+		preemptor *v1.Pod
+		// want are the victims (nil: not a candidate).
+		want []string
+	}{
+		{
+			name:  "the fewest victims",
+			nodes: cpuNodes("4", "n1"),
+			pods:  []*v1.Pod{low("a", 1, "2", "n1"), low("b", 1, "1", "n1"), low("c", 1, "1", "n1")},
+			// Greedy reprieval would take b and c; one victim is enough.
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "2").Obj(),
+			want:      []string{"a"},
+		},
+		{
+			name:      "a BestEffort pod is never a candidate",
+			nodes:     []*v1.Node{testutil.Node("n1").Capacity("cpu", "4", "pods", "2").Obj()},
+			pods:      []*v1.Pod{testutil.Pod("be").Priority(1).Node("n1").Obj(), low("x", 1, "1", "n1")},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "1").Obj(),
+			want:      []string{"x"},
+		},
+		{
+			name:      "a BestEffort pod alone: no candidate",
+			nodes:     []*v1.Node{testutil.Node("n1").Capacity("cpu", "4", "pods", "1").Obj()},
+			pods:      []*v1.Pod{testutil.Pod("be").Priority(1).Node("n1").Obj()},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "1").Obj(),
+		},
+		{
+			// The group frees one cpu here, though it has two pods: its member elsewhere
+			// frees room elsewhere. Preempting it takes both.
+			name:      "a group unit frees here only its pods on this node",
+			nodes:     cpuNodes("2", "n1", "n2"),
+			pods:      []*v1.Pod{inAll("g1", "n1"), inAll("g2", "n2"), low("other", 50, "1", "n1")},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "1").Obj(),
+			want:      []string{"g1", "g2"},
+		},
+		{
+			// Put back, the group takes back only its one cpu here: a alone is the victim.
+			name:      "a group unit put back takes back only its room here",
+			nodes:     cpuNodes("2", "n1", "n2"),
+			pods:      []*v1.Pod{inAll("g1", "n1"), inAll("g2", "n2"), low("a", 1, "1", "n1")},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "1").Obj(),
+			want:      []string{"a"},
+		},
+		{
+			name:      "a group unit's pods elsewhere are no room here",
+			nodes:     cpuNodes("2", "n1", "n2"),
+			pods:      []*v1.Pod{inAll("g1", "n1"), inAll("g2", "n2"), low("other", 50, "1", "n1")},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "2").Obj(),
+		},
+		{
+			name:      "pods already leaving are room, not victims",
+			nodes:     cpuNodes("2", "n1"),
+			pods:      []*v1.Pod{deleting(low("leaving", 1, "2", "n1"))},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "2").Obj(),
+			want:      []string{},
+		},
+		{
+			name:      "pods of the preemptor's priority stay",
+			nodes:     cpuNodes("2", "n1"),
+			pods:      []*v1.Pod{low("peer", 10, "2", "n1")},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "1").Obj(),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ge := newGroupEnv(t, tc.nodes, tc.pods, groupEnvOptions{minCount: 1, groups: []*framework.GroupInfo{allGroup}})
+			cand := preemption.SelectVictimsByResources(ge.e.Pod, context.Background(), framework.NewPodInfo(tc.preemptor), ge.c.Get("n1"))
+			if tc.want == nil {
+				if cand != nil {
+					t.Fatalf("victims %v, want no candidate", sortedNames(cand.Victims))
+				}
+				return
+			}
+			if cand == nil {
+				t.Fatalf("no candidate, want victims %v", tc.want)
+			}
+			if got := sortedNames(cand.Victims); !slices.Equal(got, tc.want) {
+				t.Errorf("victims %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

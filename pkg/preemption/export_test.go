@@ -1,0 +1,105 @@
+package preemption
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// What the external tests of the group preemption parts (package preemption_test) reach:
+// each part on its own, given the preemptor made from a group attempt and a domain.
+
+// SelectVictimsByResources is Evaluator.selectVictimsByResources.
+var SelectVictimsByResources = (*Evaluator).selectVictimsByResources
+
+// GroupPart is a group preemption about to be decided in a domain: the evaluator (its
+// budget of simulations filled), the preemptor made from the attempt, and the domain's
+// nodes (nil: the whole cluster).
+type GroupPart struct {
+	e   *GroupEvaluator
+	pr  *preemptor
+	dom domain
+}
+
+// Part prepares the parts of e's decision for attempt a in the nodes.
+func (e *GroupEvaluator) Part(a *framework.GroupAttempt, nodes []*framework.NodeInfo) *GroupPart {
+	e.budget = decisionSearchBudget
+	return &GroupPart{e: e, pr: newPreemptor(e.Handle.Snapshot(), a), dom: domain{nodes: nodes}}
+}
+
+func (p *GroupPart) candidateSet() candidateSet {
+	d := p.e.candidates(p.pr, p.dom.nodesOr(p.e.Handle.Snapshot().NodeInfos()), 0)
+	return candidateSet{leaving: d.leaving, units: d.units}
+}
+
+// Decide is decide, every priority level admitted.
+func (p *GroupPart) Decide(ctx context.Context, binarySearch bool) (*GroupResult, error) {
+	return p.e.decide(ctx, p.pr, p.dom, maxLevel, binarySearch)
+}
+
+// SearchUnits is searchUnits over every candidate of the domain.
+func (p *GroupPart) SearchUnits(ctx context.Context) (*GroupResult, error) {
+	return p.e.searchUnits(ctx, p.pr, p.dom, p.candidateSet())
+}
+
+// Plan renders planDomain's plan: nil when there is none, "infeasible", or one
+// "level: nodes" line per domain to try, in order.
+func (p *GroupPart) Plan(ctx context.Context) []string {
+	plan := p.e.planDomain(ctx, p.pr, p.dom.nodesOr(p.e.Handle.Snapshot().NodeInfos()))
+	switch {
+	case plan == nil:
+		return nil
+	case plan.infeasible:
+		return []string{"infeasible"}
+	}
+	out := []string{}
+	for _, d := range plan.domains {
+		var names []string
+		for _, n := range d.nodes {
+			names = append(names, n.Name)
+		}
+		out = append(out, fmt.Sprintf("%d: %s", d.level, strings.Join(names, " ")))
+	}
+	return out
+}
+
+// Bound is the disruption bound of the domain.
+func (p *GroupPart) Bound() (Cost, bool) {
+	return newDisruptionBound(p.e.Handle.Snapshot(), p.pr).of(p.dom.nodesOr(p.e.Handle.Snapshot().NodeInfos()))
+}
+
+// Oracle is a started group oracle, its units named by key (a pod's namespace/name, or
+// "PodGroup:namespace/name").
+type Oracle struct {
+	o     *groupOracle
+	units map[string]*unit
+}
+
+// StartOracle starts a group oracle with every candidate unit of the domain removed, and
+// reports whether enough members fit. The caller owns a checkpoint around its life.
+func (p *GroupPart) StartOracle(ctx context.Context) (*Oracle, bool, error) {
+	cs := p.candidateSet()
+	o := &Oracle{o: p.e.newOracle(ctx, p.pr, p.dom), units: map[string]*unit{}}
+	for _, u := range cs.units {
+		o.units[u.key] = u
+	}
+	ok, err := o.o.start(cs)
+	return o, ok, err
+}
+
+// Keep puts a unit back.
+func (o *Oracle) Keep(key string) (bool, error) { return o.o.keep(o.units[key]) }
+
+// Drop undoes the latest successful keep.
+func (o *Oracle) Drop(key string) error { return o.o.drop(o.units[key]) }
+
+// Placement renders the members' current placement, "member node" in order.
+func (o *Oracle) Placement() []string {
+	var out []string
+	for _, a := range o.o.assign {
+		out = append(out, a.Pod.Pod.Name+" "+a.Node.Name)
+	}
+	return out
+}

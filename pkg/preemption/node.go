@@ -1,0 +1,154 @@
+package preemption
+
+import (
+	"context"
+	"slices"
+
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// maxBlockingRounds bounds how many times cross-node blockers are looked up for one node:
+// each round can only reveal a different plugin's blockers.
+const maxBlockingRounds = 4
+
+// SelectVictims finds the least disruptive set of preemption units (by Cost) whose
+// removal lets p onto node, or nil when no set of lower-priority units does. It is the
+// node-domain case of the workload-aware algorithm (KEP-5710): a unit is a pod, or a whole
+// PodGroup of disruption mode All, whose members elsewhere are victims too and count in
+// the cost, though they do not help p fit here. When, with every lower-priority unit of
+// the node gone, p is still blocked by other pods (anti-affinity, spreading), the blocking
+// plugin names them, and lower-priority units elsewhere become candidates too: cross-node
+// preemption, looked for only when it is the blocker. With few candidates the search is
+// exact, otherwise greedy reprieval (victimSearch). The simulation is rolled back.
+func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) (*Candidate, error) {
+	snap := e.Handle.Snapshot()
+	cp := snap.Checkpoint()
+	defer snap.Rollback(cp)
+	o := &podOracle{e: e, ctx: ctx, state: state.Clone(), p: p, node: node,
+		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: slotHolders{}}
+	units := newUnitIndex(snap)
+
+	var potential []*unit
+	preemptor := []*framework.PodInfo{p}
+	takeOff := func(pods []*framework.PodInfo) (bool, error) {
+		progress := false
+		for _, q := range slices.Clone(pods) {
+			if _, done := o.home[q]; done || q.Holder() {
+				continue
+			}
+			n := snap.Get(q.NodeName)
+			if n == nil || VictimPriority(snap, q) >= p.Priority {
+				continue
+			}
+			if !q.Terminating {
+				u := units.of(q)
+				if u.priority >= p.Priority || !u.mayHelp(preemptor) {
+					continue
+				}
+				if _, seen := o.removed[u]; !seen {
+					potential = append(potential, u)
+				}
+				o.removed[u] = append(o.removed[u], q)
+				o.holders.track(u)
+			}
+			// Lower-priority pods already leaving are room, and nobody's victims.
+			o.home[q] = n
+			if err := o.remove(q); err != nil {
+				return false, err
+			}
+			progress = true
+		}
+		return progress, nil
+	}
+	if _, err := takeOff(node.Pods); err != nil {
+		return nil, err
+	}
+	for round := 0; ; round++ {
+		ok, why, err := e.fits(ctx, o.state, p, node)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			break
+		}
+		if why.Code() != framework.Unschedulable || round == maxBlockingRounds {
+			return nil, nil
+		}
+		progress, err := takeOff(e.Handle.RunBlockingPodsPlugin(ctx, o.state, p, node, why))
+		if err != nil {
+			return nil, err
+		}
+		if !progress {
+			return nil, nil
+		}
+	}
+	sortUnits(potential)
+	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), shared: &e.budget, logger: klog.FromContext(ctx)}
+	victims, err := search.run()
+	if err != nil {
+		return nil, err
+	}
+	return newCandidate(node, victims, snap.PDBs()), nil
+}
+
+// podOracle simulates a pod's preemption on one node: units come back to where they ran
+// and the pod's filters are run on the node, with its plugins' state kept up to date.
+type podOracle struct {
+	e     *Evaluator
+	ctx   context.Context
+	state *framework.CycleState
+	p     *framework.PodInfo
+	node  *framework.NodeInfo
+	// removed are the pods of each unit that were taken off (on this node, and blockers
+	// elsewhere); home is where each ran.
+	removed map[*unit][]*framework.PodInfo
+	home    map[*framework.PodInfo]*framework.NodeInfo
+	holders slotHolders
+}
+
+func (o *podOracle) remove(q *framework.PodInfo) error {
+	n := o.home[q]
+	o.holders.takeOff(o.e.Handle.Snapshot(), q, n.Name)
+	return o.e.Handle.RunPreFilterExtensionRemovePod(o.ctx, o.state, o.p, q, n).AsError()
+}
+
+func (o *podOracle) restore(q *framework.PodInfo) error {
+	n := o.home[q]
+	o.holders.putBack(o.e.Handle.Snapshot(), q, n.Name)
+	return o.e.Handle.RunPreFilterExtensionAddPod(o.ctx, o.state, o.p, q, n).AsError()
+}
+
+func (o *podOracle) keep(u *unit) (bool, error) {
+	for _, q := range o.removed[u] {
+		if err := o.restore(q); err != nil {
+			return false, err
+		}
+	}
+	ok, _, err := o.e.fits(o.ctx, o.state, o.p, o.node)
+	if err != nil || ok {
+		return ok, err
+	}
+	return false, o.drop(u)
+}
+
+func (o *podOracle) witness() any { return nil }
+
+func (o *podOracle) drop(u *unit) error {
+	for _, q := range o.removed[u] {
+		if err := o.remove(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fits runs the filters for p on node; when p does not fit it says why.
+func (e *Evaluator) fits(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) (bool, *framework.Status, error) {
+	s := e.Handle.RunFilterPlugins(ctx, state, p, node)
+	if s.Code() == framework.Error {
+		return false, s, s.AsError()
+	}
+	return s.IsSuccess(), s, nil
+}

@@ -1,0 +1,105 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
+)
+
+// assume makes a successful group cycle real: every placed member is assumed on its node,
+// Reserve and Permit run, and all are bound in this cycle. Members that did not fit
+// (beyond a gang's minCount) stay pending and are tried again at once.
+func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framework.GroupPlacement) {
+	gs, fwk := a.gs, a.fwk
+	g := gs.info
+	var done []framework.Assignment
+	undo := func() {
+		for _, m := range done {
+			c.binder.forget(ctx, fwk, assumedMember(m))
+		}
+	}
+	for _, m := range placed.Assignments {
+		c.cache.ClearNomination(m.Pod.Key)
+		if c.observer != nil {
+			c.observer.BeforeAssume(m.Pod, m.Node.Name, c.cache)
+		}
+		if err := c.cache.AssumePod(m.Pod, m.Node.Name); err != nil {
+			undo()
+			c.fail(a, framework.AsStatus(err), nil, nil)
+			return
+		}
+		done = append(done, m)
+		st := fwk.RunReservePluginsReserve(ctx, m.State, m.Pod, m.Node.Name)
+		if st.IsSuccess() {
+			// A group's members are released together: a Permit that waits is a
+			// rejection here, since the group does not wait for itself.
+			st, _ = fwk.RunPermitPlugins(ctx, m.State, m.Pod, m.Node.Name)
+		}
+		if !st.IsSuccess() {
+			undo()
+			c.fail(a, st, nil, nil)
+			return
+		}
+	}
+	if c.observer != nil {
+		c.observer.GroupPlaced(g, done)
+	}
+	c.preemptions.forgetDecision(a.entry.Key)
+	for _, m := range done {
+		gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q == m.Pod })
+		c.status.forget(m.Pod.Key)
+		as := assumedMember(m)
+		c.binder.bind(fwk, as, func(o bindOutcome, st *framework.Status) { c.finishMemberBinding(a, as, o, st) })
+	}
+	c.observe(a, metrics.ResultScheduled)
+	bound := len(c.cache.GroupMembers(g.Key))
+	if bound >= g.MinCount() {
+		if c.groupAPI.setCondition(gs, true, v1alpha1.PodGroupReasonScheduled, "") {
+			c.metrics.PodGroupScheduled(g.Gang(), a.fwk.SchedulerName(), c.queue.Waited(a.entry))
+			msg := fmt.Sprintf("Scheduled %d pods of pod group %s", bound, g.Key)
+			if placed.Placement != nil {
+				msg += " in " + placed.Placement.Name
+			}
+			c.actuator.Event(g.PodGroup, nil, v1.EventTypeNormal, "Scheduled", "Scheduling", msg)
+		}
+	}
+	if len(gs.pending) == 0 {
+		c.queue.Done(a.entry.Key)
+		return
+	}
+	// The members left over (beyond what the group needed) are tried again at once, now
+	// as extra members of a running group: one at a time, with preemption, rather than
+	// waiting in the unschedulable pool for an event or the periodic flush.
+	c.queue.Requeue(a.entry, sets.New(placed.UnschedulablePlugins...), false)
+	c.queue.Activate(a.entry.Key)
+	for _, p := range placed.Unplaced {
+		c.status.reportFailure(p, v1.PodReasonUnschedulable, placed.Message)
+	}
+}
+
+// assumedMember is a placed member as the binder sees it.
+func assumedMember(m framework.Assignment) assumed {
+	return assumed{pod: m.Pod, host: m.Node.Name, state: m.State}
+}
+
+// finishMemberBinding handles a member's binding result. A failure with our assumption
+// still in place puts the member back among the group's pending pods, to be tried again; a
+// member deleted or bound meanwhile is left alone.
+func (c *groupCycle) finishMemberBinding(a groupAttempt, as assumed, o bindOutcome, st *framework.Status) {
+	switch o {
+	case bindSucceeded:
+		c.binder.recordScheduled(as)
+	case bindFailed:
+		c.binder.forget(context.Background(), a.fwk, as)
+		c.status.reportFailure(as.pod, v1.PodReasonSchedulerError, "Binding rejected: "+st.Message())
+		c.pending.addMember(as.pod, a.gs.profile, true)
+		c.queue.Backoff(groupEntryKey(a.gs.key))
+	}
+}

@@ -1,0 +1,292 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/actuator"
+	"github.com/phalanx-dev/phalanx/pkg/cache"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
+	"github.com/phalanx-dev/phalanx/pkg/queue"
+)
+
+// Condition of a preemption victim, with the wording of the KEPs.
+const (
+	ReasonPreemptionByScheduler = "PreemptionByScheduler"
+	msgPreemptedForPod          = "phalanx: preempting to accommodate a higher priority pod"
+	msgPreemptedForGroup        = "phalanx: preempting to accommodate a higher priority podgroup"
+	gatePreemption              = "PreemptionInProgress"
+)
+
+// preemptions carries out the preemptions the cycles decide (KEP-4832): victims are marked
+// leaving and the preemptor nominated at once, the API calls run off the loop while a gate
+// holds the preemptor back, and a failure is reverted. It then follows each preemptor
+// until its victims are gone (preemption_waits.go).
+type preemptions struct {
+	actuator *actuator.Actuator
+	// exec runs preemptions' API calls: off the loop (the actuator's executor), or inline
+	// with SyncPreemption.
+	exec     actuator.Executor
+	post     func(func())
+	clock    framework.Clock
+	logger   klog.Logger
+	cache    *cache.Cache
+	queue    *queue.Queue
+	metrics  *metrics.Metrics
+	observer Observer
+	status   *podStatus
+	groupAPI *groupAPI
+	pending  *pendingGroups
+
+	// inFlight holds the preemptions whose API calls are running, by preemptor (a pod's
+	// key, or a group's queue key).
+	inFlight map[string]*inflightPreemption
+	// victimOf and waitingForVictims hold the preemptors waiting for victims to leave, by
+	// victim and by preemptor.
+	victimOf          map[string]*victimWait
+	waitingForVictims map[string]*victimWait
+	// spent are the notes of preemptors whose victims are all gone, by preemptor.
+	spent map[string]string
+}
+
+var (
+	_ framework.PreemptionActuator      = (*preemptions)(nil)
+	_ framework.GroupPreemptionActuator = (*preemptions)(nil)
+)
+
+// inflightPreemption is a preemption whose API calls are running.
+type inflightPreemption struct {
+	victims []*framework.PodInfo
+	// members are a group preemptor's nominated members.
+	members []*framework.PodInfo
+}
+
+// Preempt carries out a preemption decided in this cycle (framework.PreemptionActuator),
+// asynchronously as KEP-4832 describes: the victims are marked as leaving at once, so no
+// later cycle counts them as victims again or as room; the preemptor is held back by a
+// PreEnqueue gate while a task off the loop sets the victims' DisruptionTarget condition,
+// deletes them (in parallel) and records the preemptor's nominated node. The nomination
+// itself is made in memory by the cycle's failure handling, right away.
+func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo) {
+	if logger := pm.logger.V(2); logger.Enabled() {
+		keys := make([]string, len(victims))
+		for i, v := range victims {
+			keys[i] = v.Key
+		}
+		logger.Info("Preempting", "preemptor", preemptor.Key, "node", node, "victims", keys)
+	}
+	for _, v := range victims {
+		v.Terminating = true
+	}
+	pm.inFlight[preemptor.Key] = &inflightPreemption{victims: victims}
+	pm.await(preemptor.Key, preemptor.Priority, victims)
+	pm.markVictimGroups(victims, msgPreemptedForPod)
+	if pm.observer != nil {
+		pm.observer.Preempting(preemptor, node, victims)
+	}
+	preemptorPod := preemptor.Pod
+	pods := make([]*v1.Pod, len(victims))
+	for i, v := range victims {
+		pods[i] = v.Pod
+	}
+	pm.exec.Go(func() {
+		start := time.Now()
+		err := pm.actuate(preemptorPod, node, pods)
+		result := "success"
+		if err != nil {
+			result = "error"
+		}
+		// Observed when the work is done, with its real result (upstream's defer captures
+		// the result before it is known).
+		pm.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+		pm.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
+		pm.post(func() { pm.done(preemptor.Key, err) })
+	})
+}
+
+// actuate makes the API calls of a preemption. It runs off the loop.
+func (pm *preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod) error {
+	ctx := context.Background()
+	errs := make([]error, len(victims))
+	pm.actuator.Exec.Parallel(len(victims), func(i int) {
+		errs[i] = pm.evict(ctx, victims[i], msgPreemptedForPod, preemptor,
+			fmt.Sprintf("Preempted by pod %s/%s on node %s", preemptor.Namespace, preemptor.Name, node))
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return pm.actuator.Client.PatchPodStatus(ctx, preemptor, nil, &node)
+}
+
+// done releases the preemptor (a pod, or a group's queue entry). On failure the
+// nominations are reverted, victims not deleted are no longer counted as leaving, and the
+// preemptor is tried again after a backoff, as after an error.
+func (pm *preemptions) done(key string, err error) {
+	inflight := pm.inFlight[key]
+	delete(pm.inFlight, key)
+	if err == nil {
+		// The preemptor waits in the unschedulable pool for its victims to leave; only if
+		// an event already tried to move it (and met the gate) does it go on now.
+		if entry := pm.queue.Get(key); entry != nil && entry.Gated() {
+			pm.queue.Activate(key)
+		}
+		return
+	}
+	pm.logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
+	pm.forgetDecision(key)
+	pm.forgetVictims(key)
+	if inflight != nil {
+		for _, v := range inflight.victims {
+			if cur := pm.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
+				v.Terminating = false
+			}
+		}
+		for _, m := range inflight.members {
+			pm.status.dropNomination(m)
+		}
+	}
+	msg := "preemption failed, will retry: " + err.Error()
+	if entry := pm.queue.Get(key); entry != nil {
+		switch {
+		case entry.Pod != nil:
+			pm.status.dropNomination(entry.Pod)
+			pm.actuator.Event(entry.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+		case entry.Group != nil:
+			if gs := entry.Group.(*groupState); gs.info != nil {
+				pm.groupAPI.setCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+				pm.actuator.Event(gs.info.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+			}
+		}
+	}
+	pm.queue.Backoff(key)
+}
+
+// PreemptForGroup carries out a group's preemption (framework.GroupPreemptionActuator):
+// victims are marked leaving, the members are nominated to their nodes at once, so the
+// room is held for the whole gang; the victims' and victim groups' conditions, the
+// deletions and the members' nominatedNodeName are written off the loop while the group
+// waits behind a gate.
+func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo) {
+	key := groupEntryKey(g.Key)
+	members := make([]*framework.PodInfo, 0, len(nominations))
+	for m := range nominations {
+		members = append(members, m)
+	}
+	slices.SortFunc(members, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
+	for _, m := range members {
+		pm.cache.Nominate(m, nominations[m])
+	}
+	for _, v := range victims {
+		v.Terminating = true
+	}
+	pm.inFlight[key] = &inflightPreemption{victims: victims, members: members}
+	pm.await(key, g.Priority, victims)
+	if pm.observer != nil {
+		pm.observer.PreemptingForGroup(g, nominations, victims)
+	}
+	pm.markVictimGroups(victims, msgPreemptedForGroup)
+	preemptor := g.PodGroup
+	type victimPod struct {
+		pod  *v1.Pod
+		node string
+	}
+	vps := make([]victimPod, len(victims))
+	for i, v := range victims {
+		vps[i] = victimPod{v.Pod, v.NodeName}
+	}
+	nominated := make([]*v1.Pod, len(members))
+	nodes := make([]string, len(members))
+	for i, m := range members {
+		nominated[i], nodes[i] = m.Pod, nominations[m]
+	}
+	pm.exec.Go(func() {
+		start := time.Now()
+		ctx := context.Background()
+		errs := make([]error, len(vps))
+		pm.actuator.Exec.Parallel(len(vps), func(i int) {
+			errs[i] = pm.evict(ctx, vps[i].pod, msgPreemptedForGroup, preemptor,
+				fmt.Sprintf("Preempted by podgroup %s/%s on node %s", preemptor.Namespace, preemptor.Name, vps[i].node))
+		})
+		err := errors.Join(errs...)
+		if err == nil {
+			merrs := make([]error, len(nominated))
+			pm.actuator.Exec.Parallel(len(nominated), func(i int) {
+				merrs[i] = pm.actuator.Client.PatchPodStatus(ctx, nominated[i], nil, &nodes[i])
+			})
+			err = errors.Join(merrs...)
+		}
+		result := "success"
+		if err != nil {
+			result = "error"
+		}
+		pm.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+		pm.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
+		pm.post(func() { pm.done(key, err) })
+	})
+}
+
+// evict sets a victim's DisruptionTarget condition, deletes it gracefully and records the
+// Preempted event naming the preemptor. It runs off the loop.
+func (pm *preemptions) evict(ctx context.Context, victim *v1.Pod, condMsg string, preemptor runtime.Object, eventMsg string) error {
+	cond := &v1.PodCondition{
+		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: ReasonPreemptionByScheduler,
+		Message: condMsg, LastTransitionTime: metav1.NewTime(pm.clock.Now()),
+	}
+	if err := pm.actuator.Client.PatchPodStatus(ctx, victim, cond, nil); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("setting the DisruptionTarget condition of %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	if err := pm.actuator.Client.DeletePod(ctx, victim, nil); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	pm.actuator.Event(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", eventMsg)
+	return nil
+}
+
+// markVictimGroups gives the groups preempted whole (disruption mode All) their own
+// DisruptionTarget condition and the Preempted phase (KEP-5710). Members of Single groups
+// are preempted one by one and their group's status is left alone.
+func (pm *preemptions) markVictimGroups(victims []*framework.PodInfo, msg string) {
+	seen := map[string]bool{}
+	var keys []string
+	for _, v := range victims {
+		if k := framework.GroupKey(v); k != "" && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		g := pm.cache.Group(k)
+		if g == nil || !g.DisruptAll() {
+			continue
+		}
+		pm.groupAPI.writeStatus(g.PodGroup, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
+			Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
+			Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msg,
+		})
+		if gs := pm.pending.groups[k]; gs != nil {
+			gs.condition = ""
+		}
+	}
+}
+
+// gate holds a pod (or a group) back while its preemption's API calls run.
+func (pm *preemptions) gate(key string) *framework.Status {
+	if _, ok := pm.inFlight[key]; ok {
+		return framework.NewStatus(framework.Pending, "waiting for the preemption of its victims to be carried out").WithPlugin(gatePreemption)
+	}
+	return nil
+}
