@@ -1,10 +1,10 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 
-	"k8s.io/apimachinery/pkg/util/dump"
 	"k8s.io/apimachinery/pkg/util/rand"
 )
 
@@ -39,10 +39,16 @@ func (g *names) next(prefix string) string {
 	return prefix + string(suffix)
 }
 
-// hashOf is the controllers' template hash (pod-template-hash, controller-revision-hash):
-// FNV-32a over a dump of the object, encoded in the API server's safe alphabet.
+// hashOf is a template's hash (pod-template-hash, controller-revision-hash) as the
+// controllers encode it: FNV-32a in the API server's safe alphabet. The controllers hash a
+// dump of the Go struct after the API server's defaults; this hashes the JSON of the
+// template as given, so the names it makes stay the same across Kubernetes releases.
 func hashOf(obj any) string {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		data = []byte(fmt.Sprint(obj))
+	}
 	h := fnv.New32a()
-	fmt.Fprintf(h, "%v", dump.ForHash(obj))
+	h.Write(data)
 	return rand.SafeEncodeString(fmt.Sprint(h.Sum32()))
 }

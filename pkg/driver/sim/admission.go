@@ -58,7 +58,9 @@ func (sc *Scenario) add(obj any, o origin) {
 	case *schedulingv1alpha2.Workload:
 		sc.Workloads = append(sc.Workloads, t)
 	default:
-		sc.Resources.add(obj)
+		if !sc.addWorkload(obj) {
+			sc.Resources.add(obj)
+		}
 	}
 }
 
@@ -133,6 +135,9 @@ func (sc *Scenario) admit() error {
 		admitPodGroup(pg, classes, t.createAt)
 	}
 	if err := sc.admitNative(classes, unique); err != nil {
+		return err
+	}
+	if err := sc.admitWorkloads(classes, unique); err != nil {
 		return err
 	}
 	return sc.admitResources(unique)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/controllers"
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
@@ -43,6 +44,10 @@ type podRecord struct {
 	createdAt, deletedAt *float64
 	// devices and volumes are what the pod's claims held when it was bound.
 	devices, volumes []string
+	// ctrl is the model of the controller that made the pod or that the pod names
+	// (workloads.go); replaces names the pod it was made in place of.
+	ctrl     controllers.Controller
+	replaces string
 }
 
 // ObjectRef names an object in the report.
@@ -86,10 +91,10 @@ func (s *Simulator) BindPod(_ context.Context, pod *v1.Pod, node string) error {
 	s.nodeUsage.add(node, np, s)
 	s.sched.UpdatePod(old, np)
 	if rec.timing.hasRunFor {
-		k := key(np)
-		s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(k) })
+		s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(rec) })
 	}
 	s.pdbsDirty = true
+	s.tell(rec, controllers.Running)
 	return nil
 }
 
@@ -130,9 +135,9 @@ func (s *Simulator) deletePod(rec *podRecord, grace *int64) {
 	rec.pod = np
 	rec.terminating = true
 	s.sched.UpdatePod(old, np)
-	k := key(np)
-	s.at(s.now.Add(wait), func() { s.gone(s.pods[k]) })
+	s.at(s.now.Add(wait), func() { s.gone(rec) })
 	s.pdbsDirty = true
+	s.tell(rec, controllers.Terminating)
 }
 
 // gone removes a pod from the cluster.
@@ -157,6 +162,7 @@ func (s *Simulator) gone(rec *podRecord) {
 	s.sched.DeletePod(rec.pod)
 	s.releasePodClaims(rec.pod)
 	s.pdbsDirty = true
+	s.tell(rec, controllers.Gone)
 }
 
 // markDeleted records the first moment the pod's deletion started.
@@ -167,9 +173,8 @@ func (rec *podRecord) markDeleted(t float64) {
 }
 
 // succeed ends a pod whose run-for elapsed.
-func (s *Simulator) succeed(k string) {
-	rec := s.pods[k]
-	if rec == nil || rec.gone || rec.terminating {
+func (s *Simulator) succeed(rec *podRecord) {
+	if rec.gone || rec.terminating {
 		return
 	}
 	old := rec.pod
@@ -184,6 +189,7 @@ func (s *Simulator) succeed(k string) {
 	s.sched.UpdatePod(old, np)
 	s.releasePodClaims(np)
 	s.pdbsDirty = true
+	s.tell(rec, controllers.Succeeded)
 }
 
 // PatchPodStatus sets a condition and/or the nominated node name.

@@ -119,41 +119,47 @@ func TestExampleGPUsDRAInterconnect(t *testing.T) {
 	}
 }
 
-// The real-cluster examples: each workload's controller would make the pods from its
-// templates; the test makes them the same way (JobSet: replicas × parallelism per
-// replicated Job; PyTorchJob: replicas per replica type; Indexed Job: parallelism) and
-// simulates them on two racks of 8-GPU nodes, where the gang must start whole in one rack.
+// The real-cluster examples on two racks of 8-GPU nodes, where the gang must start whole
+// in one rack. The simulator makes the pods of the Indexed Job and of the JobSet as their
+// controllers would; the PyTorchJob's, which the simulator does not model, the test makes
+// as the training operator would (replicas per replica type).
 func TestExamplesOnACluster(t *testing.T) {
 	dir := filepath.Join(examplesDir, "on-a-cluster")
-	common, err := os.ReadFile(filepath.Join(dir, "00-common.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var nodes strings.Builder
 	for _, rack := range []string{"r1", "r2"} {
 		for i := range 4 {
 			fmt.Fprintf(&nodes, "---\napiVersion: v1\nkind: Node\nmetadata: {name: %s-n%d, labels: {example.com/rack: %s}}\nstatus: {allocatable: {cpu: \"96\", memory: 1Ti, pods: \"110\", nvidia.com/gpu: \"8\"}}\n", rack, i, rack)
 		}
 	}
-	for file, wantPods := range map[string]int{"podgroup-indexed-job.yaml": 4, "jobset.yaml": 9, "pytorchjob.yaml": 4} {
-		t.Run(file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(dir, file))
-			if err != nil {
-				t.Fatal(err)
+	for _, tc := range []struct {
+		file, group string
+		pods        []string // name prefixes of the pods, in the order they are made
+	}{
+		{"podgroup-indexed-job.yaml", "train", []string{"train-0-", "train-1-", "train-2-", "train-3-"}},
+		{"jobset.yaml", "llm", []string{"llm-driver-0-0-", "llm-workers-0-0-", "llm-workers-0-1-", "llm-workers-0-2-", "llm-workers-0-3-",
+			"llm-workers-1-0-", "llm-workers-1-1-", "llm-workers-1-2-", "llm-workers-1-3-"}},
+		{"pytorchjob.yaml", "resnet", []string{"resnet-master-0", "resnet-worker-0", "resnet-worker-1", "resnet-worker-2"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			workload := filepath.Join(dir, tc.file)
+			if tc.file == "pytorchjob.yaml" {
+				workload = filepath.Join(t.TempDir(), tc.file)
+				if err := os.WriteFile(workload, pytorchJobPods(t, filepath.Join(dir, tc.file)), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			manifests, group := expandWorkloads(t, data)
-			if strings.Count(manifests, "\nkind: Pod\n") != wantPods {
-				t.Fatalf("the workload makes %d pods, want %d:\n%s", strings.Count(manifests, "\nkind: Pod\n"), wantPods, manifests)
-			}
-			sc, err := Load([]string{"-"}, strings.NewReader(string(common)+nodes.String()+manifests))
+			sc, err := Load([]string{filepath.Join(dir, "00-common.yaml"), "-", workload}, strings.NewReader(nodes.String()))
 			if err != nil {
 				t.Fatal(err)
 			}
 			r, _ := simulateScenario(t, sc)
+			if len(r.Pods) != len(tc.pods) {
+				t.Fatalf("%d pods, want %d", len(r.Pods), len(tc.pods))
+			}
 			racks := map[string]bool{}
-			for _, p := range r.Pods {
-				if p.Phase != PhaseRunning || p.PodGroup != group {
-					t.Errorf("%s: %s in group %q, want Running in %s: %s", p.Name, p.Phase, p.PodGroup, group, p.Message)
+			for i, p := range r.Pods {
+				if !strings.HasPrefix(p.Name, tc.pods[i]) || p.Phase != PhaseRunning || p.PodGroup != tc.group {
+					t.Errorf("pod %d: %s %s in group %q, want %s* Running in %s: %s", i, p.Name, p.Phase, p.PodGroup, tc.pods[i], tc.group, p.Message)
 				}
 				racks[strings.Split(p.Node, "-")[0]] = true
 			}
@@ -161,108 +167,60 @@ func TestExamplesOnACluster(t *testing.T) {
 				t.Errorf("the gang spans racks %v", racks)
 			}
 			if len(r.PodGroups) != 1 || r.PodGroups[0].Phase != "Scheduled" {
-				t.Errorf("pod groups %+v, want %s Scheduled", r.PodGroups, group)
+				t.Errorf("pod groups %+v, want %s Scheduled", r.PodGroups, tc.group)
 			}
 		})
 	}
 }
 
-// expandWorkloads turns the Jobs, JobSets and PyTorchJobs of a file into the pods their
-// controllers make, keeping the other documents; it checks every pod template names
-// phalanx and the file's PodGroup, and returns that group's name.
-func expandWorkloads(t *testing.T, data []byte) (string, string) {
+// pytorchJobPods is the example with its PyTorchJob replaced by the pods the training
+// operator makes: replicas pods per replica type, named <job>-<type>-<index>.
+func pytorchJobPods(t *testing.T, file string) []byte {
 	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
-	group := ""
-	type template struct {
-		Metadata struct {
-			Labels map[string]string `json:"labels"`
-		} `json:"metadata"`
-		Spec map[string]any `json:"spec"`
-	}
-	type jobSpec struct {
-		Parallelism int      `json:"parallelism"`
-		Template    template `json:"template"`
-	}
-	emit := func(namespace, name string, tpl template) {
-		if tpl.Spec["schedulerName"] != "phalanx" {
-			t.Errorf("%s: the pod template's schedulerName is %v, want phalanx", name, tpl.Spec["schedulerName"])
-		}
-		if g := tpl.Metadata.Labels["scheduling.phalanx.dev/pod-group"]; g != group {
-			t.Errorf("%s: the pod template names pod group %q, want %q", name, g, group)
-		}
-		pod := map[string]any{"apiVersion": "v1", "kind": "Pod",
-			"metadata": map[string]any{"name": name, "namespace": namespace, "labels": tpl.Metadata.Labels}, "spec": tpl.Spec}
-		y, err := yaml.Marshal(pod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.WriteString("---\n")
-		out.Write(y)
-	}
 	for _, doc := range strings.Split(string(data), "\n---\n") {
-		var head struct {
+		var pj struct {
 			Kind     string `json:"kind"`
 			Metadata struct {
 				Name      string `json:"name"`
 				Namespace string `json:"namespace"`
 			} `json:"metadata"`
+			Spec struct {
+				Replicas map[string]struct {
+					Replicas int `json:"replicas"`
+					Template struct {
+						Metadata struct {
+							Labels map[string]string `json:"labels"`
+						} `json:"metadata"`
+						Spec map[string]any `json:"spec"`
+					} `json:"template"`
+				} `json:"pytorchReplicaSpecs"`
+			} `json:"spec"`
 		}
-		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-			t.Fatal(err)
-		}
-		ns, name := head.Metadata.Namespace, head.Metadata.Name
-		switch head.Kind {
-		case "PodGroup":
-			group = name
+		mustUnmarshal(t, doc, &pj)
+		if pj.Kind != "PyTorchJob" {
 			out.WriteString("---\n" + doc + "\n")
-		case "Job":
-			var job struct{ Spec jobSpec }
-			mustUnmarshal(t, doc, &job)
-			for i := range job.Spec.Parallelism {
-				emit(ns, fmt.Sprintf("%s-%d", name, i), job.Spec.Template)
-			}
-		case "JobSet":
-			var js struct {
-				Spec struct {
-					ReplicatedJobs []struct {
-						Name     string `json:"name"`
-						Replicas int    `json:"replicas"`
-						Template struct{ Spec jobSpec }
-					} `json:"replicatedJobs"`
+			continue
+		}
+		for _, role := range slices.Sorted(maps.Keys(pj.Spec.Replicas)) {
+			rs := pj.Spec.Replicas[role]
+			for i := range rs.Replicas {
+				pod := map[string]any{"apiVersion": "v1", "kind": "Pod", "spec": rs.Template.Spec, "metadata": map[string]any{
+					"name": fmt.Sprintf("%s-%s-%d", pj.Metadata.Name, strings.ToLower(role), i), "namespace": pj.Metadata.Namespace, "labels": rs.Template.Metadata.Labels}}
+				y, err := yaml.Marshal(pod)
+				if err != nil {
+					t.Fatal(err)
 				}
+				out.WriteString("---\n")
+				out.Write(y)
 			}
-			mustUnmarshal(t, doc, &js)
-			for _, rj := range js.Spec.ReplicatedJobs {
-				for j := range rj.Replicas {
-					for i := range rj.Template.Spec.Parallelism {
-						emit(ns, fmt.Sprintf("%s-%s-%d-%d", name, rj.Name, j, i), rj.Template.Spec.Template)
-					}
-				}
-			}
-		case "PyTorchJob":
-			var pj struct {
-				Spec struct {
-					Replicas map[string]struct {
-						Replicas int      `json:"replicas"`
-						Template template `json:"template"`
-					} `json:"pytorchReplicaSpecs"`
-				}
-			}
-			mustUnmarshal(t, doc, &pj)
-			for _, role := range slices.Sorted(maps.Keys(pj.Spec.Replicas)) {
-				for i := range pj.Spec.Replicas[role].Replicas {
-					emit(ns, fmt.Sprintf("%s-%s-%d", name, strings.ToLower(role), i), pj.Spec.Replicas[role].Template)
-				}
-			}
-		default:
-			t.Fatalf("unexpected kind %q in the example", head.Kind)
 		}
 	}
-	if group == "" {
-		t.Fatal("the example has no PodGroup")
-	}
-	return out.String(), group
+	return out.Bytes()
 }
 
 func mustUnmarshal(t *testing.T, doc string, into any) {

@@ -51,7 +51,7 @@ func TestLoadSourcesAndDefaults(t *testing.T) {
 		}
 	}
 	write("b.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: second}\nspec: {containers: [{name: c, resources: {limits: {cpu: '1'}}}]}\n")
-	write("a.yml", "apiVersion: v1\nkind: NodeList\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n---\n# only a comment\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: skipped}\n")
+	write("a.yml", "apiVersion: v1\nkind: NodeList\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n---\n# only a comment\n---\napiVersion: v1\nkind: Service\nmetadata: {name: skipped}\n")
 	write("ignored.txt", "not yaml")
 	write("c.yaml", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: normal}\nvalue: 100\nglobalDefault: true\npreemptionPolicy: Never\n")
 	stdin := bytes.NewBufferString("apiVersion: v1\nkind: Pod\nmetadata: {name: first, namespace: ns}\nspec: {containers: [{name: c}]}\n")
@@ -65,8 +65,8 @@ func TestLoadSourcesAndDefaults(t *testing.T) {
 	if len(sc.Pods) != 2 || sc.Pods[0].Name != "first" || sc.Pods[1].Name != "second" {
 		t.Fatalf("pods not in input order: %v", sc.Pods)
 	}
-	if len(sc.Warnings) != 1 || !strings.Contains(sc.Warnings[0], "Deployment") {
-		t.Errorf("warnings %v, want one about the Deployment", sc.Warnings)
+	if len(sc.Warnings) != 1 || !strings.Contains(sc.Warnings[0], "Service") {
+		t.Errorf("warnings %v, want one about the Service", sc.Warnings)
 	}
 	p := sc.Pods[1]
 	if p.Namespace != "default" || *p.Spec.Priority != 100 || p.Spec.PriorityClassName != "normal" ||

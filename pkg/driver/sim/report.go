@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -57,6 +58,12 @@ type PodReport struct {
 	// timeline, preemption or its node's deletion; null if never).
 	CreatedAt *float64 `json:"createdAt"`
 	DeletedAt *float64 `json:"deletedAt"`
+	// Owner is the pod's controller (its controller owner reference), omitted when none;
+	// Replaces names the pod whose end the controller made it for, omitted when none.
+	Owner    *ObjectRef `json:"owner,omitempty"`
+	Replaces string     `json:"replaces,omitempty"`
+	// Workload is the workload of the input whose controller made the pod ("Job ml/train").
+	Workload string `json:"-"`
 
 	// The HTML report's timelines also need its effective requests, bound or not.
 	Requests map[string]int64 `json:"-"`
@@ -156,6 +163,10 @@ func (s *Simulator) report(wall time.Duration) *Report {
 			pr.Priority = *p.Spec.Priority
 		}
 		pr.CreatedAt, pr.DeletedAt, pr.Requests = rec.createdAt, rec.deletedAt, podRequests(p)
+		pr.Owner, pr.Replaces = ownerOf(p), rec.replaces
+		if rec.ctrl != nil {
+			pr.Workload = rec.ctrl.Workload().String()
+		}
 		if rec.phase == PhasePending {
 			pr.Message = s.sched.PendingMessage(p)
 		} else {
@@ -203,6 +214,13 @@ func (s *Simulator) report(wall time.Duration) *Report {
 	s.lifetimes(r)
 	r.Claims = s.claimReports()
 	return r
+}
+
+func ownerOf(p *v1.Pod) *ObjectRef {
+	if ref := metav1.GetControllerOf(p); ref != nil {
+		return &ObjectRef{Kind: ref.Kind, Namespace: p.Namespace, Name: ref.Name}
+	}
+	return nil
 }
 
 func (s *Simulator) lifetimes(r *Report) {

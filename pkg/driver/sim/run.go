@@ -13,6 +13,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/controllers"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 	"github.com/phalanx-dev/phalanx/pkg/plugins"
@@ -205,6 +206,7 @@ func (s *Simulator) plan() {
 			})
 		}
 	}
+	s.planWorkloads()
 }
 
 func (s *Simulator) addNode(n *v1.Node) {
@@ -245,12 +247,14 @@ func (s *Simulator) createPod(rec *podRecord) {
 		}
 		s.nodeUsage.add(n, p, s)
 		if rec.timing.hasRunFor {
-			k := key(p)
-			s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(k) })
+			s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(rec) })
 		}
 	}
 	s.sched.AddPod(p)
 	s.pdbsDirty = true
+	if p.Spec.NodeName != "" {
+		s.tell(rec, controllers.Running)
+	}
 }
 
 // Run runs the simulation to its end: when nothing more can happen (no timed event left

@@ -29,6 +29,9 @@ type Scenario struct {
 	Workloads       []*schedulingv1alpha2.Workload
 	// Storage and DRA objects (resources.go).
 	Resources Resources
+	// Controlled are the Jobs, Deployments, ReplicaSets, StatefulSets and JobSets, whose
+	// controllers make pods during the run (workloads.go).
+	Controlled []Controlled
 	// Warnings are things a user should know that did not stop the load (skipped kinds).
 	Warnings []string
 
