@@ -1,0 +1,315 @@
+package snapshot
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube"
+)
+
+// Resource is an API resource: its group ("" for the core group) and plural name.
+type Resource struct{ Group, Name string }
+
+// Reads are the resources a snapshot lists, and all it asks of the API server besides
+// discovery: it never writes. config/snapshot/cluster-role.yaml grants exactly these.
+var Reads = []Resource{
+	{"", "namespaces"}, {"scheduling.k8s.io", "priorityclasses"}, {"", "nodes"},
+	{"storage.k8s.io", "storageclasses"}, {"storage.k8s.io", "csinodes"}, {"", "persistentvolumes"}, {"", "persistentvolumeclaims"},
+	{"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceslices"}, {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceclaims"},
+	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {"policy", "poddisruptionbudgets"}, {"", "pods"},
+}
+
+// DefaultPageSize is how many objects one list request asks for (kubectl's chunk size).
+const DefaultPageSize = 500
+
+// Options narrow and tune a snapshot.
+type Options struct {
+	// Namespace and Selector (a label selector) narrow the pods written; other objects
+	// are all written. Nodes then look emptier than they are.
+	Namespace, Selector string
+	// PageSize is the list requests' limit (DefaultPageSize when 0).
+	PageSize int64
+	// Progress, when set, gets a line per kind listed (and one every 10,000 pods).
+	Progress io.Writer
+	// Now is the time the snapshot is taken at, for the time a terminating pod has left
+	// (time.Now when nil).
+	Now func() time.Time
+}
+
+// Source is the cluster a snapshot reads.
+type Source struct {
+	Kube kubernetes.Interface
+	// PodGroups reads phalanx's PodGroup CRD; nil when the cluster does not serve it.
+	PodGroups *kube.PodGroupClient
+}
+
+// NewSource connects to the cluster of a client configuration: protobuf for Kubernetes'
+// kinds, JSON for the CRD, which is read only when served.
+func NewSource(cfg *rest.Config) (*Source, error) {
+	c := rest.CopyConfig(cfg)
+	c.UserAgent = "phalanx-snapshot"
+	c.QPS, c.Burst = -1, 0 // one list at a time: the server's Priority and Fairness is the limit
+	pb := rest.CopyConfig(c)
+	pb.ContentType = runtime.ContentTypeProtobuf
+	pb.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	cs, err := kubernetes.NewForConfig(pb)
+	if err != nil {
+		return nil, err
+	}
+	src := &Source{Kube: cs}
+	served, err := serves(cs.Discovery(), v1alpha1.SchemeGroupVersion.String(), "podgroups")
+	if err != nil {
+		return nil, err
+	}
+	if served {
+		scheme, err := kube.NewScheme()
+		if err != nil {
+			return nil, err
+		}
+		if src.PodGroups, err = kube.NewPodGroupClient(c, scheme); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
+
+// serves asks discovery whether the API server serves a resource in a group version.
+func serves(d discovery.DiscoveryInterface, groupVersion, resource string) (bool, error) {
+	list, err := d.ServerResourcesForGroupVersion(groupVersion)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("asking the API server whether it serves %s: %w", groupVersion, err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == resource {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// reader lists one kind after the other.
+type reader struct {
+	ctx  context.Context
+	opts Options
+	snap *Snapshot
+}
+
+// Take reads a snapshot of the cluster: every kind with paginated lists (each list one
+// consistent read, kind after kind), stripped as it arrives.
+func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
+	if opts.PageSize == 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	r := &reader{ctx: ctx, opts: opts, snap: &Snapshot{}}
+	s, k := r.snap, src.Kube
+	now := opts.Now()
+	var pods []stamped
+	err := firstError(
+		func() error {
+			return list(r, "namespaces", k.CoreV1().Namespaces().List, func(o *v1.Namespace) { s.Namespaces = append(s.Namespaces, namespace(o)) })
+		},
+		func() error {
+			return list(r, "priorityclasses", k.SchedulingV1().PriorityClasses().List, func(o *schedulingv1.PriorityClass) {
+				if !builtinPriorityClasses[o.Name] {
+					s.PriorityClasses = append(s.PriorityClasses, priorityClass(o))
+				}
+			})
+		},
+		func() error {
+			return list(r, "nodes", k.CoreV1().Nodes().List, func(o *v1.Node) { s.Nodes = append(s.Nodes, node(o)) })
+		},
+		func() error {
+			return list(r, "storageclasses", k.StorageV1().StorageClasses().List, func(o *storagev1.StorageClass) {
+				s.StorageClasses = append(s.StorageClasses, storageClass(o))
+			})
+		},
+		func() error {
+			return list(r, "csinodes", k.StorageV1().CSINodes().List, func(o *storagev1.CSINode) { s.CSINodes = append(s.CSINodes, csiNode(o)) })
+		},
+		func() error {
+			return list(r, "persistentvolumes", k.CoreV1().PersistentVolumes().List, func(o *v1.PersistentVolume) {
+				s.PVs = append(s.PVs, persistentVolume(o))
+			})
+		},
+		func() error {
+			return list(r, "persistentvolumeclaims", k.CoreV1().PersistentVolumeClaims("").List, func(o *v1.PersistentVolumeClaim) {
+				s.PVCs = append(s.PVCs, persistentVolumeClaim(o))
+			})
+		},
+		func() error {
+			return list(r, "deviceclasses", k.ResourceV1().DeviceClasses().List, func(o *resourceapi.DeviceClass) {
+				s.DeviceClasses = append(s.DeviceClasses, deviceClass(o))
+			})
+		},
+		func() error {
+			return list(r, "resourceslices", k.ResourceV1().ResourceSlices().List, func(o *resourceapi.ResourceSlice) {
+				s.ResourceSlices = append(s.ResourceSlices, resourceSlice(o))
+			})
+		},
+		func() error {
+			return list(r, "resourceclaimtemplates", k.ResourceV1().ResourceClaimTemplates("").List, func(o *resourceapi.ResourceClaimTemplate) {
+				s.ClaimTemplates = append(s.ClaimTemplates, claimTemplate(o))
+			})
+		},
+		func() error {
+			return list(r, "resourceclaims", k.ResourceV1().ResourceClaims("").List, func(o *resourceapi.ResourceClaim) {
+				s.Claims = append(s.Claims, resourceClaim(o))
+			})
+		},
+		func() error {
+			if src.PodGroups == nil {
+				s.Notes = append(s.Notes, "podgroups."+v1alpha1.SchemeGroupVersion.Group+": not served by the API server, left out")
+				return nil
+			}
+			return list(r, "podgroups", src.PodGroups.List, func(o *v1alpha1.PodGroup) { s.PodGroups = append(s.PodGroups, podGroup(o)) })
+		},
+		func() error {
+			return list(r, "poddisruptionbudgets", k.PolicyV1().PodDisruptionBudgets("").List, func(o *policyv1.PodDisruptionBudget) {
+				s.PDBs = append(s.PDBs, pdb(o))
+			})
+		},
+		func() error {
+			// Finished pods hold no room; the scheduler never sees them either.
+			o := metav1.ListOptions{LabelSelector: opts.Selector, FieldSelector: fields.AndSelectors(
+				fields.OneTermNotEqualSelector("status.phase", string(v1.PodSucceeded)),
+				fields.OneTermNotEqualSelector("status.phase", string(v1.PodFailed))).String()}
+			return listWith(r, "pods", o, k.CoreV1().Pods(opts.Namespace).List, func(p *v1.Pod) {
+				switch {
+				case p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed:
+					return // in case a server ignores the field selector
+				case p.DeletionTimestamp != nil && p.Spec.NodeName == "":
+					return // the API server removes a pending pod at once
+				}
+				pods = append(pods, stamped{p.CreationTimestamp.Time, pod(p, now)})
+			})
+		},
+	)
+	if err != nil {
+		return nil, err
+	}
+	s.sort(pods)
+	return s, nil
+}
+
+// builtinPriorityClasses are made by every API server, and by the simulator.
+var builtinPriorityClasses = map[string]bool{"system-cluster-critical": true, "system-node-critical": true}
+
+// stamped is a pod with its creation time, by which pods are ordered.
+type stamped struct {
+	created time.Time
+	pod     *v1.Pod
+}
+
+// sort puts every kind in its fixed order and leaves out pods of nodes that are gone.
+func (s *Snapshot) sort(pods []stamped) {
+	byName(s.Namespaces)
+	byName(s.PriorityClasses)
+	byName(s.Nodes)
+	byName(s.StorageClasses)
+	byName(s.CSINodes)
+	byName(s.PVs)
+	byName(s.PVCs)
+	byName(s.DeviceClasses)
+	byName(s.ResourceSlices)
+	byName(s.ClaimTemplates)
+	byName(s.Claims)
+	byName(s.PodGroups)
+	byName(s.PDBs)
+	slices.SortFunc(pods, func(a, b stamped) int {
+		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.pod.Namespace, b.pod.Namespace), cmp.Compare(a.pod.Name, b.pod.Name))
+	})
+	nodes := map[string]bool{}
+	for _, n := range s.Nodes {
+		nodes[n.Name] = true
+	}
+	gone := 0
+	for _, p := range pods {
+		if n := p.pod.Spec.NodeName; n != "" && !nodes[n] {
+			gone++
+			continue
+		}
+		s.Pods = append(s.Pods, p.pod)
+	}
+	if gone > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("pods: %d bound to nodes that no longer exist, left out", gone))
+	}
+}
+
+func byName[T metav1.Object](objs []T) {
+	slices.SortFunc(objs, func(a, b T) int {
+		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
+	})
+}
+
+func firstError(steps ...func() error) error {
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// list lists one kind page by page, passing each object to add; a kind the server does
+// not serve is noted and skipped.
+func list[T any, L runtime.Object](r *reader, resource string, fn func(context.Context, metav1.ListOptions) (L, error), add func(*T)) error {
+	return listWith(r, resource, metav1.ListOptions{}, fn, add)
+}
+
+func listWith[T any, L runtime.Object](r *reader, resource string, opts metav1.ListOptions, fn func(context.Context, metav1.ListOptions) (L, error), add func(*T)) error {
+	start := time.Now()
+	p := pager.New(pager.SimplePageFunc(func(o metav1.ListOptions) (runtime.Object, error) { return fn(r.ctx, o) }))
+	p.PageSize = r.opts.PageSize
+	n := 0
+	err := p.EachListItem(r.ctx, opts, func(obj runtime.Object) error {
+		add(any(obj).(*T))
+		n++
+		if n%10000 == 0 {
+			r.progress("%s: %d...", resource, n)
+		}
+		return nil
+	})
+	switch {
+	case apierrors.IsNotFound(err):
+		r.snap.Notes = append(r.snap.Notes, resource+": not served by the API server, left out")
+		r.progress("%s: not served", resource)
+		return nil
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("listing %s: %w (phalanx snapshot needs the ClusterRole of config/snapshot)", resource, err)
+	case err != nil:
+		return fmt.Errorf("listing %s: %w", resource, err)
+	}
+	r.progress("%s: %d in %.1fs", resource, n, time.Since(start).Seconds())
+	return nil
+}
+
+func (r *reader) progress(format string, args ...any) {
+	if r.opts.Progress != nil {
+		fmt.Fprintf(r.opts.Progress, "snapshot: "+format+"\n", args...)
+	}
+}

@@ -1,0 +1,152 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+)
+
+var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func cluster() []runtime.Object {
+	yes := true
+	grace := int64(30)
+	node := func(name string) *v1.Node {
+		return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"topology.kubernetes.io/zone": "z1"},
+			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0"}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}},
+			Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: apiresource.MustParse("4"), v1.ResourcePods: apiresource.MustParse("110")},
+				Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: "10.1.2.3"}}}}
+	}
+	pod := func(ns, name, node string, created time.Time) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(created),
+			Labels: map[string]string{"app": name}, Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{secret}"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u", Controller: &yes}}},
+			Spec: v1.PodSpec{NodeName: node, PriorityClassName: "high", TerminationGracePeriodSeconds: &grace,
+				Containers: []v1.Container{{Name: "c", Image: "img", Command: []string{"run"}, Env: []v1.EnvVar{{Name: "TOKEN", Value: "hunter2"}},
+					Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: apiresource.MustParse("1")}},
+					Ports:     []v1.ContainerPort{{ContainerPort: 80}}}},
+				Volumes: []v1.Volume{{Name: "token", VolumeSource: v1.VolumeSource{Secret: &v1.SecretVolumeSource{SecretName: "db-password"}}}}},
+			Status: v1.PodStatus{Phase: v1.PodRunning, PodIP: "10.0.0.7"}}
+	}
+	terminating := pod("ml", "leaving", "n1", now.Add(-time.Hour))
+	terminating.DeletionTimestamp = &metav1.Time{Time: now.Add(20 * time.Second)}
+	finished := pod("ml", "done", "n1", now.Add(-time.Hour))
+	finished.Status.Phase = v1.PodSucceeded
+	a := pod("ml", "a", "n2", now.Add(-2*time.Hour))
+	a.Spec.Containers[0].Ports = append(a.Spec.Containers[0].Ports, v1.ContainerPort{ContainerPort: 9000, HostPort: 9000})
+	pending := pod("ml", "waiting", "", now.Add(-time.Minute))
+	pending.Status.Phase = v1.PodPending
+	class := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
+	return []runtime.Object{
+		node("n2"), node("n1"),
+		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ml"}},
+		class, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000},
+		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "csi.example.com",
+			Parameters: map[string]string{"csi.storage.k8s.io/provisioner-secret-name": "cloud-key"}},
+		pod("ml", "b", "n1", now.Add(-2*time.Hour)), a, pod("other", "z", "n2", now.Add(-3*time.Hour)),
+		terminating, finished, pending, pod("ml", "orphan", "gone-node", now.Add(-time.Hour)),
+	}
+}
+
+func take(t *testing.T, opts Options) *Snapshot {
+	t.Helper()
+	opts.Now = func() time.Time { return now }
+	s, err := Take(context.Background(), &Source{Kube: fake.NewClientset(cluster()...)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A snapshot keeps what scheduling reads, drops the rest, is ordered, and the simulator
+// reads it back.
+func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
+	s := take(t, Options{})
+	var out bytes.Buffer
+	if err := s.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	y := out.String()
+	for _, gone := range []string{"hunter2", "TOKEN", "command", "db-password", "cloud-key", "managedFields", "last-applied", "10.1.2.3", "10.0.0.7",
+		"manager: kubelet", "ttl", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n"} {
+		if strings.Contains(y, gone) {
+			t.Errorf("the snapshot keeps %q", gone)
+		}
+	}
+	for _, kept := range []string{"topology.kubernetes.io/zone: z1", "image: img", "hostPort: 9000", "kind: ReplicaSet", "priorityClassName: high",
+		"sim.phalanx.dev/terminate-after: 20s", "sim.phalanx.dev/delete-at: 0s", "provisioner: csi.example.com",
+		"# left out: pods: 1 bound to nodes that no longer exist, left out"} {
+		if !strings.Contains(y, kept) {
+			t.Errorf("the snapshot lacks %q:\n%s", kept, y)
+		}
+	}
+	var order []string
+	for _, p := range s.Pods {
+		order = append(order, p.Namespace+"/"+p.Name)
+	}
+	if got := strings.Join(order, " "); got != "other/z ml/a ml/b ml/leaving ml/waiting" {
+		t.Errorf("pods in order %s, want by creation, then namespace and name", got)
+	}
+	if s.Nodes[0].Name != "n1" {
+		t.Errorf("nodes not by name: %s first", s.Nodes[0].Name)
+	}
+	var again bytes.Buffer
+	if err := take(t, Options{}).Write(&again); err != nil || again.String() != y {
+		t.Errorf("two snapshots of the same cluster differ (%v)", err)
+	}
+	sc, err := sim.Load([]string{"-"}, &out)
+	if err != nil {
+		t.Fatalf("the simulator does not read the snapshot back: %v", err)
+	}
+	s2, err := sim.New(sc, sim.Options{CheckInvariants: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s2.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	phases := map[string]string{}
+	for _, p := range r.Pods {
+		phases[p.Name] = p.Phase
+	}
+	if phases["a"] != sim.PhaseRunning || phases["leaving"] != sim.PhaseDeleted || phases["waiting"] != sim.PhaseRunning || len(r.Pods) != 5 || len(r.Violations) > 0 {
+		t.Errorf("simulated snapshot: %v, violations %v", phases, r.Violations)
+	}
+}
+
+func TestSnapshotNarrowedToANamespaceAndWrittenToADirectory(t *testing.T) {
+	s := take(t, Options{Namespace: "other"})
+	if len(s.Pods) != 1 || s.Pods[0].Name != "z" || len(s.Nodes) != 2 {
+		t.Fatalf("pods %v, %d nodes: want other's pod alone and every node", s.Pods, len(s.Nodes))
+	}
+	dir := t.TempDir()
+	if err := s.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != len(files) {
+		t.Errorf("%d files, want %d", len(entries), len(files))
+	}
+	pods, _ := os.ReadFile(filepath.Join(dir, "07-pods.yaml"))
+	if !strings.Contains(string(pods), "name: z") {
+		t.Errorf("07-pods.yaml: %s", pods)
+	}
+	if _, err := sim.Load([]string{dir}, nil); err != nil {
+		t.Errorf("the simulator does not read the directory back: %v", err)
+	}
+}
