@@ -60,7 +60,9 @@ func newRootCommand() *cobra.Command {
 preemption that disrupts as little as it can.
 
   phalanx run        schedule pods in a real cluster (as a secondary scheduler)
-  phalanx simulate   run the same scheduler on manifests, in virtual time`,
+  phalanx simulate   run the same scheduler on manifests, in virtual time
+  phalanx snapshot   write what the scheduler sees of a cluster as manifests
+  phalanx whatif     ask whether new workloads would schedule on a cluster, and at what cost`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints what `phalanx version` prints.
@@ -68,6 +70,6 @@ preemption that disrupts as little as it can.
 	}
 	root.SetVersionTemplate("phalanx {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSimulateCommand(), newRunCommand(), newVersionCommand())
+	root.AddCommand(newSimulateCommand(), newRunCommand(), newSnapshotCommand(), newWhatifCommand(), newVersionCommand())
 	return root
 }

@@ -63,6 +63,16 @@ func TestExitCodes(t *testing.T) {
 		{"bad output format", []string{"simulate", "-f", "-", "-o", "xml"}, "", 2, "must be text, json or html"},
 		{"stdin", []string{"simulate", "-f", "-"}, "apiVersion: v1\nkind: Node\nmetadata: {name: node1}\n", 0, ""},
 		{"bad yaml on stdin", []string{"simulate", "-f", "-"}, "kind: [", 2, "<stdin>: document 1"},
+		{"whatif: everything schedules", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml", "-f", "testdata/whatif/gpu-pod.yaml"}, "", 0, ""},
+		{"whatif: something would not", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml", "-f", "testdata/whatif/small-pod.yaml"}, "", 3,
+			"not everything new would schedule"},
+		{"whatif: a kind phalanx cannot expand", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml", "-f", "-"},
+			"apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: r}\n", 2, "skipping kubeflow.org/v1 PyTorchJob"},
+		{"whatif: bad new object", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml", "-f", "testdata/badinput/job-restart-always.yaml"}, "", 2,
+			"job-restart-always.yaml: document 1 (Job default/train): spec.template.spec.restartPolicy"},
+		{"whatif: no -f", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml"}, "", 2, "needs the new objects"},
+		{"whatif: two clusters", []string{"whatif", "--snapshot", "x", "--kubeconfig", "y", "-f", "-"}, "", 2, "give one"},
+		{"snapshot: cluster unreachable", []string{"snapshot", "--kubeconfig", "testdata/kubeconfig-unreachable.yaml"}, "", 1, "https://127.0.0.1:1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,21 +77,12 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 	if len(o.files) == 0 {
 		return usageError{errors.New("simulate needs at least one -f FILE")}
 	}
-	switch o.output {
-	case "text", "json", "html":
-	default:
-		return usageError{fmt.Errorf("--output %q: must be text, json or html", o.output)}
+	if err := checkOutput(o.output, o.until); err != nil {
+		return err
 	}
-	if o.until <= 0 {
-		return usageError{fmt.Errorf("--until %s: must be positive", o.until)}
-	}
-	var cfg *config.Configuration
-	if o.configFile != "" {
-		c, err := config.Load(o.configFile)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg = c
+	cfg, err := loadConfig(o.configFile)
+	if err != nil {
+		return err
 	}
 	if o.cpuProfile != "" {
 		pf, err := os.Create(o.cpuProfile)
@@ -107,11 +98,7 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 	start := time.Now()
 	sc, err := sim.Load(o.files, stdin)
 	if err != nil {
-		var ie *sim.InputError
-		if errors.As(err, &ie) {
-			return usageError{err}
-		}
-		return err
+		return inputError(err)
 	}
 	for _, w := range sc.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
@@ -137,15 +124,11 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 			return err
 		}
 	}
-	w := stdout
-	if o.out != "" {
-		f, err := os.Create(o.out)
-		if err != nil {
-			return usageError{err}
-		}
-		defer f.Close()
-		w = f
+	w, closeOut, err := openOut(o.out, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	if err := write(w, o.output, report); err != nil {
 		return err
 	}
@@ -181,4 +164,50 @@ func writeHeapProfile(path string) error {
 	}
 	defer f.Close()
 	return pprof.Lookup("allocs").WriteTo(f, 0)
+}
+
+// checkOutput checks the flags simulate and whatif share.
+func checkOutput(output string, until time.Duration) error {
+	switch output {
+	case "text", "json", "html":
+	default:
+		return usageError{fmt.Errorf("--output %q: must be text, json or html", output)}
+	}
+	if until <= 0 {
+		return usageError{fmt.Errorf("--until %s: must be positive", until)}
+	}
+	return nil
+}
+
+// loadConfig reads --config (nil, the defaults, without one).
+func loadConfig(path string) (*config.Configuration, error) {
+	if path == "" {
+		return nil, nil
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return cfg, nil
+}
+
+// inputError makes a problem of the input (a *sim.InputError) exit with status 2.
+func inputError(err error) error {
+	var ie *sim.InputError
+	if errors.As(err, &ie) {
+		return usageError{err}
+	}
+	return err
+}
+
+// openOut is --out's file, or stdout without one.
+func openOut(path string, stdout io.Writer) (io.Writer, func(), error) {
+	if path == "" {
+		return stdout, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return f, func() { f.Close() }, nil
 }

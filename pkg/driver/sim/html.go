@@ -58,15 +58,32 @@ const (
 )
 
 // WriteHTML writes a self-contained HTML report.
-func WriteHTML(w io.Writer, r *Report) error {
+func WriteHTML(w io.Writer, r *Report) error { return WriteHTMLPage(w, r, HTMLPage{}) }
+
+// HTMLPage changes the HTML report's heading and puts a section of the caller's above the
+// simulation's (`phalanx whatif` puts its answer there).
+type HTMLPage struct {
+	Title string
+	Intro template.HTML
+}
+
+// WriteHTMLPage writes the HTML report with a heading and section of the caller's.
+func WriteHTMLPage(w io.Writer, r *Report, hp HTMLPage) error {
+	p := buildPage(r)
+	p.Title, p.Intro = hp.Title, hp.Intro
+	if p.Title == "" {
+		p.Title = "phalanx simulation report"
+	}
 	bw := bufio.NewWriter(w)
-	if err := htmlTemplate.Execute(bw, buildPage(r)); err != nil {
+	if err := htmlTemplate.Execute(bw, p); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
 
 type page struct {
+	Title      string
+	Intro      template.HTML
 	Summary    Summary
 	Duration   string
 	NodeCount  int

@@ -34,8 +34,17 @@ type decoded struct {
 }
 
 // Load reads manifests from files, directories (every *.yaml and *.yml, in name order) and
-// "-" (stdin). Documents are decoded in parallel; objects keep input order.
+// "-" (stdin), and admits them. Documents are decoded in parallel; objects keep input order.
 func Load(paths []string, stdin io.Reader) (*Scenario, error) {
+	in, err := Decode(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return Admit(in)
+}
+
+// Decode reads manifests as Load does, without admitting them.
+func Decode(paths []string, stdin io.Reader) (*Input, error) {
 	var docs []rawDoc
 	for _, p := range paths {
 		files, err := expand(p)
@@ -51,20 +60,17 @@ func Load(paths []string, stdin io.Reader) (*Scenario, error) {
 		}
 	}
 	results := decodeAll(docs)
-	sc := &Scenario{origin: map[any]origin{}}
+	in := &Input{}
 	for _, r := range results {
 		if r.err != nil {
 			return nil, r.err
 		}
-		sc.Warnings = append(sc.Warnings, r.warnings...)
+		in.Warnings = append(in.Warnings, r.warnings...)
 		for i, obj := range r.objs {
-			sc.add(obj, r.origins[i])
+			in.add(obj, r.origins[i])
 		}
 	}
-	if err := sc.admit(); err != nil {
-		return nil, err
-	}
-	return sc, nil
+	return in, nil
 }
 
 func expand(p string) ([]string, error) {

@@ -30,8 +30,8 @@ type Controlled struct {
 	Controller controllers.Controller
 }
 
-// workloadMeta is a workload object's kind and metadata; ok is false for other objects.
-func workloadMeta(obj any) (kind string, m *metav1.ObjectMeta, ok bool) {
+// WorkloadOf is a workload object's kind and metadata; ok is false for other objects.
+func WorkloadOf(obj any) (kind string, m *metav1.ObjectMeta, ok bool) {
 	switch o := obj.(type) {
 	case *batchv1.Job:
 		return "Job", &o.ObjectMeta, true
@@ -49,7 +49,7 @@ func workloadMeta(obj any) (kind string, m *metav1.ObjectMeta, ok bool) {
 
 // addWorkload files a workload object of the input; false when obj is not one.
 func (sc *Scenario) addWorkload(obj any) bool {
-	if _, _, ok := workloadMeta(obj); !ok {
+	if _, _, ok := WorkloadOf(obj); !ok {
 		return false
 	}
 	sc.Controlled = append(sc.Controlled, Controlled{Object: obj})
@@ -62,7 +62,7 @@ func (sc *Scenario) addWorkload(obj any) bool {
 func (sc *Scenario) admitWorkloads(classes *priorityClasses, unique func(any, string) error) error {
 	for i := range sc.Controlled {
 		w := &sc.Controlled[i]
-		kind, m, _ := workloadMeta(w.Object)
+		kind, m, _ := WorkloadOf(w.Object)
 		defaultNamespace(m)
 		desc := describe(kind, m.Namespace, m.Name)
 		if err := sc.checkMeta(w.Object, desc, m, true); err != nil {
@@ -115,7 +115,7 @@ func (sc *Scenario) admitTemplate(obj any, kind, desc string, t controllers.Temp
 // are given a model of it.
 func (s *Simulator) planWorkloads() {
 	for _, w := range s.sc.Controlled {
-		_, m, _ := workloadMeta(w.Object)
+		_, m, _ := WorkloadOf(w.Object)
 		t, _ := parseTiming(m)
 		c := w.Controller
 		s.at(Epoch.Add(t.createAt), func() { s.perform(c, c.Start(), "") })

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/snapshot"
+	"github.com/phalanx-dev/phalanx/pkg/whatif"
+)
+
+// exitWouldNotSchedule is whatif's status when a new workload would not schedule.
+const exitWouldNotSchedule = 3
+
+type whatifOptions struct {
+	files           []string
+	kubeconfig      string
+	snapshots       []string
+	configFile      string
+	output          string
+	out             string
+	seed            int64
+	until           time.Duration
+	checkInvariants bool
+}
+
+func newWhatifCommand() *cobra.Command {
+	o := &whatifOptions{}
+	cmd := &cobra.Command{
+		Use:   "whatif -f NEW [-f NEW ...] [--kubeconfig FILE | --snapshot FILE]",
+		Short: "Ask whether new workloads would schedule on a cluster, where, when and whom they would preempt",
+		Long: `whatif takes the cluster (read now from --kubeconfig, or the cluster it runs in, as
+` + "`phalanx snapshot`" + ` reads it; or a saved --snapshot) and the new objects of -f (Jobs,
+Deployments, ReplicaSets, StatefulSets, JobSets, pods, PodGroups and the rest of what
+` + "`phalanx simulate`" + ` reads) arriving now, and runs both forward in virtual time with the
+scheduler and profiles of --config, as ` + "`phalanx run`" + ` would schedule them. Running pods
+run on; workloads' pods are made as their controllers would, and preempted pods are
+replaced as theirs would. It runs the cluster once without the new objects too, to tell
+which pods already pending the new work delays.
+
+For each new workload it says whether it schedules, on which nodes and in which topology
+domains, when (after its victims' grace periods), which pods it preempts (namespace,
+owner, priority) and whether their controllers restart them elsewhere at once, and which
+pending pods it overtakes or that overtake it. It never writes to the cluster.
+
+Exit status: 0 when everything new would schedule, 3 when something new would not
+(or only in part), 2 for bad input, 1 for other failures (and broken invariants with
+--check-invariants).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.files, "filename", "f", nil, "the new objects: a file, directory, or - for stdin (repeatable)")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default: the in-cluster configuration)")
+	f.StringArrayVar(&o.snapshots, "snapshot", nil, "a snapshot (file or directory, or several) to ask instead of a live cluster")
+	f.StringVar(&o.configFile, "config", "", "scheduler configuration file, as for phalanx run")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or html")
+	f.StringVar(&o.out, "out", "", "write the output to this file instead of stdout")
+	f.Int64Var(&o.seed, "seed", 1, "seed for tie-breaks; the same input and seed give the same answer")
+	f.DurationVar(&o.until, "until", 24*time.Hour, "stop at this virtual time")
+	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
+	return cmd
+}
+
+func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(o.files) == 0 {
+		return usageError{errors.New("whatif needs the new objects: -f FILE")}
+	}
+	if len(o.snapshots) > 0 && o.kubeconfig != "" {
+		return usageError{errors.New("--snapshot and --kubeconfig: give one")}
+	}
+	if err := checkOutput(o.output, o.until); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(o.configFile)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	news, err := sim.Decode(o.files, stdin)
+	if err != nil {
+		return inputError(err)
+	}
+	var cluster *sim.Input
+	if len(o.snapshots) > 0 {
+		if cluster, err = sim.Decode(o.snapshots, stdin); err != nil {
+			return inputError(err)
+		}
+	} else {
+		snap, err := takeSnapshot(ctx, o.kubeconfig, snapshot.Options{Progress: stderr})
+		if err != nil {
+			return err
+		}
+		cluster = sim.FromObjects("the cluster", snap.Objects())
+	}
+	answer, runs, err := whatif.Ask(ctx, cluster, news, sim.Options{Config: cfg, Seed: o.seed, Until: o.until,
+		CheckInvariants: o.checkInvariants, Logger: klog.Background()})
+	if err != nil {
+		return inputError(err)
+	}
+	w, closeOut, err := openOut(o.out, stdout)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	switch o.output {
+	case "json":
+		err = whatif.WriteJSON(w, answer)
+	case "html":
+		err = whatif.WriteHTML(w, answer, runs.WhatIf)
+	default:
+		err = whatif.WriteText(w, answer)
+	}
+	if err != nil {
+		return err
+	}
+	if len(answer.Violations) > 0 {
+		for _, v := range answer.Violations {
+			fmt.Fprintln(stderr, "invariant violated:", v)
+		}
+		return exitError{code: exitFailure, msg: fmt.Sprintf("%d invariant violation(s)", len(answer.Violations))}
+	}
+	if !answer.AllSchedule {
+		return exitError{code: exitWouldNotSchedule, msg: "not everything new would schedule"}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package whatif
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+)
+
+// Runs are the simulator's reports of one question: the cluster alone, and the cluster
+// with the new objects.
+type Runs struct {
+	Baseline, WhatIf *sim.Report
+}
+
+// Ask runs cluster forward in virtual time without the new objects and with them, both
+// arriving at time 0, with the same scheduler options, and answers for each new workload.
+// Every new object must be of a kind the simulator understands: a workload it would skip
+// would make the answer wrong, so that is an error (a *sim.InputError).
+func Ask(ctx context.Context, cluster, news *sim.Input, opts sim.Options) (*Answer, *Runs, error) {
+	if len(news.Warnings) > 0 {
+		return nil, nil, &sim.InputError{Where: "the new objects", Msg: "phalanx cannot tell what these would do: " + strings.Join(news.Warnings, "; ")}
+	}
+	alone, err := cluster.Copy()
+	if err != nil {
+		return nil, nil, err
+	}
+	with, err := cluster.Copy()
+	if err != nil {
+		return nil, nil, err
+	}
+	baseScenario, err := sim.Admit(alone)
+	if err != nil {
+		return nil, nil, err
+	}
+	scenario, err := sim.Admit(with, news)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs := &Runs{}
+	if runs.Baseline, err = run(ctx, baseScenario, opts); err != nil {
+		return nil, nil, err
+	}
+	if runs.WhatIf, err = run(ctx, scenario, opts); err != nil {
+		return nil, nil, err
+	}
+	q := question{scenario: scenario, news: news.Objects(), pending: pendingPods(with.Objects())}
+	return q.answer(runs), runs, nil
+}
+
+func run(ctx context.Context, sc *sim.Scenario, opts sim.Options) (*sim.Report, error) {
+	s, err := sim.New(sc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("the scheduler configuration: %w", err)
+	}
+	return s.Run(ctx)
+}
+
+// pendingPods are the cluster's pods that wait for a node, by namespace/name.
+func pendingPods(objs []any) map[string]bool {
+	out := map[string]bool{}
+	for _, o := range objs {
+		if p, ok := o.(*v1.Pod); ok && p.Spec.NodeName == "" {
+			out[p.Namespace+"/"+p.Name] = true
+		}
+	}
+	return out
+}
