@@ -30,6 +30,7 @@ type whatifOptions struct {
 	seed            int64
 	until           time.Duration
 	checkInvariants bool
+	schedulerName   string
 }
 
 func newWhatifCommand() *cobra.Command {
@@ -69,6 +70,7 @@ Exit status: 0 when everything new would schedule, 3 when something new would no
 	f.Int64Var(&o.seed, "seed", 1, "seed for tie-breaks; the same input and seed give the same answer")
 	f.DurationVar(&o.until, "until", 24*time.Hour, "stop at this virtual time")
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
+	f.StringVar(&o.schedulerName, "scheduler-name", "", "only schedule pods with this spec.schedulerName (default: every pending pod, whichever scheduler it names)")
 	return cmd
 }
 
@@ -108,7 +110,7 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		cluster = sim.FromObjects("the cluster", snap.Objects())
 	}
 	answer, runs, err := whatif.Ask(ctx, cluster, news, sim.Options{Config: cfg, Seed: o.seed, Until: o.until,
-		CheckInvariants: o.checkInvariants, Logger: klog.Background()})
+		SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background()})
 	if err != nil {
 		return inputError(err)
 	}

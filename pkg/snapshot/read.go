@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -247,16 +248,28 @@ func (s *Snapshot) sort(pods []stamped) {
 	for _, n := range s.Nodes {
 		nodes[n.Name] = true
 	}
-	gone := 0
+	classes := maps.Clone(builtinPriorityClasses)
+	for _, c := range s.PriorityClasses {
+		classes[c.Name] = true
+	}
+	gone, classless := 0, 0
 	for _, p := range pods {
 		if n := p.pod.Spec.NodeName; n != "" && !nodes[n] {
 			gone++
 			continue
 		}
+		// A class deleted after its pods were made: they keep the priority it gave them.
+		if c := p.pod.Spec.PriorityClassName; c != "" && !classes[c] && p.pod.Spec.Priority != nil {
+			p.pod.Spec.PriorityClassName = ""
+			classless++
+		}
 		s.Pods = append(s.Pods, p.pod)
 	}
 	if gone > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("pods: %d bound to nodes that no longer exist, left out", gone))
+	}
+	if classless > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("pods: the names of %d pods' PriorityClasses, which no longer exist (their priority is kept)", classless))
 	}
 }
 

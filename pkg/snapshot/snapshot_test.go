@@ -48,6 +48,8 @@ func cluster() []runtime.Object {
 	finished.Status.Phase = v1.PodSucceeded
 	a := pod("ml", "a", "n2", now.Add(-2*time.Hour))
 	a.Spec.Containers[0].Ports = append(a.Spec.Containers[0].Ports, v1.ContainerPort{ContainerPort: 9000, HostPort: 9000})
+	classGone := pod("ml", "old", "n2", now.Add(-time.Hour))
+	classGone.Spec.PriorityClassName, classGone.Spec.Priority = "deleted-class", ptrTo(int32(7))
 	pending := pod("ml", "waiting", "", now.Add(-time.Minute))
 	pending.Status.Phase = v1.PodPending
 	class := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
@@ -58,7 +60,7 @@ func cluster() []runtime.Object {
 		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "csi.example.com",
 			Parameters: map[string]string{"csi.storage.k8s.io/provisioner-secret-name": "cloud-key"}},
 		pod("ml", "b", "n1", now.Add(-2*time.Hour)), a, pod("other", "z", "n2", now.Add(-3*time.Hour)),
-		terminating, finished, pending, pod("ml", "orphan", "gone-node", now.Add(-time.Hour)),
+		terminating, finished, pending, classGone, pod("ml", "orphan", "gone-node", now.Add(-time.Hour)),
 	}
 }
 
@@ -89,7 +91,8 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	}
 	for _, kept := range []string{"topology.kubernetes.io/zone: z1", "image: img", "hostPort: 9000", "kind: ReplicaSet", "priorityClassName: high",
 		"sim.phalanx.dev/terminate-after: 20s", "sim.phalanx.dev/delete-at: 0s", "provisioner: csi.example.com",
-		"# left out: pods: 1 bound to nodes that no longer exist, left out"} {
+		"# left out: pods: 1 bound to nodes that no longer exist, left out",
+		"# left out: pods: the names of 1 pods' PriorityClasses, which no longer exist (their priority is kept)"} {
 		if !strings.Contains(y, kept) {
 			t.Errorf("the snapshot lacks %q:\n%s", kept, y)
 		}
@@ -98,7 +101,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	for _, p := range s.Pods {
 		order = append(order, p.Namespace+"/"+p.Name)
 	}
-	if got := strings.Join(order, " "); got != "other/z ml/a ml/b ml/leaving ml/waiting" {
+	if got := strings.Join(order, " "); got != "other/z ml/a ml/b ml/leaving ml/old ml/waiting" {
 		t.Errorf("pods in order %s, want by creation, then namespace and name", got)
 	}
 	if s.Nodes[0].Name != "n1" {
@@ -124,7 +127,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	for _, p := range r.Pods {
 		phases[p.Name] = p.Phase
 	}
-	if phases["a"] != sim.PhaseRunning || phases["leaving"] != sim.PhaseDeleted || phases["waiting"] != sim.PhaseRunning || len(r.Pods) != 5 || len(r.Violations) > 0 {
+	if phases["a"] != sim.PhaseRunning || phases["leaving"] != sim.PhaseDeleted || phases["waiting"] != sim.PhaseRunning || len(r.Pods) != 6 || r.Pods[4].Priority != 7 || len(r.Violations) > 0 {
 		t.Errorf("simulated snapshot: %v, violations %v", phases, r.Violations)
 	}
 }
@@ -150,3 +153,5 @@ func TestSnapshotNarrowedToANamespaceAndWrittenToADirectory(t *testing.T) {
 		t.Errorf("the simulator does not read the directory back: %v", err)
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -129,6 +129,12 @@ func (c *Cluster) installRBAC(t testing.TB) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("token for %s/%s: %w", PhalanxNamespace, PhalanxServiceAccount, err)
 	}
+	path := filepath.Join(c.Dir, "phalanx-sa.kubeconfig")
+	return path, c.writeTokenKubeconfig(path, "phalanx", tr.Status.Token)
+}
+
+// writeTokenKubeconfig writes a kubeconfig of the control plane with a user's token.
+func (c *Cluster) writeTokenKubeconfig(path, user, token string) error {
 	kubeconfig := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
@@ -137,16 +143,15 @@ clusters:
     server: %s
     certificate-authority: %s
 users:
-- name: phalanx
+- name: %s
   user:
     token: %s
 contexts:
-- name: phalanx
-  context: {cluster: e2e, user: phalanx}
-current-context: phalanx
-`, c.Config.Host, c.Config.TLSClientConfig.CAFile, tr.Status.Token)
-	path := filepath.Join(c.Dir, "phalanx-sa.kubeconfig")
-	return path, os.WriteFile(path, []byte(kubeconfig), 0o600)
+- name: %s
+  context: {cluster: e2e, user: %s}
+current-context: %s
+`, c.Config.Host, c.Config.TLSClientConfig.CAFile, user, token, user, user, user)
+	return os.WriteFile(path, []byte(kubeconfig), 0o600)
 }
 
 var schedulerNames sync.Map // test name -> scheduler name
