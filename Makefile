@@ -10,7 +10,7 @@ IMAGE      ?= ghcr.io/phalanx-dev/phalanx
 LDFLAGS    := -X github.com/phalanx-dev/phalanx/pkg/version.gitVersion=$(VERSION) \
               -X github.com/phalanx-dev/phalanx/pkg/version.gitCommit=$(GIT_COMMIT)
 
-.PHONY: help build image test test-race verify generate fuzz bench bench-sim bench-cluster e2e clean
+.PHONY: help build image test test-race verify generate fuzz bench bench-sim bench-whatif bench-cluster e2e clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -42,6 +42,9 @@ bench: ## Go benchmarks of the scheduling cycles (pods/s)
 
 bench-sim: ## time the whole `phalanx simulate` process on the benchmark cluster
 	hack/bench-simulate.sh
+
+bench-whatif: ## time phalanx snapshot and whatif on 5,000 kwok nodes and 50,000 pods (NODES, PODS)
+	hack/bench-whatif.sh
 
 bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~15 min)
 	hack/bench-cluster.sh $(BENCH_ARGS)
