@@ -66,7 +66,7 @@ for run in ${RUNS}; do
   e2e::up
   # In the background, so that a signal reaches the trap at once (which stops it).
   "${work}/bench-cluster" run --scheduler "${kind}" --limits "${limits}" "${flags[@]}" \
-    --phalanx "${work}/phalanx" --kube-scheduler "${E2E_BIN_DIR}/kube-scheduler" \
+    --phalanx "${work}/phalanx" --kube-scheduler "${E2E_KUBE_BIN_DIR}/kube-scheduler" \
     --dir "${PHALANX_E2E_DIR}" --out "${results}" "$@" &
   child=$!
   wait "${child}" || failed=1

@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
-
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
 // FuzzToPodGroup decodes arbitrary JSON into a native PodGroup and Workload, as the
@@ -35,22 +34,21 @@ func FuzzToPodGroup(f *testing.F) {
 			return
 		}
 		if wl != nil {
-			ValidateWorkload(wl)
+			Validate(wl)
 		}
-		Default(&pg)
-		apiErrs := ValidatePodGroup(&pg)
+		apiErrs := Validate(&pg)
 		before := pg.DeepCopy()
-		got := ToPodGroup(&pg, wl)
+		got := ToPodGroup(FromV1alpha2PodGroup(&pg), fromV1alpha2Workload(wl))
 		if !IsNative(got) || got.Name != pg.Name || got.UID != pg.UID {
 			t.Fatalf("mapped group %s/%s (%s %s) does not name its source", got.Namespace, got.Name, got.APIVersion, got.Kind)
 		}
-		if ToPodGroup(before, wl.DeepCopy()).Annotations[v1alpha1.AnnotationInvalidReason] != got.Annotations[v1alpha1.AnnotationInvalidReason] {
+		if ToPodGroup(FromV1alpha2PodGroup(before), fromV1alpha2Workload(wl.DeepCopy())).Annotations[v1alpha1.AnnotationInvalidReason] != got.Annotations[v1alpha1.AnnotationInvalidReason] {
 			t.Fatal("the mapping changed its input")
 		}
 		if len(apiErrs) > 0 || got.Annotations[v1alpha1.AnnotationInvalidReason] != "" {
 			return
 		}
-		if errs := v1alpha1.ValidatePodGroup(got); len(errs) > 0 && (wl == nil || len(ValidateWorkload(wl)) == 0) {
+		if errs := v1alpha1.ValidatePodGroup(got); len(errs) > 0 && (wl == nil || len(Validate(wl)) == 0) {
 			t.Errorf("a native group the API server accepts maps onto one phalanx refuses without a reason: %v", errs)
 		}
 	})
