@@ -41,13 +41,16 @@ e2e::kube_ldflags() {
   printf '%s' "${flags}"
 }
 
-# e2e::stamp FILE... prints a hash of the Go toolchain, the build flags and the
-# given files: a binary is rebuilt when any of them changes.
+# e2e::stamp ARGS -- FILE... prints a hash of the Go toolchain, the build flags and
+# arguments, and the given files: a binary is rebuilt when any of them changes.
 e2e::stamp() {
+  local args=()
+  while [[ $1 != -- ]]; do args+=("$1"); shift; done
+  shift
   {
     go version
     go env GOOS GOARCH
-    printf '%s\n' "$(e2e::kube_ldflags)" "${E2E_GOBUILD_FLAGS[*]}"
+    printf '%s\n' "${E2E_GOBUILD_FLAGS[*]}" "${args[@]}"
     cat "$@"
   } | sha256sum | cut -d' ' -f1
 }
@@ -63,7 +66,7 @@ e2e::build_one() {
   while [[ $1 != -- ]]; do files+=("$1"); shift; done
   shift
   local stampfile="${out}/.stamp-${name}" want
-  want="$(e2e::stamp "${files[@]}")"
+  want="$(e2e::stamp "$@" -- "${files[@]}")"
   if [[ -f ${stampfile} && "$(cat "${stampfile}")" == "${want}" ]]; then
     e2e::log "${name}: up to date"
     return 0
@@ -224,9 +227,9 @@ e2e::wait_apiserver() {
 # --- control plane -------------------------------------------------------------
 
 # e2e::feature_gates and e2e::runtime_config print the gates (for kube-apiserver and
-# kube-controller-manager alike) and the API versions that turn the workload API on,
-# for E2E_KUBE_VERSION; E2E_WORKLOAD_GATES=off prints none (the seed's downgrade case:
-# a cluster without the API, where pods are scheduled one by one).
+# kube-controller-manager alike) and the API versions of the workload API for
+# E2E_KUBE_VERSION: on, or, with E2E_WORKLOAD_GATES=off, off (the seed's downgrade: the
+# API not served, spec.schedulingGroup dropped, pods scheduled one by one).
 #
 # v1.36: scheduling.k8s.io/v1alpha2, alpha; GangScheduling and WorkloadAwarePreemption
 # are gates of their own.
@@ -236,30 +239,24 @@ e2e::wait_apiserver() {
 # Both: WorkloadWithJob makes the Job controller create a Workload and a PodGroup for
 # gang-shaped Indexed Jobs; TopologyAwareWorkloadScheduling allows topology constraints.
 e2e::feature_gates() {
-  local gates
-  if [[ ${E2E_WORKLOAD_GATES:-on} == off ]]; then
-    return 0
-  fi
+  local gates g on=true out=()
+  [[ ${E2E_WORKLOAD_GATES:-on} == off ]] && on=false
   case ${E2E_KUBE_VERSION} in
   v1.36.3) gates=(GenericWorkload GangScheduling WorkloadAwarePreemption TopologyAwareWorkloadScheduling WorkloadWithJob) ;;
   *) gates=(GenericWorkload TopologyAwareWorkloadScheduling WorkloadWithJob CompositePodGroup PodGroupPreemptionPolicy DRAWorkloadResourceClaims) ;;
   esac
-  local g out=()
-  for g in "${gates[@]}"; do out+=("${g}=true"); done
+  for g in "${gates[@]}"; do out+=("${g}=${on}"); done
   (IFS=,; echo "${out[*]}")
 }
 
 e2e::runtime_config() {
-  if [[ ${E2E_WORKLOAD_GATES:-on} == off ]]; then
-    echo "api/all=false,api/ga=true"
-    return 0
-  fi
+  local on=true
+  [[ ${E2E_WORKLOAD_GATES:-on} == off ]] && on=false
   case ${E2E_KUBE_VERSION} in
-  v1.36.3) echo "scheduling.k8s.io/v1alpha2=true" ;;
-  *) echo "scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true" ;;
+  v1.36.3) echo "scheduling.k8s.io/v1alpha2=${on}" ;;
+  *) echo "scheduling.k8s.io/v1beta1=${on},scheduling.k8s.io/v1alpha3=${on}" ;;
   esac
 }
-
 
 # e2e::up starts etcd, kube-apiserver, kube-controller-manager and kwok in
 # $PHALANX_E2E_DIR (hack/cluster/README.md), waits until they are ready, applies
@@ -422,6 +419,7 @@ export PHALANX_E2E_PHALANX=${dir}/phalanx
 export PHALANX_E2E_DIR=${dir}
 export PHALANX_E2E_BIN_DIR=${E2E_BIN_DIR}
 export PHALANX_E2E_CTL=${E2E_REPO_ROOT}/hack/lib/e2e-ctl.sh
+export PHALANX_E2E_KUBE_VERSION=${E2E_KUBE_VERSION}
 EOF
   # shellcheck source=/dev/null
   source "${dir}/env"
