@@ -13,6 +13,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,7 +24,8 @@ import (
 )
 
 // TestIndexedJobGangScheduled: on a control plane that serves the native workload API
-// (scheduling.k8s.io/v1beta1 on v1.37, v1alpha2 on v1.36) with WorkloadWithJob on, a plain Indexed Job (parallelism 4, schedulerName phalanx) is
+// (scheduling.k8s.io/v1beta1 on v1.37, v1alpha2 on v1.36) with WorkloadWithJob on (and,
+// on v1.37, the Job's spec.scheduling asking for a gang), a plain Indexed Job (parallelism 4, schedulerName phalanx) is
 // gang-scheduled by phalanx through the Workload and PodGroup the Job controller creates
 // for it. With room for three of its pods, none is bound and the PodGroup says why; once
 // a second node gives room for all four, all four are bound and the PodGroup is
@@ -66,6 +68,12 @@ func TestIndexedJobGangScheduled(t *testing.T) {
 				},
 			},
 		},
+	}
+	if c.NativeVersion(t) != nativegroup.V1alpha2 {
+		// From v1.37 on, the Job controller makes a Workload and a PodGroup for every Job,
+		// basic unless spec.scheduling asks for a gang (minCount: the parallelism).
+		job.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{
+			Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{}}}
 	}
 	created, err := c.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
 	if err != nil {
