@@ -33,26 +33,19 @@ var createV1beta1 = operation.Operation{Type: operation.Create, Options: gatesOn
 // templates nest at most maxTemplateDepth-1 deep, PodGroup templates below them.
 const maxTemplateDepth = schedulingv1beta1.WorkloadMaxTreeDepth
 
-func asV1alpha3PodGroup(obj any) (*schedulingv1alpha3.PodGroup, error) {
-	if pg, ok := obj.(*schedulingv1alpha3.PodGroup); ok {
-		return pg, nil
+// asV1alpha3 reads a v1beta1 or v1alpha3 object as v1alpha3's type T, the same shape.
+func asV1alpha3[T any](obj any) (*T, error) {
+	if o, ok := obj.(*T); ok {
+		return o, nil
 	}
-	out := &schedulingv1alpha3.PodGroup{}
-	return out, sameShape(obj, out)
-}
-
-func asV1alpha3Workload(obj any) (*schedulingv1alpha3.Workload, error) {
-	if wl, ok := obj.(*schedulingv1alpha3.Workload); ok {
-		return wl, nil
-	}
-	out := &schedulingv1alpha3.Workload{}
+	out := new(T)
 	return out, sameShape(obj, out)
 }
 
 // validateV1beta1PodGroup checks a v1beta1 or v1alpha3 PodGroup as the 1.37 API server
 // does on creation, after defaulting.
 func validateV1beta1PodGroup(obj any) field.ErrorList {
-	pg, err := asV1alpha3PodGroup(obj)
+	pg, err := asV1alpha3[schedulingv1alpha3.PodGroup](obj)
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
@@ -67,7 +60,7 @@ func validateV1beta1PodGroup(obj any) field.ErrorList {
 // validateV1beta1Workload checks a v1beta1 or v1alpha3 Workload as the 1.37 API server does
 // on creation.
 func validateV1beta1Workload(obj any) field.ErrorList {
-	wl, err := asV1alpha3Workload(obj)
+	wl, err := asV1alpha3[schedulingv1alpha3.Workload](obj)
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}

@@ -243,28 +243,25 @@ func podGroupHandler(h Handlers, s *nativegroup.Sources) cache.ResourceEventHand
 
 // nativePodGroupHandler reads native PodGroups of the version T into nativegroup's shape.
 func nativePodGroupHandler[T any](h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
-	read := func(f func(*nativegroup.PodGroup)) func(T) {
-		return func(obj T) {
-			if pg, err := nativegroup.PodGroupFrom(obj); err == nil {
-				f(pg)
-			}
-		}
-	}
-	set := read(s.SetNative)
-	return handlerFuncs(h, set, func(_, obj T) { set(obj) }, read(s.DeleteNative))
+	return nativeHandler[T](h, nativegroup.PodGroupFrom, s.SetNative, s.DeleteNative)
 }
 
 // workloadHandler reads Workloads of the version T into nativegroup's shape.
 func workloadHandler[T any](h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
-	read := func(f func(*nativegroup.Workload)) func(T) {
+	return nativeHandler[T](h, nativegroup.WorkloadFrom, s.SetWorkload, s.DeleteWorkload)
+}
+
+// nativeHandler feeds the objects of type T, read by read, to set and del.
+func nativeHandler[T, R any](h Handlers, read func(any) (R, error), set, del func(R)) cache.ResourceEventHandler {
+	with := func(f func(R)) func(T) {
 		return func(obj T) {
-			if wl, err := nativegroup.WorkloadFrom(obj); err == nil {
-				f(wl)
+			if o, err := read(obj); err == nil {
+				f(o)
 			}
 		}
 	}
-	set := read(s.SetWorkload)
-	return handlerFuncs(h, set, func(_, obj T) { set(obj) }, read(s.DeleteWorkload))
+	add := with(set)
+	return handlerFuncs(h, add, func(_, obj T) { add(obj) }, with(del))
 }
 
 // reportClash tells of a PodGroup name that both APIs define: the scheduler holds the CRD
