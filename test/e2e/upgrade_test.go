@@ -35,21 +35,7 @@ const (
 // Gates on: members of a v1beta1 gang wait for minCount, then are placed together, the
 // group preempting as one (the group metric moves, the pod one does not).
 func TestWorkloadAPIUpgradeDowngrade(t *testing.T) {
-	if v := os.Getenv("PHALANX_E2E_KUBE_VERSION"); v != "v1.37.2" {
-		t.Skipf("runs on the v1.37.2 control plane (this one is %q)", v)
-	}
-	c := e2eutil.Connect(t)
-	for _, v := range []string{"v1.36.3", "v1.37.2"} {
-		if _, err := os.Stat(filepath.Join(c.BinDir, v, "kube-apiserver")); err != nil {
-			t.Skipf("needs kube-apiserver %s built (E2E_KUBE_VERSION=%s hack/e2e.sh --build-only): %v", v, v, err)
-		}
-	}
-	release := func(version, gates string) {
-		t.Helper()
-		c.SwitchRelease(t, version, gates)
-	}
-	t.Cleanup(func() { c.SwitchRelease(t, "v1.37.2", "on") })
-
+	c, release := upgradeCluster(t)
 	ctx := e2eutil.Context(t)
 	ns := c.CreateNamespace(t)
 	sched := e2eutil.SchedulerName(t)
@@ -59,7 +45,7 @@ func TestWorkloadAPIUpgradeDowngrade(t *testing.T) {
 	// Six nodes of 2 CPUs, each full with two 1-CPU pods of low priority: every high pod
 	// must preempt.
 	var lows []string
-	for i := range 6 {
+	for range 6 {
 		n := c.CreateNode(t, e2eutil.Node{CPU: "2", Memory: "8Gi", Labels: map[string]string{pinLabel: pinValue}})
 		c.WaitNodeReady(t, n.Name)
 		for j := range 2 {
@@ -68,7 +54,6 @@ func TestWorkloadAPIUpgradeDowngrade(t *testing.T) {
 			pod.Spec.NodeName = n.Name
 			lows = append(lows, c.CreatePod(t, pod).Name)
 		}
-		_ = i
 	}
 	for _, name := range lows {
 		c.WaitPodRunning(t, ns, name)
@@ -155,6 +140,99 @@ func TestWorkloadAPIUpgradeDowngrade(t *testing.T) {
 	p = start("upgrade-4")
 	asGang(p, "gang-test-b", "test-pod-5", "test-pod-6")
 	p.Stop(t)
+}
+
+// upgradeCluster is the cluster of an upgrade test and the function that switches its
+// release; it skips the test unless the run is on v1.37.2 with v1.36.3 built too, and
+// switches back to v1.37.2 with the workload API on when the test ends.
+func upgradeCluster(t *testing.T) (*e2eutil.Cluster, func(version, gates string)) {
+	if v := os.Getenv("PHALANX_E2E_KUBE_VERSION"); v != "v1.37.2" {
+		t.Skipf("runs on the v1.37.2 control plane (this one is %q)", v)
+	}
+	c := e2eutil.Connect(t)
+	for _, v := range []string{"v1.36.3", "v1.37.2"} {
+		if _, err := os.Stat(filepath.Join(c.BinDir, v, "kube-apiserver")); err != nil {
+			t.Skipf("needs kube-apiserver %s built (E2E_KUBE_VERSION=%s hack/e2e.sh --build-only): %v", v, v, err)
+		}
+	}
+	t.Cleanup(func() { c.SwitchRelease(t, "v1.37.2", "on") })
+	return c, func(version, gates string) {
+		t.Helper()
+		c.SwitchRelease(t, version, gates)
+	}
+}
+
+// TestWorkloadAPIUpgradeDowngradeVictim is the seed's path for a PodGroup as victim: on
+// nodes that hold one pod each, a higher-priority pod that must take one low-priority
+// member's node preempts that member alone while the workload API is off (the members
+// are plain pods, their schedulingGroup dropped), and the whole group while it is on
+// (a v1beta1 gang in disruption mode all).
+func TestWorkloadAPIUpgradeDowngradeVictim(t *testing.T) {
+	c, release := upgradeCluster(t)
+	ns := c.CreateNamespace(t)
+	sched := e2eutil.SchedulerName(t)
+	low := c.CreatePriorityClass(t, "low", 10)
+	high := c.CreatePriorityClass(t, "high", 1000)
+	h := c.RecordPods(t, ns)
+	// step creates a node pair for one step, the group's two low members on them, then a
+	// high pod that must take the first member's node, and returns the members preempted.
+	step := func(name, group string) []string {
+		t.Helper()
+		pinValue := e2eutil.UniqueName(t, name)
+		for range 2 {
+			n := c.CreateNode(t, e2eutil.Node{CPU: "1", Memory: "8Gi", Labels: map[string]string{pinLabel: pinValue}})
+			c.WaitNodeReady(t, n.Name)
+		}
+		members := []string{name + "-0", name + "-1"}
+		for _, m := range members {
+			pod := pin(e2eutil.Pod{Namespace: ns, Name: m, SchedulerName: sched, CPU: "1", Memory: "100Mi", Priority: low}.Build(), pinValue)
+			pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr(group)}
+			c.CreatePod(t, pod)
+		}
+		bound := c.WaitPodsBound(t, ns, members, 2*time.Minute)
+		for _, m := range members {
+			c.WaitPodRunning(t, ns, m)
+		}
+		preemptor := e2eutil.Pod{Namespace: ns, Name: name + "-high", SchedulerName: sched, CPU: "1", Memory: "100Mi", Priority: high}.Build()
+		preemptor.Spec.NodeSelector = map[string]string{corev1.LabelHostname: bound[members[0]].Spec.NodeName}
+		c.CreatePod(t, preemptor)
+		c.WaitPodsBound(t, ns, []string{preemptor.Name}, 2*time.Minute)
+		var victims []string
+		for _, m := range members {
+			if h.Deleting(m) {
+				victims = append(victims, m)
+			}
+		}
+		return victims
+	}
+	want := func(step string, got []string, n int) {
+		t.Helper()
+		if len(got) != n {
+			t.Errorf("%s: victims %v, want %d", step, got, n)
+		}
+	}
+	gang := func(name string) {
+		c.CreateNativePodGroup(t, &nativegroup.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: schedulingv1beta1.PodGroupSpec{
+				SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}},
+				DisruptionMode:   &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}, PriorityClassName: low}})
+	}
+	run := func(name, version, gates, group string, victims int) {
+		t.Helper()
+		release(version, gates)
+		p := c.StartPhalanx(t, name)
+		p.WaitReady(t)
+		want(name, step(name, group), victims)
+		p.Stop(t)
+	}
+
+	run("v1", "v1.36.3", "off", "gang-test-a", 1)
+	release("v1.37.2", "on")
+	gang("gang-test-a")
+	gang("gang-test-b")
+	run("v2", "v1.37.2", "on", "gang-test-a", 2)
+	run("v3", "v1.36.3", "off", "gang-test-b", 1)
+	run("v4", "v1.37.2", "on", "gang-test-b", 2)
 }
 
 // metricSum is the sum of a metric's samples over its labels.

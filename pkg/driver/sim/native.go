@@ -89,7 +89,7 @@ func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, strin
 }
 
 // nativeMeta returns a native document's metadata, and whether it is a PodGroup (else a
-// Workload).
+// Workload); nil for a kind that is neither (add puts none in nativeInputs).
 func nativeMeta(in any) (*metav1.ObjectMeta, bool) {
 	switch o := in.(type) {
 	case *schedulingv1beta1.PodGroup:
@@ -105,13 +105,16 @@ func nativeMeta(in any) (*metav1.ObjectMeta, bool) {
 	case *schedulingv1alpha2.Workload:
 		return &o.ObjectMeta, false
 	}
-	panic(fmt.Sprintf("not a native kind: %T", in))
+	return nil, false
 }
 
 // admitNativeObject checks a native document's metadata and name, then defaults and
 // validates it in its own version.
 func (sc *Scenario) admitNativeObject(in any, kind string, unique func(any, string) error) (string, error) {
 	m, _ := nativeMeta(in)
+	if m == nil {
+		return "", fmt.Errorf("%T is not a native PodGroup or Workload", in)
+	}
 	defaultNamespace(m)
 	desc := describe(kind, m.Namespace, m.Name)
 	if err := sc.checkMeta(in, desc, m, true); err != nil {
