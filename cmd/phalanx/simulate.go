@@ -28,6 +28,7 @@ type simulateOptions struct {
 	configFile      string
 	checkInvariants bool
 	wallTime        bool
+	workloadWithJob bool
 	cpuProfile      string
 	memProfile      string
 }
@@ -66,6 +67,7 @@ Exit status: 0 when the simulation ran, 2 for bad input, 1 for other failures or
 	f.StringVar(&o.configFile, "config", "", "scheduler configuration file (SchedulerConfiguration)")
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
 	f.BoolVar(&o.wallTime, "wall-time", false, "report the wall-clock time in summary.wallSeconds (makes the output differ run to run)")
+	f.BoolVar(&o.workloadWithJob, "workload-with-job", false, workloadWithJobUsage)
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = f.MarkHidden("cpuprofile")
 	f.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the run to this file")
@@ -96,7 +98,11 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
-	sc, err := sim.Load(o.files, stdin)
+	in, err := sim.Decode(o.files, stdin)
+	if err != nil {
+		return inputError(err)
+	}
+	sc, err := sim.Admit(sim.ControlPlane{WorkloadWithJob: o.workloadWithJob}, in)
 	if err != nil {
 		return inputError(err)
 	}
@@ -165,6 +171,9 @@ func writeHeapProfile(path string) error {
 	defer f.Close()
 	return pprof.Lookup("allocs").WriteTo(f, 0)
 }
+
+// workloadWithJobUsage is the --workload-with-job flag's, which simulate and whatif share.
+const workloadWithJobUsage = "model the Job controller of Kubernetes 1.37 with its WorkloadWithJob gate on: each Job gets a Workload and a PodGroup (scheduling.k8s.io/v1beta1)"
 
 // checkOutput checks the flags simulate and whatif share.
 func checkOutput(output string, until time.Duration) error {

@@ -31,6 +31,7 @@ type whatifOptions struct {
 	until           time.Duration
 	checkInvariants bool
 	schedulerName   string
+	workloadWithJob bool
 }
 
 func newWhatifCommand() *cobra.Command {
@@ -70,6 +71,7 @@ Exit status: 0 when everything new would schedule, 3 when something new would no
 	f.Int64Var(&o.seed, "seed", 1, "seed for tie-breaks; the same input and seed give the same answer")
 	f.DurationVar(&o.until, "until", 24*time.Hour, "stop at this virtual time")
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
+	f.BoolVar(&o.workloadWithJob, "workload-with-job", false, workloadWithJobUsage)
 	f.StringVar(&o.schedulerName, "scheduler-name", "", "only schedule pods with this spec.schedulerName (default: every pending pod, whichever scheduler it names)")
 	return cmd
 }
@@ -109,8 +111,8 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		}
 		cluster = sim.FromObjects("the cluster", snap.Objects())
 	}
-	answer, runs, err := whatif.Ask(ctx, cluster, news, sim.Options{Config: cfg, Seed: o.seed, Until: o.until,
-		SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background()})
+	answer, runs, err := whatif.Ask(ctx, cluster, news, whatif.Options{ControlPlane: sim.ControlPlane{WorkloadWithJob: o.workloadWithJob},
+		Sim: sim.Options{Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background()}})
 	if err != nil {
 		return inputError(err)
 	}

@@ -6,8 +6,16 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
+
+// Options say which controllers are modelled.
+type Options struct {
+	// WorkloadWithJob models Kubernetes 1.37's Job controller with its WorkloadWithJob
+	// gate on (alpha, off by default): a Job gets a Workload and a PodGroup (jobworkload.go).
+	WorkloadWithJob bool
+}
 
 // Change is what happened to a pod a controller made.
 type Change int
@@ -51,6 +59,10 @@ type Template struct {
 type Controller interface {
 	// Workload names the workload the controller was made for.
 	Workload() Ref
+	// Made are the objects other than pods the controller makes when the workload is
+	// created (a Job's Workload and PodGroup): the caller admits and creates them with the
+	// workload.
+	Made() []runtime.Object
 	// Templates are its pod templates, to admit before Start.
 	Templates() []Template
 	// Start is called when the workload is created; it returns what to create.

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -21,7 +22,7 @@ func decode(t *testing.T, kind, doc string) Controller {
 	if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
 		t.Fatal(err)
 	}
-	c, _, ferr := New(obj)
+	c, _, ferr := New(obj, Options{})
 	if ferr != nil {
 		t.Fatal(ferr)
 	}
@@ -337,9 +338,68 @@ func TestInvalidWorkloadsNameTheField(t *testing.T) {
 		{&JobSet{ObjectMeta: metav1.ObjectMeta{Name: "js"}, Spec: JobSetSpec{ReplicatedJobs: []ReplicatedJob{{Name: "a", Template: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Completions: &one, Template: tmpl}}}}}}, "spec.replicatedJobs[0].template.spec.template.spec.restartPolicy: Unsupported value"},
 		{&JobSet{ObjectMeta: metav1.ObjectMeta{Name: "js"}, Spec: JobSetSpec{ReplicatedJobs: []ReplicatedJob{{Name: "a", Template: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Completions: &one}}}, {Name: "b", DependsOn: []JobSetDependsOn{{Name: "c", Status: "Ready"}}}}}}, "spec.replicatedJobs[1].dependsOn[0].name: Invalid value: \"c\""},
 	} {
-		_, _, err := New(tc.obj)
+		_, _, err := New(tc.obj, Options{})
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%T: error %v, want %q", tc.obj, err, tc.want)
 		}
+	}
+}
+
+// With WorkloadWithJob, a Job gets a Workload and a PodGroup as Kubernetes 1.37's Job
+// controller makes them, and its pods join the group; not when its template names a
+// group, nor for a JobSet's Jobs.
+func TestJobWithWorkload(t *testing.T) {
+	decodeWith := func(doc string) Controller {
+		job := &batchv1.Job{}
+		if err := yaml.UnmarshalStrict([]byte(doc), job); err != nil {
+			t.Fatal(err)
+		}
+		c, _, err := New(job, Options{WorkloadWithJob: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := decodeWith(`
+metadata: {name: train, namespace: ml}
+spec:
+  completionMode: Indexed
+  completions: 4
+  parallelism: 4
+  scheduling: {schedulingPolicy: {gang: {}}}
+  template:
+    spec:
+      priorityClassName: training
+      restartPolicy: Never
+      containers: [{name: main, image: trainer}]
+`)
+	made := c.Made()
+	if len(made) != 2 {
+		t.Fatalf("made %v, want a Workload and a PodGroup", made)
+	}
+	wl, pg := made[0].(*schedulingv1beta1.Workload), made[1].(*schedulingv1beta1.PodGroup)
+	if !strings.HasPrefix(wl.Name, "train-") || len(wl.Spec.PodGroupTemplates) != 1 || wl.Spec.PodGroupTemplates[0].Name != "train-pgt-0" ||
+		wl.Spec.PodGroupTemplates[0].PriorityClassName != "training" || metav1.GetControllerOf(wl).Name != "train" {
+		t.Errorf("workload %+v", wl)
+	}
+	if g := pg.Spec.SchedulingPolicy.Gang; g == nil || g.MinCount != 4 || pg.Spec.WorkloadRef.WorkloadName != wl.Name ||
+		!strings.HasPrefix(pg.Name, wl.Name+"-train-pgt-0-") || pg.Spec.PriorityClassName != "training" || pg.APIVersion != "scheduling.k8s.io/v1beta1" {
+		t.Errorf("pod group %+v", pg)
+	}
+	if names, _ := pods(c.Start()); len(names) != 4 {
+		t.Errorf("pods %v", names)
+	}
+	basic := decodeWith("metadata: {name: j}\nspec: {parallelism: 2, template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}}")
+	if g := basic.Made()[1].(*schedulingv1beta1.PodGroup); g.Spec.SchedulingPolicy.Basic == nil {
+		t.Errorf("a Job without spec.scheduling: %+v, want a basic group", g.Spec.SchedulingPolicy)
+	}
+	acts := basic.Start()
+	p := acts[0].Object.(*v1.Pod)
+	if sg := p.Spec.SchedulingGroup; sg == nil || *sg.PodGroupName != basic.Made()[1].(*schedulingv1beta1.PodGroup).Name {
+		t.Errorf("pod's scheduling group %v", sg)
+	}
+	named := decodeWith("metadata: {name: j}\nspec: {template: {spec: {schedulingGroup: {podGroupName: mine}, restartPolicy: Never, containers: [{name: c, image: i}]}}}")
+	if len(named.Made()) != 0 {
+		t.Errorf("a Job whose template names a group got %v", named.Made())
 	}
 }

@@ -7,7 +7,9 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -39,6 +41,11 @@ type job struct {
 	// replaces a pod once it is gone, not when its deletion starts.
 	replaceFailedOnly bool
 
+	// group is the PodGroup the Job controller made for the Job (WorkloadWithJob), made
+	// holds it and its Workload.
+	group *schedulingv1beta1.PodGroup
+	made  []runtime.Object
+
 	pods      map[string]*jobPod
 	succeeded int32
 	done      map[int]bool // succeeded completion indexes
@@ -54,7 +61,7 @@ type jobPod struct {
 	running, terminating bool
 }
 
-func newJob(j *batchv1.Job, path *field.Path) (*job, *field.Error) {
+func newJob(j *batchv1.Job, path *field.Path, opts Options) (*job, *field.Error) {
 	defaultNamespace(&j.ObjectMeta)
 	if err := validateJob(j, path); err != nil {
 		return nil, err
@@ -77,6 +84,13 @@ func newJob(j *batchv1.Job, path *field.Path) (*job, *field.Error) {
 		c.replaceFailedOnly = j.Spec.PodFailurePolicy != nil
 	}
 	c.tmpl = Template{Path: path.Child("spec", "template").String(), Pod: templatePod(&j.Spec.Template, j.Namespace, j.Name)}
+	if opts.WorkloadWithJob && managesGroup(j) {
+		wl, pg, err := jobGroup(j, c.owner)
+		if err != nil {
+			return nil, field.Invalid(path.Child("spec", "scheduling"), j.Spec.Scheduling, err.Error())
+		}
+		c.group, c.made = pg, []runtime.Object{wl, pg}
+	}
 	return c, nil
 }
 
@@ -109,9 +123,10 @@ func validateJob(j *batchv1.Job, path *field.Path) *field.Error {
 	return nil
 }
 
-func (c *job) Workload() Ref         { return c.ref }
-func (c *job) Templates() []Template { return []Template{c.tmpl} }
-func (c *job) Stop()                 { c.finished = true }
+func (c *job) Workload() Ref          { return c.ref }
+func (c *job) Made() []runtime.Object { return c.made }
+func (c *job) Templates() []Template  { return []Template{c.tmpl} }
+func (c *job) Stop()                  { c.finished = true }
 
 // Start creates the first pods, none for a suspended Job (the simulation never resumes it).
 func (c *job) Start() []Action {
@@ -309,6 +324,11 @@ func (c *job) newPod(index int) *v1.Pod {
 		}
 	}
 	p := instance(c.tmpl.Pod, c.names.next(prefix), c.owner, labels, annotations)
+	if g := c.group; g != nil {
+		name := g.Name
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &name}
+		p.OwnerReferences = append(p.OwnerReferences, metav1.OwnerReference{APIVersion: g.APIVersion, Kind: g.Kind, Name: g.Name, UID: uidOf(&g.ObjectMeta)})
+	}
 	if index >= 0 && p.Spec.Hostname == "" {
 		p.Spec.Hostname = fmt.Sprintf("%s-%d", c.obj.Name, index)
 	}

@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -142,7 +143,7 @@ func newJobSet(js *JobSet, path *field.Path) (Controller, []string, *field.Error
 		}
 		var jobs []*job
 		for idx := range int(ptrOr(rj.Replicas, 1)) {
-			j, err := newJob(c.jobFor(rj, idx, globalIndex, global, owner), rpath.Child("template"))
+			j, err := newJob(c.jobFor(rj, idx, globalIndex, global, owner), rpath.Child("template"), Options{})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -207,7 +208,8 @@ func mergeInto(m, add map[string]string) map[string]string {
 	return m
 }
 
-func (c *jobSet) Workload() Ref { return c.ref }
+func (c *jobSet) Made() []runtime.Object { return nil }
+func (c *jobSet) Workload() Ref          { return c.ref }
 
 func (c *jobSet) Templates() []Template {
 	var ts []Template

@@ -21,10 +21,10 @@ var Kinds = map[string]func() any{
 // New returns the model of a workload's controller. The error is what the API server (or
 // the workload's admission webhook) would refuse the object for, with its field path;
 // warnings name what the model leaves out.
-func New(obj any) (c Controller, warnings []string, err *field.Error) {
+func New(obj any, opts Options) (c Controller, warnings []string, err *field.Error) {
 	switch o := obj.(type) {
 	case *batchv1.Job:
-		return asController(newJob(o, nil))
+		return asController(newJob(o, nil, opts))
 	case *appsv1.ReplicaSet:
 		return asController(newReplicaSet(o, nil))
 	case *appsv1.Deployment:

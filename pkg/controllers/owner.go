@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // owner models the controller of pods whose workload is not in the input (a snapshot
@@ -36,10 +37,11 @@ func ForOwner(p *v1.Pod) Controller {
 		names: names{seed: ref.Kind + "/" + p.Namespace + "/" + ref.Name}}
 }
 
-func (c *owner) Workload() Ref         { return c.ref }
-func (c *owner) Templates() []Template { return nil }
-func (c *owner) Start() []Action       { return nil }
-func (c *owner) Stop()                 { c.stopped = true }
+func (c *owner) Made() []runtime.Object { return nil }
+func (c *owner) Workload() Ref          { return c.ref }
+func (c *owner) Templates() []Template  { return nil }
+func (c *owner) Start() []Action        { return nil }
+func (c *owner) Stop()                  { c.stopped = true }
 
 func (c *owner) Observe(p *v1.Pod, ch Change) []Action {
 	if c.stopped || ch == Running {

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -94,10 +95,11 @@ func validateReplicated(name string, replicas *int32, selector *metav1.LabelSele
 	return nil
 }
 
-func (c *replicaSet) Workload() Ref         { return c.ref }
-func (c *replicaSet) Templates() []Template { return []Template{c.tmpl} }
-func (c *replicaSet) Stop()                 { c.stopped = true }
-func (c *replicaSet) Start() []Action       { return c.sync() }
+func (c *replicaSet) Made() []runtime.Object { return nil }
+func (c *replicaSet) Workload() Ref          { return c.ref }
+func (c *replicaSet) Templates() []Template  { return []Template{c.tmpl} }
+func (c *replicaSet) Stop()                  { c.stopped = true }
+func (c *replicaSet) Start() []Action        { return c.sync() }
 
 func (c *replicaSet) Observe(p *v1.Pod, ch Change) []Action {
 	if ch == Running || !c.active[p.Name] {

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -75,10 +76,11 @@ func newStatefulSet(s *appsv1.StatefulSet, path *field.Path) (*statefulSet, *fie
 	return c, nil
 }
 
-func (c *statefulSet) Workload() Ref         { return c.ref }
-func (c *statefulSet) Templates() []Template { return []Template{c.tmpl} }
-func (c *statefulSet) Stop()                 { c.stopped = true }
-func (c *statefulSet) Start() []Action       { return c.sync() }
+func (c *statefulSet) Made() []runtime.Object { return nil }
+func (c *statefulSet) Workload() Ref          { return c.ref }
+func (c *statefulSet) Templates() []Template  { return []Template{c.tmpl} }
+func (c *statefulSet) Stop()                  { c.stopped = true }
+func (c *statefulSet) Start() []Action        { return c.sync() }
 
 func (c *statefulSet) Observe(p *v1.Pod, ch Change) []Action {
 	ord, sp := c.find(p.Name)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
@@ -49,7 +50,7 @@ func TestClusterRoleGrantsExactlyTheReads(t *testing.T) {
 // Reads lists what Take lists (phalanx's PodGroups through their own client).
 func TestReadsAreWhatASnapshotLists(t *testing.T) {
 	cs := fake.NewClientset(cluster()...)
-	if _, err := Take(context.Background(), &Source{Kube: cs}, Options{}); err != nil {
+	if _, err := Take(context.Background(), &Source{Kube: cs, NativeVersion: nativegroup.V1beta1}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	listed := map[Resource]bool{{v1alpha1.SchemeGroupVersion.Group, "podgroups"}: true}

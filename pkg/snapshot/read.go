@@ -15,16 +15,17 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/driver/kube"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
 // Resource is an API resource: its group ("" for the core group) and plural name.
@@ -36,7 +37,8 @@ var Reads = []Resource{
 	{"", "namespaces"}, {"scheduling.k8s.io", "priorityclasses"}, {"", "nodes"},
 	{"storage.k8s.io", "storageclasses"}, {"storage.k8s.io", "csinodes"}, {"", "persistentvolumes"}, {"", "persistentvolumeclaims"},
 	{"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceslices"}, {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceclaims"},
-	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {"policy", "poddisruptionbudgets"}, {"", "pods"},
+	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {nativegroup.GroupName, "workloads"}, {nativegroup.GroupName, "podgroups"},
+	{"policy", "poddisruptionbudgets"}, {"", "pods"},
 }
 
 // DefaultPageSize is how many objects one list request asks for (kubectl's chunk size).
@@ -61,6 +63,11 @@ type Source struct {
 	Kube kubernetes.Interface
 	// PodGroups reads phalanx's PodGroup CRD; nil when the cluster does not serve it.
 	PodGroups *kube.PodGroupClient
+	// NativeVersion is the newest scheduling.k8s.io version the cluster serves PodGroups
+	// and Workloads in ("" for none), V1alpha2 the client that reads that version (which
+	// client-go has no client for).
+	NativeVersion string
+	V1alpha2      rest.Interface
 }
 
 // NewSource connects to the cluster of a client configuration: protobuf for Kubernetes'
@@ -77,9 +84,17 @@ func NewSource(cfg *rest.Config) (*Source, error) {
 		return nil, err
 	}
 	src := &Source{Kube: cs}
-	served, err := serves(cs.Discovery(), v1alpha1.SchemeGroupVersion.String(), "podgroups")
+	served, err := kube.Serves(cs.Discovery(), v1alpha1.SchemeGroupVersion.String(), "podgroups")
 	if err != nil {
 		return nil, err
+	}
+	if src.NativeVersion, err = kube.NewestNativeVersion(cs.Discovery()); err != nil {
+		return nil, err
+	}
+	if src.NativeVersion == nativegroup.V1alpha2 {
+		if src.V1alpha2, err = kube.NewV1alpha2Client(c); err != nil {
+			return nil, err
+		}
 	}
 	if served {
 		scheme, err := kube.NewScheme()
@@ -91,23 +106,6 @@ func NewSource(cfg *rest.Config) (*Source, error) {
 		}
 	}
 	return src, nil
-}
-
-// serves asks discovery whether the API server serves a resource in a group version.
-func serves(d discovery.DiscoveryInterface, groupVersion, resource string) (bool, error) {
-	list, err := d.ServerResourcesForGroupVersion(groupVersion)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("asking the API server whether it serves %s: %w", groupVersion, err)
-	}
-	for _, r := range list.APIResources {
-		if r.Name == resource {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // reader lists one kind after the other.
@@ -189,6 +187,7 @@ func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
 			}
 			return list(r, "podgroups", src.PodGroups.List, func(o *v1alpha1.PodGroup) { s.PodGroups = append(s.PodGroups, podGroup(o)) })
 		},
+		func() error { return r.native(src) },
 		func() error {
 			return list(r, "poddisruptionbudgets", k.PolicyV1().PodDisruptionBudgets("").List, func(o *policyv1.PodDisruptionBudget) {
 				s.PDBs = append(s.PDBs, pdb(o))
@@ -240,6 +239,8 @@ func (s *Snapshot) sort(pods []stamped) {
 	byName(s.ClaimTemplates)
 	byName(s.Claims)
 	byName(s.PodGroups)
+	byName(s.NativeWorkloads)
+	byName(s.NativePodGroups)
 	byName(s.PDBs)
 	slices.SortFunc(pods, func(a, b stamped) int {
 		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.pod.Namespace, b.pod.Namespace), cmp.Compare(a.pod.Name, b.pod.Name))
@@ -273,9 +274,15 @@ func (s *Snapshot) sort(pods []stamped) {
 	}
 }
 
-func byName[T metav1.Object](objs []T) {
+func byName[T runtime.Object](objs []T) {
+	key := func(o T) (string, string) {
+		m, _ := apimeta.Accessor(o)
+		return m.GetNamespace(), m.GetName()
+	}
 	slices.SortFunc(objs, func(a, b T) int {
-		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
+		ans, an := key(a)
+		bns, bn := key(b)
+		return cmp.Or(cmp.Compare(ans, bns), cmp.Compare(an, bn))
 	})
 }
 

@@ -27,11 +27,12 @@ type Snapshot struct {
 	ClaimTemplates  []*resourceapi.ResourceClaimTemplate
 	Claims          []*resourceapi.ResourceClaim
 	PodGroups       []*v1alpha1.PodGroup
-	// Native are Kubernetes' own scheduling.k8s.io Workloads, then PodGroups, in the
-	// version the cluster serves.
-	Native []runtime.Object
-	PDBs   []*policyv1.PodDisruptionBudget
-	Pods   []*v1.Pod
+	// NativeWorkloads and NativePodGroups are Kubernetes' own scheduling.k8s.io kinds, in
+	// the version the cluster serves.
+	NativeWorkloads []runtime.Object
+	NativePodGroups []runtime.Object
+	PDBs            []*policyv1.PodDisruptionBudget
+	Pods            []*v1.Pod
 	// Notes say what was left out and why (an API the cluster does not serve, pods of
 	// nodes that are gone).
 	Notes []string
@@ -53,7 +54,8 @@ func (s *Snapshot) Objects() []runtime.Object {
 	out = appendAll(out, s.ClaimTemplates)
 	out = appendAll(out, s.Claims)
 	out = appendAll(out, s.PodGroups)
-	out = append(out, s.Native...)
+	out = append(out, s.NativeWorkloads...)
+	out = append(out, s.NativePodGroups...)
 	out = appendAll(out, s.PDBs)
 	return appendAll(out, s.Pods)
 }

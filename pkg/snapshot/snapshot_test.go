@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
 var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -53,10 +55,17 @@ func cluster() []runtime.Object {
 	pending := pod("ml", "waiting", "", now.Add(-time.Minute))
 	pending.Status.Phase = v1.PodPending
 	class := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
+	// A Job's gang as the Job controller makes it: a Workload and a PodGroup of v1beta1.
+	gang := schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}}
+	workload := &schedulingv1beta1.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train-wl", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-controller-manager"}}},
+		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{Name: "t", SchedulingPolicy: gang}}}}
+	nativeGroup := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train-pg"},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: gang, WorkloadRef: &schedulingv1beta1.WorkloadReference{WorkloadName: "train-wl", TemplateName: "t"}},
+		Status: schedulingv1beta1.PodGroupStatus{Conditions: []metav1.Condition{{Type: "PodGroupInitiallyScheduled", Status: metav1.ConditionTrue, Reason: "Scheduled", Message: "secret scheduling history"}}}}
 	return []runtime.Object{
 		node("n2"), node("n1"),
 		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ml"}},
-		class, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000},
+		class, workload, nativeGroup, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000},
 		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "csi.example.com",
 			Parameters: map[string]string{"csi.storage.k8s.io/provisioner-secret-name": "cloud-key"}},
 		pod("ml", "b", "n1", now.Add(-2*time.Hour)), a, pod("other", "z", "n2", now.Add(-3*time.Hour)),
@@ -67,7 +76,7 @@ func cluster() []runtime.Object {
 func take(t *testing.T, opts Options) *Snapshot {
 	t.Helper()
 	opts.Now = func() time.Time { return now }
-	s, err := Take(context.Background(), &Source{Kube: fake.NewClientset(cluster()...)}, opts)
+	s, err := Take(context.Background(), &Source{Kube: fake.NewClientset(cluster()...), NativeVersion: nativegroup.V1beta1}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +93,13 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	}
 	y := out.String()
 	for _, gone := range []string{"hunter2", "TOKEN", "command", "db-password", "cloud-key", "managedFields", "last-applied", "10.1.2.3", "10.0.0.7",
-		"manager: kubelet", "ttl", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n"} {
+		"manager: kubelet", "ttl", "kube-controller-manager", "secret scheduling history", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n"} {
 		if strings.Contains(y, gone) {
 			t.Errorf("the snapshot keeps %q", gone)
 		}
 	}
 	for _, kept := range []string{"topology.kubernetes.io/zone: z1", "image: img", "hostPort: 9000", "kind: ReplicaSet", "priorityClassName: high",
+		"apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup", "workloadName: train-wl",
 		"sim.phalanx.dev/terminate-after: 20s", "sim.phalanx.dev/delete-at: 0s", "provisioner: csi.example.com",
 		"# left out: pods: 1 bound to nodes that no longer exist, left out",
 		"# left out: pods: the names of 1 pods' PriorityClasses, which no longer exist (their priority is kept)"} {

@@ -16,11 +16,17 @@ type Runs struct {
 	Baseline, WhatIf *sim.Report
 }
 
+// Options are the control plane and the scheduler a question is asked of.
+type Options struct {
+	ControlPlane sim.ControlPlane
+	Sim          sim.Options
+}
+
 // Ask runs cluster forward in virtual time without the new objects and with them, both
 // arriving at time 0, with the same scheduler options, and answers for each new workload.
 // Every new object must be of a kind the simulator understands: a workload it would skip
 // would make the answer wrong, so that is an error (a *sim.InputError).
-func Ask(ctx context.Context, cluster, news *sim.Input, opts sim.Options) (*Answer, *Runs, error) {
+func Ask(ctx context.Context, cluster, news *sim.Input, opts Options) (*Answer, *Runs, error) {
 	if len(news.Warnings) > 0 {
 		return nil, nil, &sim.InputError{Where: "the new objects", Msg: "phalanx cannot tell what these would do: " + strings.Join(news.Warnings, "; ")}
 	}
@@ -32,19 +38,19 @@ func Ask(ctx context.Context, cluster, news *sim.Input, opts sim.Options) (*Answ
 	if err != nil {
 		return nil, nil, err
 	}
-	baseScenario, err := sim.Admit(alone)
+	baseScenario, err := sim.Admit(opts.ControlPlane, alone)
 	if err != nil {
 		return nil, nil, err
 	}
-	scenario, err := sim.Admit(with, news)
+	scenario, err := sim.Admit(opts.ControlPlane, with, news)
 	if err != nil {
 		return nil, nil, err
 	}
 	runs := &Runs{}
-	if runs.Baseline, err = run(ctx, baseScenario, opts); err != nil {
+	if runs.Baseline, err = run(ctx, baseScenario, opts.Sim); err != nil {
 		return nil, nil, err
 	}
-	if runs.WhatIf, err = run(ctx, scenario, opts); err != nil {
+	if runs.WhatIf, err = run(ctx, scenario, opts.Sim); err != nil {
 		return nil, nil, err
 	}
 	q := question{scenario: scenario, news: news.Objects(), pending: pendingPods(with.Objects())}

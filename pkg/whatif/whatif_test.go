@@ -29,7 +29,7 @@ func ask(t *testing.T, news ...string) (*Answer, *Runs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, runs, err := Ask(context.Background(), cluster, in, sim.Options{CheckInvariants: true})
+	a, runs, err := Ask(context.Background(), cluster, in, Options{Sim: sim.Options{CheckInvariants: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestUnknownKindsAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = Ask(context.Background(), cluster, news, sim.Options{})
+	_, _, err = Ask(context.Background(), cluster, news, Options{})
 	var ie *sim.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "kubeflow.org/v1 PyTorchJob") {
 		t.Errorf("error %v, want an input error naming the kind", err)

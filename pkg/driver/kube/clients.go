@@ -62,7 +62,7 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 	if cs.podGroups, err = NewPodGroupClient(config("scheduler", nil, false), scheme); err != nil {
 		return nil, err
 	}
-	if cs.v1alpha2, err = newV1alpha2Client(config("scheduler", shared, false)); err != nil {
+	if cs.v1alpha2, err = NewV1alpha2Client(config("scheduler", shared, false)); err != nil {
 		return nil, err
 	}
 	if cs.leaderElection, err = kubernetes.NewForConfig(config("leader-election", limits.limiter(apf), true)); err != nil {

@@ -93,11 +93,11 @@ func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, sr
 		crd := false
 		var err error
 		if src != GroupSourceNative {
-			crd, err = serves(disc, v1alpha1.SchemeGroupVersion.String(), "podgroups")
+			crd, err = Serves(disc, v1alpha1.SchemeGroupVersion.String(), "podgroups")
 		}
 		native := ""
 		if err == nil {
-			native, err = newestNative(disc)
+			native, err = NewestNativeVersion(disc)
 		}
 		if err != nil {
 			logger.Info("Asking the API server which PodGroup APIs it serves", "err", err)
@@ -128,11 +128,11 @@ func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, sr
 	return apis, nil
 }
 
-// newestNative is the first of nativegroup.Versions in which the server serves PodGroups,
+// NewestNativeVersion is the first of nativegroup.Versions in which the server serves PodGroups,
 // "" for none.
-func newestNative(disc discovery.DiscoveryInterface) (string, error) {
+func NewestNativeVersion(disc discovery.DiscoveryInterface) (string, error) {
 	for _, v := range nativegroup.Versions {
-		ok, err := serves(disc, v, "podgroups")
+		ok, err := Serves(disc, v, "podgroups")
 		if err != nil {
 			return "", err
 		}
@@ -160,7 +160,7 @@ func unreadNativeVersions(disc discovery.DiscoveryInterface) []string {
 			if slices.Contains(nativegroup.Versions, v.GroupVersion) {
 				continue
 			}
-			if ok, err := serves(disc, v.GroupVersion, "podgroups"); err == nil && ok {
+			if ok, err := Serves(disc, v.GroupVersion, "podgroups"); err == nil && ok {
 				out = append(out, v.GroupVersion)
 			}
 		}
@@ -168,8 +168,8 @@ func unreadNativeVersions(disc discovery.DiscoveryInterface) []string {
 	return out
 }
 
-// serves reports whether the server serves a resource in a group version.
-func serves(disc discovery.DiscoveryInterface, groupVersion, resource string) (bool, error) {
+// Serves reports whether the server serves a resource in a group version.
+func Serves(disc discovery.DiscoveryInterface, groupVersion, resource string) (bool, error) {
 	list, err := disc.ServerResourcesForGroupVersion(groupVersion)
 	if apierrors.IsNotFound(err) {
 		return false, nil

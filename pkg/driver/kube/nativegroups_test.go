@@ -258,7 +258,7 @@ func TestUpdateStatusOfV1alpha2Group(t *testing.T) {
 		_, _ = w.Write([]byte(`{"apiVersion":"scheduling.k8s.io/v1alpha2","kind":"PodGroup","metadata":{"name":"g","namespace":"ns"}}`))
 	}))
 	defer ts.Close()
-	rc, err := newV1alpha2Client(&rest.Config{Host: ts.URL})
+	rc, err := NewV1alpha2Client(&rest.Config{Host: ts.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

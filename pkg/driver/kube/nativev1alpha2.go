@@ -35,8 +35,8 @@ func newJSONRESTClient(base *rest.Config, gv schema.GroupVersion, scheme *runtim
 	return rest.RESTClientFor(cfg)
 }
 
-// newV1alpha2Client returns a REST client for scheduling.k8s.io/v1alpha2.
-func newV1alpha2Client(base *rest.Config) (*rest.RESTClient, error) {
+// NewV1alpha2Client returns a REST client for scheduling.k8s.io/v1alpha2.
+func NewV1alpha2Client(base *rest.Config) (*rest.RESTClient, error) {
 	scheme := runtime.NewScheme()
 	if err := schedulingv1alpha2.AddToScheme(scheme); err != nil {
 		return nil, err

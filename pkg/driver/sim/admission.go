@@ -136,10 +136,10 @@ func (sc *Scenario) admit() error {
 		t, _ := parseTiming(&pg.ObjectMeta)
 		admitPodGroup(pg, classes, t.createAt)
 	}
-	if err := sc.admitNative(classes, unique); err != nil {
+	if err := sc.admitWorkloads(classes, unique); err != nil {
 		return err
 	}
-	if err := sc.admitWorkloads(classes, unique); err != nil {
+	if err := sc.admitNative(classes, unique); err != nil {
 		return err
 	}
 	return sc.admitResources(unique)

@@ -60,9 +60,16 @@ func (in *Input) Copy() (*Input, error) {
 // Objects are the input's objects, in order (admitted in place once Admit returns).
 func (in *Input) Objects() []any { return in.objs }
 
+// ControlPlane says what the modelled control plane does besides what every cluster does.
+type ControlPlane struct {
+	// WorkloadWithJob: the Job controller makes a Workload and a PodGroup for each Job
+	// (pkg/controllers), as Kubernetes 1.37's does with the WorkloadWithJob gate on.
+	WorkloadWithJob bool
+}
+
 // Admit makes one scenario of inputs, in order, admitting what a control plane would.
-func Admit(inputs ...*Input) (*Scenario, error) {
-	sc := &Scenario{origin: map[any]origin{}}
+func Admit(cp ControlPlane, inputs ...*Input) (*Scenario, error) {
+	sc := &Scenario{origin: map[any]origin{}, controlPlane: cp}
 	for _, in := range inputs {
 		sc.Warnings = append(sc.Warnings, in.Warnings...)
 		for i, obj := range in.objs {

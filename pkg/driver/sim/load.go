@@ -40,7 +40,7 @@ func Load(paths []string, stdin io.Reader) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Admit(in)
+	return Admit(ControlPlane{}, in)
 }
 
 // Decode reads manifests as Load does, without admitting them.

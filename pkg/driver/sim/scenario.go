@@ -38,6 +38,9 @@ type Scenario struct {
 	// Warnings are things a user should know that did not stop the load (skipped kinds).
 	Warnings []string
 
+	// controlPlane says what the control plane's controllers do.
+	controlPlane ControlPlane
+
 	// origin says where each object came from, for error messages.
 	origin map[any]origin
 }

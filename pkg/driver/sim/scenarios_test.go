@@ -29,6 +29,8 @@ type expectation struct {
 	Until       string `json:"until,omitempty"`
 	// Config is a SchedulerConfiguration to run with.
 	Config *config.Configuration `json:"config,omitempty"`
+	// WorkloadWithJob models the Job controller with that gate on.
+	WorkloadWithJob bool `json:"workloadWithJob,omitempty"`
 	// Pods are checked by "namespace/name" (or "name" in default).
 	Pods map[string]podExpectation `json:"pods,omitempty"`
 	// Groups are checked by "namespace/name" (or "name"); "native:namespace/name" (or
@@ -185,7 +187,11 @@ func runScenarioFile(t *testing.T, file string, rewrite func([]byte) []byte) {
 		data = rewrite(data)
 	}
 	exp, manifests := splitScenario(t, data)
-	sc, err := Load([]string{"-"}, bytes.NewReader(manifests))
+	in, err := Decode([]string{"-"}, bytes.NewReader(manifests))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	sc, err := Admit(ControlPlane{WorkloadWithJob: exp.WorkloadWithJob}, in)
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}

@@ -71,7 +71,7 @@ func (sc *Scenario) admitWorkloads(classes *priorityClasses, unique func(any, st
 		if err := unique(w.Object, desc); err != nil {
 			return err
 		}
-		c, warnings, ferr := controllers.New(w.Object)
+		c, warnings, ferr := controllers.New(w.Object, controllers.Options{WorkloadWithJob: sc.controlPlane.WorkloadWithJob})
 		if ferr != nil {
 			return sc.errAt(w.Object, desc, ferr.Field, ferr.ErrorBody())
 		}
@@ -83,9 +83,31 @@ func (sc *Scenario) admitWorkloads(classes *priorityClasses, unique func(any, st
 				return err
 			}
 		}
+		// What the controller makes with the workload is admitted as native objects of the
+		// input (admitNative runs next), created and deleted with the workload.
+		for _, o := range c.Made() {
+			om := o.(metav1.ObjectMetaAccessor).GetObjectMeta()
+			om.SetAnnotations(timingOf(m))
+			sc.origin[o] = sc.origin[w.Object]
+			sc.nativeInputs = append(sc.nativeInputs, o)
+		}
 		w.Controller = c
 	}
 	return nil
+}
+
+// timingOf is the timeline annotations of an object, for what is made with it.
+func timingOf(m *metav1.ObjectMeta) map[string]string {
+	var out map[string]string
+	for _, a := range []string{AnnotationCreateAt, AnnotationDeleteAt} {
+		if v, ok := m.Annotations[a]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[a] = v
+		}
+	}
+	return out
 }
 
 // admitTemplate admits a pod template as a pod; its errors name the workload and the
