@@ -22,11 +22,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 	"github.com/phalanx-dev/phalanx/pkg/whatif"
 	"github.com/phalanx-dev/phalanx/test/e2e/e2eutil"
 )
@@ -332,5 +334,100 @@ func TestSnapshot(t *testing.T) {
 	out, stderr, code := e2eutil.RunPhalanx(t, "simulate", "-f", dir, "--check-invariants")
 	if code != 0 || !strings.Contains(string(out), node.Name) {
 		t.Errorf("phalanx simulate of the snapshot: exit %d: %s\n%s", code, stderr, out)
+	}
+}
+
+// TestWhatIfPredictsAJobControllerGang asks, with --workload-with-job, about an Indexed Job
+// whose spec.scheduling asks for a gang: on this control plane (v1.37.2, WorkloadWithJob
+// on) the Job controller makes a Workload and a gang PodGroup for it, and the prediction
+// models just that. Two of four 8-GPU nodes are free and two run a low-priority pod each;
+// the gang of three must preempt exactly one of them, and does what was predicted.
+func TestWhatIfPredictsAJobControllerGang(t *testing.T) {
+	c := e2eutil.Connect(t)
+	ctx := e2eutil.Context(t)
+	if v := c.NativeVersion(t); v != nativegroup.V1beta1 {
+		t.Skipf("the control plane serves native PodGroups in %q: the Job controller modelled is 1.37's (v1beta1)", v)
+	}
+	ns := c.CreateNamespace(t)
+	sched := e2eutil.SchedulerName(t)
+	low, high := c.CreatePriorityClass(t, "low", 100), c.CreatePriorityClass(t, "high", 10000)
+	pin := e2eutil.UniqueName(t, "whatif-gang")
+	for range 4 {
+		c.CreateReadyNode(t, e2eutil.Node{CPU: "32", Memory: "256Gi", Extra: map[corev1.ResourceName]string{gpu: "8"}, Labels: map[string]string{pinLabel: pin}})
+	}
+	p := c.StartPhalanx(t, "whatif-gang")
+	p.WaitReady(t)
+	grace := int64(5)
+	var fillers []string
+	for i := range 2 {
+		pod := gpuPod(e2eutil.Pod{Namespace: ns, Name: fmt.Sprintf("low-%d", i), SchedulerName: sched, CPU: "4", Priority: low, GracePeriod: &grace},
+			"8", map[string]string{pinLabel: pin})
+		c.CreatePod(t, pod)
+		fillers = append(fillers, pod.Name)
+	}
+	c.WaitPodsBound(t, ns, fillers, 2*time.Minute)
+
+	worker := gpuPod(e2eutil.Pod{SchedulerName: sched, CPU: "4", Priority: high}, "8", map[string]string{pinLabel: pin})
+	worker.Spec.RestartPolicy = corev1.RestartPolicyNever
+	three := int32(3)
+	indexed := batchv1.IndexedCompletion
+	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "train"},
+		Spec: batchv1.JobSpec{CompletionMode: &indexed, Completions: &three, Parallelism: &three,
+			Scheduling: &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{}}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "10m"}}, Spec: worker.Spec}}}
+	y, err := yaml.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newFile := filepath.Join(t.TempDir(), "job.yaml")
+	if err := os.WriteFile(newFile, y, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := e2eutil.RunPhalanx(t, "whatif", "--kubeconfig", c.SnapshotKubeconfig(t), "--config", c.PhalanxConfig(t),
+		"--scheduler-name", sched, "--workload-with-job", "--check-invariants", "-f", newFile, "-o", "json")
+	if code != 0 {
+		t.Fatalf("phalanx whatif: exit %d\n%s\n%s", code, stderr, stdout)
+	}
+	var answer whatif.Answer
+	if err := json.Unmarshal(stdout, &answer); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	predicted := answer.Workloads[0]
+	if !predicted.Schedules || predicted.PodGroup == "" || len(predicted.Preempts) != 1 {
+		t.Fatalf("prediction %s: want the Job's three pods in its PodGroup, one filler preempted", stdout)
+	}
+
+	history := c.RecordPods(t, ns)
+	if _, err := c.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var workers []string
+	e2eutil.WaitFor(t, time.Minute, "the Job's three pods", func(ctx context.Context) (bool, error) {
+		list, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: batchv1.JobNameLabel + "=" + job.Name})
+		workers = workers[:0]
+		for _, pod := range list.Items {
+			if pod.Spec.SchedulingGroup == nil {
+				return false, fmt.Errorf("pod %s is in no scheduling group: is WorkloadWithJob on?", pod.Name)
+			}
+			workers = append(workers, pod.Name)
+		}
+		return err == nil && len(workers) == 3, nil
+	})
+	bound := c.WaitPodsBound(t, ns, workers, 3*time.Minute)
+	var realNodes []string
+	for _, name := range workers {
+		realNodes = append(realNodes, bound[name].Spec.NodeName)
+	}
+	if got, want := predictedNodes(predicted), sorted(realNodes); !slices.Equal(got, want) {
+		t.Errorf("the Job's pods run on %v, predicted %v", want, got)
+	}
+	var realVictims []string
+	for _, name := range fillers {
+		if history.Condition(name, corev1.DisruptionTarget, corev1.ConditionTrue) != nil {
+			realVictims = append(realVictims, name)
+		}
+	}
+	if got, want := victimsOf(predicted), sorted(realVictims); !slices.Equal(got, want) {
+		t.Errorf("preempted %v, predicted %v", want, got)
 	}
 }
