@@ -41,8 +41,9 @@ var Reads = []Resource{
 	{"policy", "poddisruptionbudgets"}, {"", "pods"},
 }
 
-// DefaultPageSize is how many objects one list request asks for (kubectl's chunk size).
-const DefaultPageSize = 500
+// DefaultPageSize is how many objects one list request asks for: ten times kubectl's
+// chunk, which lists 50,000 pods in a few seconds instead of tens (decision 18).
+const DefaultPageSize = 5000
 
 // Options narrow and tune a snapshot.
 type Options struct {

@@ -60,7 +60,7 @@ func cluster() []runtime.Object {
 	workload := &schedulingv1beta1.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train-wl", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-controller-manager"}}},
 		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{Name: "t", SchedulingPolicy: gang}}}}
 	nativeGroup := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train-pg"},
-		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: gang, WorkloadRef: &schedulingv1beta1.WorkloadReference{WorkloadName: "train-wl", TemplateName: "t"}},
+		Spec:   schedulingv1beta1.PodGroupSpec{SchedulingPolicy: gang, WorkloadRef: &schedulingv1beta1.WorkloadReference{WorkloadName: "train-wl", TemplateName: "t"}},
 		Status: schedulingv1beta1.PodGroupStatus{Conditions: []metav1.Condition{{Type: "PodGroupInitiallyScheduled", Status: metav1.ConditionTrue, Reason: "Scheduled", Message: "secret scheduling history"}}}}
 	return []runtime.Object{
 		node("n2"), node("n1"),
@@ -100,7 +100,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	}
 	for _, kept := range []string{"topology.kubernetes.io/zone: z1", "image: img", "hostPort: 9000", "kind: ReplicaSet", "priorityClassName: high",
 		"apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup", "workloadName: train-wl",
-		"sim.phalanx.dev/terminate-after: 20s", "sim.phalanx.dev/delete-at: 0s", "provisioner: csi.example.com",
+		`sim.phalanx.dev/terminate-after: "20s"`, `sim.phalanx.dev/delete-at: "0s"`, "provisioner: csi.example.com",
 		"# left out: pods: 1 bound to nodes that no longer exist, left out",
 		"# left out: pods: the names of 1 pods' PriorityClasses, which no longer exist (their priority is kept)"} {
 		if !strings.Contains(y, kept) {

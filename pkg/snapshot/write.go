@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"sync"
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 )
 
 // Write writes the snapshot as one stream of YAML documents, after a comment that counts
@@ -106,11 +106,15 @@ func writeDocs(w io.Writer, objs []k8sruntime.Object) error {
 			defer func() { <-sem; wg.Done() }()
 			var buf []byte
 			for _, o := range objs[c*chunk : min(len(objs), (c+1)*chunk)] {
-				y, err := yaml.Marshal(o)
+				js, err := json.Marshal(o)
+				if err == nil {
+					js, err = toYAML(js)
+				}
 				if err != nil {
 					errs[c] = err
 					return
 				}
+				y := js
 				buf = append(append(buf, "---\n"...), y...)
 			}
 			out[c] = buf

@@ -243,11 +243,12 @@ func (s *Simulator) lifetimes(r *Report) {
 		r.Nodes = append(r.Nodes, nr)
 	}
 	end := s.seconds(s.now)
-	for _, rec := range s.podOrder {
+	for i, rec := range s.podOrder {
 		if rec.boundAt == nil {
 			continue
 		}
-		lt := Lifetime{Pod: key(rec.pod), Node: rec.node, Start: *rec.boundAt, End: end, Phase: rec.phase, Requests: podRequests(rec.pod)}
+		// r.Pods is in podOrder's order, with each pod's requests computed once.
+		lt := Lifetime{Pod: key(rec.pod), Node: rec.node, Start: *rec.boundAt, End: end, Phase: rec.phase, Requests: r.Pods[i].Requests}
 		if rec.endAt != nil {
 			lt.End = *rec.endAt
 		}
