@@ -374,7 +374,7 @@ func TestWhatIfPredictsAJobControllerGang(t *testing.T) {
 	job := &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "train"},
 		Spec: batchv1.JobSpec{CompletionMode: &indexed, Completions: &three, Parallelism: &three,
 			Scheduling: &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{}}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "10m"}}, Spec: worker.Spec}}}
+			Template:   corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "10m"}}, Spec: worker.Spec}}}
 	y, err := yaml.Marshal(job)
 	if err != nil {
 		t.Fatal(err)
