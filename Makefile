@@ -3,14 +3,23 @@ GO        ?= go
 BIN       ?= bin
 PKGS      := ./...
 TOOLS_MOD := hack/tools/go.mod
+# The release a build is stamped with: the git tag (v0.1.0), or a describe of the commit.
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+IMAGE      ?= ghcr.io/phalanx-dev/phalanx
+LDFLAGS    := -X github.com/phalanx-dev/phalanx/pkg/version.gitVersion=$(VERSION) \
+              -X github.com/phalanx-dev/phalanx/pkg/version.gitCommit=$(GIT_COMMIT)
 
-.PHONY: help build test test-race verify generate fuzz bench bench-sim bench-cluster e2e clean
+.PHONY: help build image test test-race verify generate fuzz bench bench-sim bench-cluster e2e clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-build: ## build bin/phalanx
-	$(GO) build -o $(BIN)/phalanx ./cmd/phalanx
+build: ## build bin/phalanx, stamped with VERSION
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/phalanx ./cmd/phalanx
+
+image: ## build the container image $(IMAGE):$(VERSION) from the Dockerfile
+	docker build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) -t $(IMAGE):$(VERSION) .
 
 test: ## unit, scenario and CLI tests
 	$(GO) test -count=1 $(PKGS)
@@ -18,11 +27,12 @@ test: ## unit, scenario and CLI tests
 test-race: ## the tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)
 
-verify: ## gofmt, go vet, staticcheck, generated files, the pure core
+verify: ## gofmt, go vet, staticcheck, generated files, the chart, the pure core
 	hack/verify.sh
 
-generate: ## regenerate deepcopy and the CRD
+generate: ## regenerate deepcopy, the CRD, the chart's copies and the release manifest
 	hack/update-codegen.sh
+	hack/update-chart.sh
 
 fuzz: ## run each fuzz target briefly (FUZZTIME=10s by default)
 	hack/fuzz.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks a change before it lands: formatting, vet, staticcheck, generated files up to date,
-# and that the scheduling core stays pure (no client-go).
+# the Helm chart (lint, renderings, the release manifest up to date), and that the
+# scheduling core stays pure (no client-go).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -21,6 +22,9 @@ go tool -modfile=hack/tools/go.mod staticcheck -tags e2e ./test/e2e/...
 
 echo "== generated files"
 hack/verify-codegen.sh
+
+echo "== Helm chart and release manifest"
+hack/verify-chart.sh
 
 echo "== CRD against the API server's own validation"
 go -C hack/tools/crdcheck test -count=1 ./...

@@ -24,6 +24,7 @@ type crd struct {
 			ListKind   string   `json:"listKind"`
 			Plural     string   `json:"plural"`
 			ShortNames []string `json:"shortNames"`
+			Categories []string `json:"categories"`
 		} `json:"names"`
 		Versions []struct {
 			Name                     string         `json:"name"`
@@ -91,11 +92,22 @@ func loadCRD(t *testing.T) crd {
 	return c
 }
 
+// shortNamesTaken are the short names other schedulers' PodGroup CRDs use (Volcano,
+// KAI-Scheduler, scheduler-plugins' coscheduling): `kubectl get pg` must not be
+// ambiguous where one of them is installed beside phalanx.
+var shortNamesTaken = []string{"pg", "pgs", "podgroup-v1beta1"}
+
 func TestCRDShape(t *testing.T) {
 	c := loadCRD(t)
 	if c.Spec.Group != GroupName || c.Spec.Scope != "Namespaced" || c.Spec.Names.Kind != "PodGroup" ||
-		c.Spec.Names.ListKind != "PodGroupList" || c.Spec.Names.Plural != "podgroups" || !slices.Equal(c.Spec.Names.ShortNames, []string{"pg"}) {
+		c.Spec.Names.ListKind != "PodGroupList" || c.Spec.Names.Plural != "podgroups" ||
+		!slices.Equal(c.Spec.Names.ShortNames, []string{"phxpg"}) || !slices.Equal(c.Spec.Names.Categories, []string{"phalanx"}) {
 		t.Errorf("CRD names = group %q, scope %q, %+v", c.Spec.Group, c.Spec.Scope, c.Spec.Names)
+	}
+	for _, n := range c.Spec.Names.ShortNames {
+		if slices.Contains(shortNamesTaken, n) {
+			t.Errorf("short name %q is another scheduler's", n)
+		}
 	}
 	if len(c.Spec.Versions) != 1 {
 		t.Fatalf("CRD has %d versions, want 1", len(c.Spec.Versions))

@@ -11,7 +11,7 @@ import (
 // in the same namespace.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Namespaced,shortName=pg
+// +kubebuilder:resource:scope=Namespaced,shortName=phxpg,categories=phalanx
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Policy",type=string,JSONPath=`.spec.schedulingPolicy`,description="The scheduling policy: gang (all or nothing) or basic"
 // +kubebuilder:printcolumn:name="MinCount",type=integer,JSONPath=`.spec.schedulingPolicy.gang.minCount`,description="Pods that must fit at once for a gang"

@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/phalanx-dev/phalanx/pkg/version"
 )
 
 // Exit statuses.
@@ -61,7 +63,10 @@ preemption that disrupts as little as it can.
   phalanx simulate   run the same scheduler on manifests, in virtual time`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints what `phalanx version` prints.
+		Version: version.Get().String(),
 	}
+	root.SetVersionTemplate("phalanx {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newSimulateCommand(), newRunCommand(), newVersionCommand())
 	return root

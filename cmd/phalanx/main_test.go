@@ -140,9 +140,25 @@ func TestHTMLToFile(t *testing.T) {
 	}
 }
 
+// `phalanx version` and `phalanx --version` print the same line, with the stamp the
+// Makefile and the Dockerfile set.
 func TestVersion(t *testing.T) {
 	out, _, code := run(t, "", "version")
 	if code != 0 || !strings.HasPrefix(out, "phalanx ") {
 		t.Errorf("version: %q (exit %d)", out, code)
+	}
+	flag, _, code := run(t, "", "--version")
+	if code != 0 || flag != out {
+		t.Errorf("--version: %q (exit %d), want %q", flag, code, out)
+	}
+	stamped := filepath.Join(t.TempDir(), "phalanx")
+	build := exec.Command("go", "build", "-o", stamped, "-ldflags",
+		"-X github.com/phalanx-dev/phalanx/pkg/version.gitVersion=v9.8.7 -X github.com/phalanx-dev/phalanx/pkg/version.gitCommit=feedface", ".")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	got, err := exec.Command(stamped, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(got), "phalanx v9.8.7 (commit feedface, ") {
+		t.Errorf("stamped --version: %q, %v", got, err)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -35,10 +37,19 @@ type runOptions struct {
 	bindAddress string
 	groupSource string
 	debug       bool
+	profiling   bool
+	contention  bool
+	logFormat   string
 	le          kube.LeaderElection
 }
 
 func newRunCommand() *cobra.Command {
+	cmd, _ := runCommand()
+	return cmd
+}
+
+// runCommand returns the command and the options its flags fill.
+func runCommand() (*cobra.Command, *runOptions) {
 	o := &runOptions{le: kube.DefaultLeaderElection()}
 	cmd := &cobra.Command{
 		Use:   "run [--kubeconfig FILE] [--config FILE]",
@@ -54,8 +65,12 @@ its Lease exits with status 1, to be restarted clean.
 PodGroups come from phalanx's CRD, from Kubernetes' own scheduling.k8s.io/v1alpha2 API
 (with its Workloads) on clusters that serve it, or both (--podgroup-source).
 
-/healthz, /readyz and /metrics are served on --bind-address. SIGTERM or SIGINT stops
-scheduling, releases the Lease and exits 0.
+/healthz, /readyz and /metrics are served on --bind-address (and /debug/pprof with
+--profiling). SIGTERM or SIGINT stops scheduling, releases the Lease and exits 0.
+
+--config takes phalanx's SchedulerConfiguration or kube-scheduler's
+kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration; the latter's leaderElection,
+clientConnection and enableProfiling apply where no flag says otherwise.
 
 Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could not run,
 2 for bad flags or configuration.`,
@@ -66,12 +81,12 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context())
+			return o.run(cmd.Context(), cmd.Flags())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default: the in-cluster configuration)")
-	f.StringVar(&o.configFile, "config", "", "scheduler configuration file (SchedulerConfiguration)")
+	f.StringVar(&o.configFile, "config", "", "scheduler configuration file (phalanx's SchedulerConfiguration or kube-scheduler's KubeSchedulerConfiguration)")
 	f.Float32Var(&o.qps, "kube-api-qps", 0, "client-side limit of requests per second to the API server (informers and scheduling decisions); 0: none while the API server enforces Priority and Fairness (else 50), negative: none")
 	f.IntVar(&o.burst, "kube-api-burst", 0, "burst of requests to the API server when --kube-api-qps is positive (0: twice --kube-api-qps)")
 	f.IntVar(&o.concurrency, "kube-api-concurrency", kube.DefaultAPIConcurrency, "scheduling decisions' API calls (bindings, evictions, status writes) in flight at most; halved while the API server answers 429")
@@ -80,6 +95,9 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
 	f.StringVar(&o.groupSource, "podgroup-source", string(kube.GroupSourceAuto), "PodGroup APIs to read: auto (every one the server serves, asked at start), crd (phalanx's PodGroup CRD) or native (scheduling.k8s.io/v1alpha2 PodGroups and Workloads)")
 	f.BoolVar(&o.debug, "debug-endpoints", false, "also serve /debug/cache-comparison (it names pods and nodes; the listener has no authentication)")
+	f.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles on /debug/pprof/ (the listener has no authentication)")
+	f.BoolVar(&o.contention, "contention-profiling", false, "with --profiling, also profile blocking on locks and channels")
+	f.StringVar(&o.logFormat, "logging-format", logFormatText, "log format: text (klog's) or json (one object a line)")
 	f.BoolVar(&o.le.Enabled, "leader-elect", o.le.Enabled, "take turns with other replicas through a Lease; only the holder schedules")
 	f.StringVar(&o.le.Namespace, "leader-elect-resource-namespace", o.le.Namespace, "namespace of the leader-election Lease")
 	f.StringVar(&o.le.Name, "leader-elect-resource-name", o.le.Name, "name of the leader-election Lease")
@@ -90,14 +108,20 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	f.AddGoFlagSet(klogFlags)
-	return cmd
+	return cmd, o
 }
 
-func (o *runOptions) run(ctx context.Context) error {
+func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet) error {
 	defer klog.Flush()
-	opts, err := o.driverOptions()
+	if err := setLogFormat(o.logFormat, flags); err != nil {
+		return usageError{err}
+	}
+	opts, err := o.driverOptions(flags)
 	if err != nil {
 		return usageError{err}
+	}
+	if o.profiling && o.contention {
+		runtime.SetBlockProfileRate(1)
 	}
 	d, err := kube.New(opts)
 	if err != nil {
@@ -120,21 +144,23 @@ func (o *runOptions) run(ctx context.Context) error {
 	return err
 }
 
-// driverOptions checks the flags and loads the configuration and the connection.
-func (o *runOptions) driverOptions() (kube.Options, error) {
+// driverOptions loads the configuration, checks the flags and loads the connection.
+func (o *runOptions) driverOptions(flags *pflag.FlagSet) (kube.Options, error) {
+	var cfg *config.Configuration
+	if o.configFile != "" {
+		var err error
+		if cfg, err = config.Load(o.configFile); err != nil {
+			return kube.Options{}, err
+		}
+		o.apply(cfg.Run, flags.Changed)
+	}
 	opts := kube.Options{
 		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, RequestTimeout: o.timeout, AsyncPreemption: o.async, LeaderElection: o.le,
-		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), DebugEndpoints: o.debug, Logger: klog.Background(),
+		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), DebugEndpoints: o.debug, Profiling: o.profiling,
+		Logger: klog.Background(), Config: cfg,
 	}
 	if err := opts.Validate(); err != nil {
 		return opts, err
-	}
-	if o.configFile != "" {
-		cfg, err := config.Load(o.configFile)
-		if err != nil {
-			return opts, err
-		}
-		opts.Config = cfg
 	}
 	rc, err := restConfig(o.kubeconfig)
 	if err != nil {
@@ -160,4 +186,25 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		return nil, fmt.Errorf("in-cluster configuration: %w", err)
 	}
 	return rc, nil
+}
+
+// apply takes what a KubeSchedulerConfiguration says about the process, where the flag
+// that says the same was not given (flags win, as in kube-scheduler).
+func (o *runOptions) apply(r config.RunSettings, given func(flag string) bool) {
+	set := func(flag string, ok bool, apply func()) {
+		if ok && !given(flag) {
+			apply()
+		}
+	}
+	set("leader-elect", r.LeaderElect != nil, func() { o.le.Enabled = *r.LeaderElect })
+	set("leader-elect-lease-duration", r.LeaseDuration != 0, func() { o.le.LeaseDuration = r.LeaseDuration })
+	set("leader-elect-renew-deadline", r.RenewDeadline != 0, func() { o.le.RenewDeadline = r.RenewDeadline })
+	set("leader-elect-retry-period", r.RetryPeriod != 0, func() { o.le.RetryPeriod = r.RetryPeriod })
+	set("leader-elect-resource-name", r.ResourceName != "", func() { o.le.Name = r.ResourceName })
+	set("leader-elect-resource-namespace", r.ResourceNamespace != "", func() { o.le.Namespace = r.ResourceNamespace })
+	set("kubeconfig", r.Kubeconfig != "", func() { o.kubeconfig = r.Kubeconfig })
+	set("kube-api-qps", r.QPS != 0, func() { o.qps = r.QPS })
+	set("kube-api-burst", r.Burst != 0, func() { o.burst = int(r.Burst) })
+	set("profiling", r.EnableProfiling != nil, func() { o.profiling = *r.EnableProfiling })
+	set("contention-profiling", r.EnableContentionProfiling != nil, func() { o.contention = *r.EnableContentionProfiling })
 }

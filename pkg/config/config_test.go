@@ -189,24 +189,89 @@ func TestParseErrors(t *testing.T) {
 			[]string{"profiles[0].plugins.enabled[0].weight", "-1"}},
 		{"plugin without a name", "profiles: [{plugins: {enabled: [{weight: 3}]}}]",
 			[]string{"profiles[0].plugins.enabled[0].name", "Required value"}},
+		{"unknown extension point", "profiles: [{plugins: {scores: {enabled: [{name: A}]}}}]", []string{"unknown field", "scores"}},
+		{"unknown field in a point's set", "profiles: [{plugins: {score: {enable: [{name: A}]}}}]", []string{"unknown field", "enable"}},
+		{"weight above 100 at a point", "profiles: [{plugins: {score: {enabled: [{name: A, weight: 101}]}}}]",
+			[]string{"profiles[0].plugins.score.enabled[0].weight", "101"}},
+		{"nameless plugin disabled at a point", "profiles: [{plugins: {filter: {disabled: [{}]}}}]",
+			[]string{"profiles[0].plugins.filter.disabled[0].name", "Required value"}},
 		{"every error reported", "apiVersion: x\nparallelism: -2\npercentageOfNodesToScore: 200",
 			[]string{"apiVersion", "parallelism", "percentageOfNodesToScore"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse([]byte(tt.in))
-			if err == nil {
-				t.Fatalf("Parse succeeded: %+v", c)
-			}
-			if c != nil {
-				t.Errorf("Parse returned a configuration with the error %v", err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkParseError(t, tt.in, tt.want) })
+	}
+}
+
+// checkParseError checks Parse refuses in with an error that mentions every want (the
+// field path and what is wrong), and returns no configuration with it.
+func checkParseError(t *testing.T, in string, want []string) {
+	t.Helper()
+	c, err := Parse([]byte(in))
+	if err == nil {
+		t.Fatalf("Parse succeeded: %+v", c)
+	}
+	if c != nil {
+		t.Errorf("Parse returned a configuration with the error %v", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+}
+
+// Per-point sets read as kube-scheduler's, and every point has one.
+func TestParsePerPointSets(t *testing.T) {
+	c, err := Parse([]byte(`
+profiles:
+- plugins:
+    disabled: [{name: NodePorts}]
+    preEnqueue: {disabled: [{name: SchedulingGates}]}
+    queueSort: {enabled: [{name: PrioritySort}]}
+    preFilter: {disabled: [{name: "*"}]}
+    filter: {enabled: [{name: NodePorts}]}
+    postFilter: {disabled: [{name: DefaultPreemption}]}
+    preScore: {disabled: [{name: InterPodAffinity}]}
+    score: {disabled: [{name: "*"}], enabled: [{name: NodeResourcesFit, weight: 5}]}
+    reserve: {disabled: [{name: VolumeBinding}]}
+    permit: {disabled: [{name: "*"}]}
+    preBind: {disabled: [{name: DynamicResources}]}
+    bind: {enabled: [{name: DefaultBinder}]}
+    placementGenerate: {disabled: [{name: DRAPlacement}]}
+    placementScore: {enabled: [{name: PlacementPodCount, weight: 9}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Profiles[0].Plugins
+	points := p.Points()
+	if len(points) != 13 {
+		t.Fatalf("%d points", len(points))
+	}
+	for _, ps := range points {
+		if len(ps.Set.Enabled)+len(ps.Set.Disabled) == 0 {
+			t.Errorf("point %s read nothing", ps.Point)
+		}
+	}
+	if !reflect.DeepEqual(p.Score, PluginSet{Disabled: []Plugin{{Name: "*"}}, Enabled: []Plugin{{Name: "NodeResourcesFit", Weight: 5}}}) {
+		t.Errorf("score %+v", p.Score)
+	}
+	if !reflect.DeepEqual(p.Disabled, []Plugin{{Name: "NodePorts"}}) {
+		t.Errorf("disabled %+v", p.Disabled)
+	}
+	out, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(out)
+	if err != nil || !reflect.DeepEqual(back, c) {
+		t.Errorf("round trip of\n%s\ngave %+v, %v", out, back, err)
+	}
+	// Unset points are not written out.
+	out, _ = yaml.Marshal(Default())
+	if strings.Contains(string(out), "score") || strings.Contains(string(out), "plugins") {
+		t.Errorf("defaults written as\n%s", out)
 	}
 }
 

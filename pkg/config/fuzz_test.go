@@ -8,12 +8,17 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// FuzzParse feeds arbitrary bytes to Parse, as a user's configuration file would be. Parse
+// FuzzParse feeds arbitrary bytes to Parse, as a user's configuration file would be (in
+// phalanx's format or kube-scheduler's). Parse
 // must never panic; a configuration it accepts must be defaulted and valid, and must parse
 // again to the same thing when written back out.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		fullExample,
+		kubeSchedulerExample,
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{plugins: {multiPoint: {disabled: [{name: '*'}]}, postBind: {enabled: [{name: X}]}}}]",
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{pluginConfig: [{name: VolumeBinding, args: [1]}, {name: GangScheduling, args: 'x'}, {name: NodeAffinity, args: {kind: 3}}]}]",
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nleaderElection: {leaseDuration: 1x}\nclientConnection: {burst: -1}",
 		"",
 		"{}",
 		"null",
@@ -27,6 +32,8 @@ func FuzzParse(f *testing.F) {
 		"profiles: [null]",
 		"profiles: [{pluginConfig: [{name: A, args: null}, {name: B, args: [1, 2]}, {name: C, args: 'x'}]}]",
 		"profiles: [{plugins: {enabled: [{name: '', weight: 101}], disabled: [{name: '*'}]}}]",
+		"profiles: [{plugins: {score: {enabled: [{name: A, weight: 3}], disabled: [{name: '*'}]}, filter: {disabled: [{name: B}]}}}]",
+		"profiles: [{plugins: {placementScore: null, bind: {}}}]",
 		"seed: 9223372036854775807\ngangWaitTimeout: 2562047h47m16.854775807s",
 		"apiVersion: 1\nkind: [x]",
 		"&a [*a]",

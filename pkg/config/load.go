@@ -22,8 +22,12 @@ func Load(path string) (*Configuration, error) {
 	return c, nil
 }
 
-// Parse decodes, defaults and validates a configuration.
+// Parse decodes, defaults and validates a configuration: phalanx's own, or
+// kube-scheduler's KubeSchedulerConfiguration (kubescheduler.go).
 func Parse(data []byte) (*Configuration, error) {
+	if _, ok := isKubeScheduler(data); ok {
+		return fromKubeScheduler(data)
+	}
 	c := &Configuration{}
 	if err := yaml.UnmarshalStrict(data, c); err != nil {
 		return nil, err
@@ -39,7 +43,7 @@ func Parse(data []byte) (*Configuration, error) {
 func Validate(c *Configuration) field.ErrorList {
 	var errs field.ErrorList
 	if c.APIVersion != APIVersion {
-		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion}))
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion, KubeSchedulerAPIVersion}))
 	}
 	if c.Kind != Kind {
 		errs = append(errs, field.NotSupported(field.NewPath("kind"), c.Kind, []string{Kind}))
@@ -66,13 +70,12 @@ func Validate(c *Configuration) field.ErrorList {
 			errs = append(errs, field.Duplicate(path.Child("schedulerName"), p.SchedulerName))
 		}
 		names[p.SchedulerName] = true
-		for j, pl := range p.Plugins.Enabled {
-			if pl.Name == "" {
-				errs = append(errs, field.Required(path.Child("plugins", "enabled").Index(j).Child("name"), ""))
-			}
-			if pl.Weight < 0 || pl.Weight > 100 {
-				errs = append(errs, field.Invalid(path.Child("plugins", "enabled").Index(j).Child("weight"), pl.Weight, "must be between 0 and 100"))
-			}
+		plugins := path.Child("plugins")
+		errs = append(errs, validatePluginList(plugins.Child("enabled"), p.Plugins.Enabled)...)
+		errs = append(errs, validatePluginList(plugins.Child("disabled"), p.Plugins.Disabled)...)
+		for _, ps := range p.Plugins.Points() {
+			errs = append(errs, validatePluginList(plugins.Child(ps.Point, "enabled"), ps.Set.Enabled)...)
+			errs = append(errs, validatePluginList(plugins.Child(ps.Point, "disabled"), ps.Set.Disabled)...)
 		}
 		seen := map[string]bool{}
 		for j, pc := range p.PluginConfig {
@@ -80,6 +83,21 @@ func Validate(c *Configuration) field.ErrorList {
 				errs = append(errs, field.Duplicate(path.Child("pluginConfig").Index(j).Child("name"), pc.Name))
 			}
 			seen[pc.Name] = true
+		}
+	}
+	return errs
+}
+
+// validatePluginList checks names and weights; whether a name is a plugin is the
+// framework's to say (it knows the registry).
+func validatePluginList(path *field.Path, list []Plugin) field.ErrorList {
+	var errs field.ErrorList
+	for j, pl := range list {
+		if pl.Name == "" {
+			errs = append(errs, field.Required(path.Index(j).Child("name"), ""))
+		}
+		if pl.Weight < 0 || pl.Weight > 100 {
+			errs = append(errs, field.Invalid(path.Index(j).Child("weight"), pl.Weight, "must be between 0 and 100"))
 		}
 	}
 	return errs

@@ -1,6 +1,6 @@
 // Package config holds phalanx's scheduler configuration: profiles with their plugins,
-// weights and arguments, read from a YAML file in the spirit of KubeSchedulerConfiguration,
-// with defaults that work when no file is given.
+// weights and arguments, read from a YAML file in phalanx's format or as kube-scheduler's
+// KubeSchedulerConfiguration, with defaults that work when no file is given.
 package config
 
 import (
@@ -45,24 +45,89 @@ type Configuration struct {
 	Seed int64 `json:"seed,omitempty"`
 
 	Profiles []Profile `json:"profiles,omitempty"`
+
+	// Run holds what a KubeSchedulerConfiguration says about the process (leader
+	// election, client connection, profiling); phalanx's own format has none of it.
+	Run RunSettings `json:"-"`
 }
 
 // Profile is a scheduler name with its plugins.
 type Profile struct {
 	// SchedulerName is the spec.schedulerName of the pods this profile schedules.
 	SchedulerName string `json:"schedulerName,omitempty"`
-	// Plugins adds to or removes from the default plugin set. A plugin is enabled at every
-	// extension point it implements (kube-scheduler's multiPoint).
-	Plugins Plugins `json:"plugins,omitempty"`
+	// Plugins adds to or removes from the default plugin set, at every extension point or
+	// at one.
+	Plugins Plugins `json:"plugins,omitzero"`
 	// PluginConfig carries plugin arguments.
 	PluginConfig []PluginConfig `json:"pluginConfig,omitempty"`
 }
 
 // Plugins lists plugins to enable after the defaults and defaults to disable ("*" disables
-// them all).
+// them all). Enabled and Disabled apply at every extension point a plugin implements
+// (kube-scheduler's multiPoint); the per-point sets then change one extension point, as
+// kube-scheduler's do: a point's Disabled removes plugins there ("*": every multi-point
+// plugin), its Enabled adds plugins there (or, for a plugin already enabled, sets its
+// weight and moves it first).
 type Plugins struct {
 	Enabled  []Plugin `json:"enabled,omitempty"`
 	Disabled []Plugin `json:"disabled,omitempty"`
+
+	PreEnqueue PluginSet `json:"preEnqueue,omitzero"`
+	QueueSort  PluginSet `json:"queueSort,omitzero"`
+	PreFilter  PluginSet `json:"preFilter,omitzero"`
+	Filter     PluginSet `json:"filter,omitzero"`
+	PostFilter PluginSet `json:"postFilter,omitzero"`
+	PreScore   PluginSet `json:"preScore,omitzero"`
+	Score      PluginSet `json:"score,omitzero"`
+	Reserve    PluginSet `json:"reserve,omitzero"`
+	Permit     PluginSet `json:"permit,omitzero"`
+	PreBind    PluginSet `json:"preBind,omitzero"`
+	Bind       PluginSet `json:"bind,omitzero"`
+	// PlacementGenerate and PlacementScore are KEP-5732's points for pod groups (a
+	// generator's PlacementState part goes with PlacementGenerate).
+	PlacementGenerate PluginSet `json:"placementGenerate,omitzero"`
+	PlacementScore    PluginSet `json:"placementScore,omitzero"`
+}
+
+// PluginSet enables and disables plugins at one extension point.
+type PluginSet struct {
+	Enabled  []Plugin `json:"enabled,omitempty"`
+	Disabled []Plugin `json:"disabled,omitempty"`
+}
+
+// Extension points that a per-point plugin set names, with the spelling of the
+// configuration file (kube-scheduler's). PreEnqueue covers phalanx's pod group gates too,
+// and PostFilter its PodGroupPostFilter.
+const (
+	PreEnqueue        = "preEnqueue"
+	QueueSort         = "queueSort"
+	PreFilter         = "preFilter"
+	Filter            = "filter"
+	PostFilter        = "postFilter"
+	PreScore          = "preScore"
+	Score             = "score"
+	Reserve           = "reserve"
+	Permit            = "permit"
+	PreBind           = "preBind"
+	Bind              = "bind"
+	PlacementGenerate = "placementGenerate"
+	PlacementScore    = "placementScore"
+)
+
+// PointSet is one extension point's set, by the point's name.
+type PointSet struct {
+	Point string
+	Set   *PluginSet
+}
+
+// Points returns every per-point set, in the order the extension points run.
+func (p *Plugins) Points() []PointSet {
+	return []PointSet{
+		{PreEnqueue, &p.PreEnqueue}, {QueueSort, &p.QueueSort}, {PreFilter, &p.PreFilter},
+		{Filter, &p.Filter}, {PostFilter, &p.PostFilter}, {PreScore, &p.PreScore}, {Score, &p.Score},
+		{Reserve, &p.Reserve}, {Permit, &p.Permit}, {PreBind, &p.PreBind}, {Bind, &p.Bind},
+		{PlacementGenerate, &p.PlacementGenerate}, {PlacementScore, &p.PlacementScore},
+	}
 }
 
 // Plugin names a plugin and, for Score plugins, its weight (default 1, or the plugin's own

@@ -1,5 +1,7 @@
 package framework
 
+import "github.com/phalanx-dev/phalanx/pkg/metrics"
+
 // StateKey names a piece of per-cycle state; plugins use their own name as a prefix.
 type StateKey string
 
@@ -21,6 +23,9 @@ type CycleState struct {
 	// returned Skip.
 	SkipFilterPlugins map[string]bool
 	SkipScorePlugins  map[string]bool
+	// PluginMetrics, when set, times each plugin's runs in this cycle (the framework sets
+	// it for a sample of cycles; a clone for a dry run is not timed).
+	PluginMetrics *metrics.FrameworkRecorder
 }
 
 type stateEntry struct {

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"sort"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // observeAll gives every collector one sample, so that vectors show up when gathered.
@@ -22,6 +25,15 @@ func observeAll(m *Metrics) {
 	m.PodGroupPreemptionAttemptDuration.Observe(0.001)
 	m.PodGroupPreemptionVictims.Observe(4)
 	m.PodGroupPreemptionReprieved.Inc()
+	m.PodScheduled(3, time.Second)
+	m.PodGroupScheduled(true, "phalanx", time.Minute)
+	q := m.Queue()
+	q.Incoming("active", "PodAdd")
+	q.Unschedulable("NodeResourcesFit", "phalanx", 1)
+	q.PendingGroups("gated", 1)
+	f := m.Framework("phalanx")
+	f.ExtensionPoint(PreFilter, "Success", time.Millisecond)
+	f.Plugin(Filter, "NodeResourcesFit", "Unschedulable", time.Microsecond)
 }
 
 type family struct {
@@ -72,6 +84,14 @@ func TestNewRegistersKubeSchedulerMetrics(t *testing.T) {
 		"scheduler_podgroup_preemption_attempt_duration_seconds": {"HISTOGRAM", nil},
 		"scheduler_podgroup_preemption_victims":                  {"HISTOGRAM", nil},
 		"scheduler_podgroup_preemption_reprieved_total":          {"COUNTER", nil},
+
+		"scheduler_pod_scheduling_sli_duration_seconds":        {"HISTOGRAM", []string{"attempts"}},
+		"scheduler_unschedulable_pods":                         {"GAUGE", []string{"plugin", "profile"}},
+		"scheduler_queue_incoming_pods_total":                  {"COUNTER", []string{"event", "queue"}},
+		"scheduler_framework_extension_point_duration_seconds": {"HISTOGRAM", []string{"extension_point", "profile", "status"}},
+		"scheduler_plugin_execution_duration_seconds":          {"HISTOGRAM", []string{"extension_point", "plugin", "status"}},
+		"scheduler_podgroup_wait_duration_seconds":             {"HISTOGRAM", []string{"profile"}},
+		"scheduler_pending_podgroups":                          {"GAUGE", []string{"queue"}},
 	}
 	for name, w := range want {
 		g, ok := got[name]
@@ -88,6 +108,73 @@ func TestNewRegistersKubeSchedulerMetrics(t *testing.T) {
 			t.Errorf("unexpected metric %s", name)
 		}
 	}
+}
+
+// The histograms dashboards read have kube-scheduler's buckets, so their quantiles mean
+// the same.
+func TestKubeSchedulerBuckets(t *testing.T) {
+	m := New()
+	observeAll(m)
+	mfs, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float64{
+		"scheduler_pod_scheduling_sli_duration_seconds":        prometheus.ExponentialBuckets(0.01, 2, 20),
+		"scheduler_framework_extension_point_duration_seconds": prometheus.ExponentialBuckets(0.0001, 2, 12),
+		"scheduler_plugin_execution_duration_seconds":          prometheus.ExponentialBuckets(0.00001, 1.5, 20),
+		"scheduler_preemption_victims":                         prometheus.ExponentialBuckets(1, 2, 7),
+	}
+	for _, mf := range mfs {
+		w, ok := want[mf.GetName()]
+		if !ok {
+			continue
+		}
+		delete(want, mf.GetName())
+		var got []float64
+		for _, b := range mf.GetMetric()[0].GetHistogram().GetBucket() {
+			got = append(got, b.GetUpperBound())
+		}
+		if !slices.Equal(got, w) {
+			t.Errorf("%s buckets %v, want %v", mf.GetName(), got, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not gathered: %v", want)
+	}
+}
+
+// The SLI's attempts label is kube-scheduler's; a basic group has no gang wait; nil
+// recorders record nothing.
+func TestRecorders(t *testing.T) {
+	m := New()
+	for _, attempts := range []int{1, 14, 15, 40} {
+		m.PodScheduled(attempts, time.Second)
+	}
+	m.PodGroupScheduled(false, "phalanx", time.Minute)
+	mfs, _ := m.Registry.Gather()
+	labels := map[string]bool{}
+	for _, mf := range mfs {
+		switch mf.GetName() {
+		case "scheduler_pod_scheduling_sli_duration_seconds":
+			for _, x := range mf.GetMetric() {
+				labels[x.GetLabel()[0].GetValue()] = true
+			}
+		case "scheduler_podgroup_wait_duration_seconds":
+			t.Error("a basic group's wait was recorded")
+		}
+	}
+	if len(labels) != 3 || !labels["1"] || !labels["14"] || !labels["15+"] {
+		t.Errorf("attempts labels %v, want 1, 14 and 15+", labels)
+	}
+	var none *Metrics
+	none.PodScheduled(1, time.Second)
+	none.PodGroupScheduled(true, "p", time.Second)
+	none.Queue().Incoming("active", "PodAdd")
+	none.Queue().Unschedulable("X", "p", 1)
+	none.Queue().PendingGroups("active", 1)
+	none.Framework("p").ExtensionPoint(Score, "Success", time.Second)
+	none.Framework("p").Plugin(Score, "X", "Success", time.Second)
 }
 
 func TestResultLabels(t *testing.T) {

@@ -40,6 +40,8 @@ type Entry struct {
 	// Profile is the scheduler name of the profile that schedules this entry.
 	Profile string
 
+	// Added is when the entry first entered the queue (for a group: its first member).
+	Added time.Time
 	// InitialAttempt is when the entry was first tried (zero before that).
 	InitialAttempt time.Time
 	// Attempts counts scheduling attempts.

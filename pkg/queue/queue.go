@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
 )
 
 // Options configure a Queue.
@@ -25,7 +26,20 @@ type Options struct {
 	// Events maps a plugin name to the events that may undo its rejection. A plugin that
 	// is not in the map is assumed to care about every event.
 	Events map[string][]framework.ClusterEvent
+	// Metrics records entries coming in, pending groups and the plugins holding entries
+	// back (nil: none).
+	Metrics *metrics.QueueRecorder
 }
+
+// Events the queue counts entries coming in for (scheduler_queue_incoming_pods_total),
+// besides the cluster events' own labels.
+const (
+	eventAdd             = "PodAdd"
+	eventUpdate          = "PodUpdate"
+	eventAttemptFailure  = "ScheduleAttemptFailure"
+	eventBackoffComplete = "BackoffComplete"
+	eventForceActivate   = "ForceActivate"
+)
 
 // Queue holds pending entries. It is not safe for concurrent use: the scheduling loop owns
 // it. The counts are atomic so that metrics can read them from another goroutine.
@@ -85,9 +99,12 @@ func (q *Queue) Add(e *Entry) {
 		q.detach(old)
 	}
 	e.Timestamp = q.opts.Clock.Now()
+	if e.Added.IsZero() {
+		e.Added = e.Timestamp
+	}
 	e.heapIndex = -1
 	q.entries[e.Key] = e
-	q.admit(e)
+	q.admit(e, eventAdd)
 }
 
 // Update refreshes an entry after its object changed. A gated entry re-runs PreEnqueue (the
@@ -97,13 +114,13 @@ func (q *Queue) Update(e *Entry, mayHelp bool) {
 	switch e.where {
 	case inGated:
 		q.detach(e)
-		q.admit(e)
+		q.admit(e, eventUpdate)
 	case inActive:
 		q.active.fix(e)
 	case inUnschedulable:
 		if mayHelp {
 			q.detach(e)
-			q.moveToActiveOrBackoff(e)
+			q.moveToActiveOrBackoff(e, eventUpdate)
 		}
 	}
 }
@@ -154,9 +171,11 @@ func (q *Queue) Requeue(e *Entry, rejectors sets.Set[string], isError bool) {
 	if isError {
 		q.setWhere(e, inBackoff)
 		q.backoff.push(e)
+		q.opts.Metrics.Incoming(inBackoff.String(), eventAttemptFailure)
 		return
 	}
 	q.setWhere(e, inUnschedulable)
+	q.opts.Metrics.Incoming(inUnschedulable.String(), eventAttemptFailure)
 	q.unschedulable[e.Key] = e
 	for _, p := range pluginKeys(e) {
 		m := q.byPlugin[p]
@@ -184,12 +203,9 @@ func (q *Queue) Activate(keys ...string) {
 			continue
 		}
 		switch e.where {
-		case inGated:
+		case inGated, inUnschedulable, inBackoff:
 			q.detach(e)
-			q.admit(e)
-		case inUnschedulable, inBackoff:
-			q.detach(e)
-			q.admit(e)
+			q.admit(e, eventForceActivate)
 		}
 	}
 }
@@ -211,6 +227,7 @@ func (q *Queue) Backoff(key string) {
 		e.backoffExpiry = now.Add(q.backoffDuration(e))
 		q.setWhere(e, inBackoff)
 		q.backoff.push(e)
+		q.opts.Metrics.Incoming(inBackoff.String(), eventAttemptFailure)
 	}
 }
 
@@ -232,14 +249,14 @@ func (q *Queue) OnEvent(ev framework.ClusterEvent, accept func(*Entry) bool) {
 			continue
 		}
 		q.detach(e)
-		q.moveToActiveOrBackoff(e)
+		q.moveToActiveOrBackoff(e, ev.Label)
 	}
 	for _, e := range sortedEntries(q.gated) {
 		if !q.interested(sets.New(e.GatedBy), ev) || (accept != nil && !accept(e)) {
 			continue
 		}
 		q.detach(e)
-		q.admit(e)
+		q.admit(e, ev.Label)
 	}
 }
 
@@ -250,7 +267,7 @@ func (q *Queue) Flush() {
 	for q.backoff.Len() > 0 && !q.backoff.peek().backoffExpiry.After(now) {
 		e := q.backoff.pop()
 		q.setWhere(e, nowhere)
-		q.admit(e)
+		q.admit(e, eventBackoffComplete)
 	}
 	if q.opts.MaxUnschedulable <= 0 || len(q.unschedulable) == 0 {
 		return
@@ -258,7 +275,7 @@ func (q *Queue) Flush() {
 	for _, e := range sortedEntries(q.unschedulable) {
 		if now.Sub(e.lastFailure) >= q.opts.MaxUnschedulable {
 			q.detach(e)
-			q.moveToActiveOrBackoff(e)
+			q.moveToActiveOrBackoff(e, framework.EventUnschedulableTimeout.Label)
 		}
 	}
 }
@@ -286,6 +303,10 @@ func (q *Queue) NextUnschedulableFlush() (time.Time, bool) {
 	return first.Add(q.opts.MaxUnschedulable), true
 }
 
+// Waited is how long since the entry first entered the queue (for a group, since its
+// first member came).
+func (q *Queue) Waited(e *Entry) time.Duration { return q.opts.Clock.Now().Sub(e.Added) }
+
 // Counts returns the number of entries in each pool; safe to call from any goroutine.
 func (q *Queue) Counts() (active, backoff, unschedulable, gated int) {
 	return int(q.counts[inActive].Load()), int(q.counts[inBackoff].Load()),
@@ -309,27 +330,32 @@ func (q *Queue) backoffDuration(e *Entry) time.Duration {
 	return min(d, q.opts.MaxBackoff)
 }
 
-func (q *Queue) admit(e *Entry) {
+// admit puts an entry that is in no pool in the active queue, or the gated pool when a
+// PreEnqueue plugin holds it; event is why it came (for the metrics).
+func (q *Queue) admit(e *Entry, event string) {
 	if q.opts.PreEnqueue != nil {
 		if s := q.opts.PreEnqueue(e); !s.IsSuccess() {
 			e.GatedBy = s.Plugin()
 			e.GatedMessage = s.Message()
 			q.setWhere(e, inGated)
 			q.gated[e.Key] = e
+			q.opts.Metrics.Incoming(inGated.String(), event)
 			return
 		}
 	}
 	e.GatedBy, e.GatedMessage = "", ""
 	q.pushActive(e)
+	q.opts.Metrics.Incoming(inActive.String(), event)
 }
 
-func (q *Queue) moveToActiveOrBackoff(e *Entry) {
+func (q *Queue) moveToActiveOrBackoff(e *Entry, event string) {
 	if q.opts.Clock.Now().Before(e.backoffExpiry) {
 		q.setWhere(e, inBackoff)
 		q.backoff.push(e)
+		q.opts.Metrics.Incoming(inBackoff.String(), event)
 		return
 	}
-	q.admit(e)
+	q.admit(e, event)
 }
 
 func (q *Queue) pushActive(e *Entry) {
@@ -360,10 +386,35 @@ func (q *Queue) detach(e *Entry) {
 func (q *Queue) setWhere(e *Entry, l location) {
 	if e.where != nowhere {
 		q.counts[e.where].Add(-1)
+		q.observe(e, -1)
 	}
 	e.where = l
 	if l != nowhere {
 		q.counts[l].Add(1)
+		q.observe(e, 1)
+	}
+}
+
+// observe keeps the gauges of the pool the entry is in: pending groups by pool, and the
+// plugins that hold the entries of the unschedulable and gated pools back (an entry
+// counts once for each of them, as in kube-scheduler; a PodGroup waiting as a whole
+// counts once, as in scheduler_pending_pods). Both are set before an entry enters its
+// pool and stay until it leaves.
+func (q *Queue) observe(e *Entry, delta float64) {
+	r := q.opts.Metrics
+	if r == nil {
+		return
+	}
+	if e.Group != nil && e.where != inFlight {
+		r.PendingGroups(e.where.String(), delta)
+	}
+	switch e.where {
+	case inUnschedulable:
+		for p := range e.UnschedulablePlugins {
+			r.Unschedulable(p, e.Profile, delta)
+		}
+	case inGated:
+		r.Unschedulable(e.GatedBy, e.Profile, delta)
 	}
 }
 

@@ -62,6 +62,7 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 	bound := len(c.cache.GroupMembers(g.Key))
 	if bound >= g.MinCount() {
 		if c.groupAPI.setCondition(gs, true, v1alpha1.PodGroupReasonScheduled, "") {
+			c.metrics.PodGroupScheduled(g.Gang(), a.fwk.SchedulerName(), c.queue.Waited(a.entry))
 			msg := fmt.Sprintf("Scheduled %d pods of pod group %s", bound, g.Key)
 			if placed.Placement != nil {
 				msg += " in " + placed.Placement.Name

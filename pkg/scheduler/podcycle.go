@@ -155,6 +155,7 @@ func (c *podCycle) finishBinding(a podAttempt, as assumed, o bindOutcome, st *fr
 		}
 		c.preemptions.forgetDecision(a.entry.Key)
 		c.observe(a, metrics.ResultScheduled)
+		c.metrics.PodScheduled(a.entry.Attempts, c.clock.Now().Sub(a.entry.InitialAttempt))
 		c.binder.recordScheduled(as)
 	case bindFailed:
 		c.binder.forget(context.Background(), a.fwk, as)

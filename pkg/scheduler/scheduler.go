@@ -188,6 +188,7 @@ func New(opts Options) (*Scheduler, error) {
 		MaxUnschedulable: cfg.PodMaxInUnschedulablePodsDuration.Duration,
 		PreEnqueue:       s.preEnqueue,
 		Events:           events,
+		Metrics:          s.metrics.Queue(),
 	})
 	s.assemble(opts, parts{resources: resources, finder: finder, placers: placers, events: events})
 	return s, nil

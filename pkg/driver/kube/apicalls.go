@@ -1,8 +1,9 @@
 package kube
 
 // APICall is one kind of request the driver makes. The table below is the whole list:
-// config/rbac grants exactly these and a test keeps the two in step, so a new call
-// without its permission (or a permission nothing uses) fails `go test`.
+// config/rbac and the chart's RBAC (as rendered into deploy/phalanx.yaml) grant exactly
+// these and a test keeps them in step, so a new call without its permission (or a
+// permission nothing uses) fails `go test`.
 type APICall struct {
 	Group       string // API group, "" for core
 	Resource    string

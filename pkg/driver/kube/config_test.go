@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,15 +15,26 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
 )
 
 // configDir is the repository's config/ folder: CRD, RBAC, Deployment, example config.
-const configDir = "../../../config"
+// releaseManifest is the release manifest rendered from the Helm chart (charts/phalanx).
+const (
+	configDir       = "../../../config"
+	releaseManifest = "../../../deploy/phalanx.yaml"
+	chartDir        = "../../../charts/phalanx"
+)
 
-// manifests holds every object under config/, decoded strictly by kind.
+// installs are the two ways to install phalanx, which the tests below hold to the same
+// standards: `kubectl apply -k config/` and the release manifest (`helm install` renders
+// the same chart).
+var installs = []string{configDir, releaseManifest}
+
+// manifests holds every object of an installation, decoded strictly by kind.
 type manifests struct {
 	clusterRoles        []*rbacv1.ClusterRole
 	roles               []*rbacv1.Role
@@ -30,8 +42,12 @@ type manifests struct {
 	roleBindings        []*rbacv1.RoleBinding
 	serviceAccounts     []*v1.ServiceAccount
 	deployments         []*appsv1.Deployment
+	configMaps          []*v1.ConfigMap
+	services            []*v1.Service
+	namespaces          []*v1.Namespace
+	crds                []map[string]any
 	kustomization       *kustomization
-	files               map[string]bool // every YAML file, relative to config/
+	files               map[string]bool // every YAML file, relative to the root
 }
 
 // kustomization is the part of kustomize's Kustomization phalanx uses.
@@ -55,23 +71,23 @@ type configMapGenerator struct {
 
 var docSep = regexp.MustCompile(`(?m)^---\s*$`)
 
-// loadManifests parses every YAML file under config/; unknown fields of known kinds are
-// errors, so a typo in a manifest fails here rather than in a cluster.
-func loadManifests(t *testing.T) *manifests {
+// loadManifests parses every YAML file under root (a folder or a file); unknown fields of
+// known kinds are errors, so a typo in a manifest fails here rather than in a cluster.
+func loadManifests(t *testing.T, root string) *manifests {
 	t.Helper()
 	m := &manifests{files: map[string]bool{}}
-	err := filepath.WalkDir(configDir, func(path string, de os.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, de os.DirEntry, err error) error {
 		if err != nil || de.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
 			return err
 		}
-		rel, _ := filepath.Rel(configDir, path)
+		rel, _ := filepath.Rel(root, path)
 		m.files[filepath.ToSlash(rel)] = true
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
 		for i, doc := range docSep.Split(string(data), -1) {
-			if strings.TrimSpace(doc) == "" {
+			if onlyComments(doc) {
 				continue
 			}
 			if err := m.add(rel, []byte(doc)); err != nil {
@@ -86,6 +102,16 @@ func loadManifests(t *testing.T) *manifests {
 	return m
 }
 
+// onlyComments tells a document with no content (Helm puts its comments in their own).
+func onlyComments(doc string) bool {
+	for _, line := range strings.Split(doc, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			return false
+		}
+	}
+	return true
+}
+
 func (m *manifests) add(rel string, doc []byte) error {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
@@ -97,31 +123,23 @@ func (m *manifests) add(rel string, doc []byte) error {
 	strict := func(into any) error { return yaml.UnmarshalStrict(doc, into) }
 	switch head.APIVersion + " " + head.Kind {
 	case "rbac.authorization.k8s.io/v1 ClusterRole":
-		o := &rbacv1.ClusterRole{}
-		m.clusterRoles = append(m.clusterRoles, o)
-		return strict(o)
+		return decodeInto(&m.clusterRoles, doc)
 	case "rbac.authorization.k8s.io/v1 Role":
-		o := &rbacv1.Role{}
-		m.roles = append(m.roles, o)
-		return strict(o)
+		return decodeInto(&m.roles, doc)
 	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
-		o := &rbacv1.ClusterRoleBinding{}
-		m.clusterRoleBindings = append(m.clusterRoleBindings, o)
-		return strict(o)
+		return decodeInto(&m.clusterRoleBindings, doc)
 	case "rbac.authorization.k8s.io/v1 RoleBinding":
-		o := &rbacv1.RoleBinding{}
-		m.roleBindings = append(m.roleBindings, o)
-		return strict(o)
+		return decodeInto(&m.roleBindings, doc)
 	case "v1 ServiceAccount":
-		o := &v1.ServiceAccount{}
-		m.serviceAccounts = append(m.serviceAccounts, o)
-		return strict(o)
+		return decodeInto(&m.serviceAccounts, doc)
 	case "v1 Namespace":
-		return strict(&v1.Namespace{})
+		return decodeInto(&m.namespaces, doc)
+	case "v1 ConfigMap":
+		return decodeInto(&m.configMaps, doc)
+	case "v1 Service":
+		return decodeInto(&m.services, doc)
 	case "apps/v1 Deployment":
-		o := &appsv1.Deployment{}
-		m.deployments = append(m.deployments, o)
-		return strict(o)
+		return decodeInto(&m.deployments, doc)
 	case "policy/v1 PodDisruptionBudget":
 		return strict(&policyv1.PodDisruptionBudget{})
 	case "kustomize.config.k8s.io/v1beta1 Kustomization":
@@ -131,9 +149,19 @@ func (m *manifests) add(rel string, doc []byte) error {
 		_, err := config.Parse(doc)
 		return err
 	case "apiextensions.k8s.io/v1 CustomResourceDefinition":
-		return nil // generated by controller-gen; hack/verify.sh checks it
+		// Generated by controller-gen (hack/verify.sh checks it); kept whole to compare.
+		var o map[string]any
+		m.crds = append(m.crds, o)
+		return yaml.Unmarshal(doc, &m.crds[len(m.crds)-1])
 	}
 	return fmt.Errorf("unexpected kind %q %q in %s: teach this test about it", head.APIVersion, head.Kind, rel)
+}
+
+// decodeInto decodes a document strictly into a new object of the list.
+func decodeInto[T any](list *[]*T, doc []byte) error {
+	o := new(T)
+	*list = append(*list, o)
+	return yaml.UnmarshalStrict(doc, o)
 }
 
 // ruleAllows tells whether a policy rule grants verb on group/resource(/subresource).
@@ -152,9 +180,14 @@ func (c APICall) fullResource() string {
 // TestRBACMatchesAPICalls keeps config/rbac and APICalls in step: every call the driver
 // makes is granted, and nothing else is.
 func TestRBACMatchesAPICalls(t *testing.T) {
-	m := loadManifests(t)
+	for _, root := range installs {
+		t.Run(filepath.Base(root), func(t *testing.T) { testRBACMatchesAPICalls(t, loadManifests(t, root)) })
+	}
+}
+
+func testRBACMatchesAPICalls(t *testing.T, m *manifests) {
 	if len(m.clusterRoles) != 1 || len(m.roles) != 1 {
-		t.Fatalf("want one ClusterRole and one Role under config/, got %d and %d", len(m.clusterRoles), len(m.roles))
+		t.Fatalf("want one ClusterRole and one Role, got %d and %d", len(m.clusterRoles), len(m.roles))
 	}
 	cr, role := m.clusterRoles[0], m.roles[0]
 	leaseName := DefaultLeaderElection().Name
@@ -167,7 +200,7 @@ func TestRBACMatchesAPICalls(t *testing.T) {
 			return ruleAllows(r, call.Group, call.fullResource(), call.Verb, leaseName)
 		})
 		if !allowed {
-			t.Errorf("%s %q %s (%s) is not granted by config/rbac", call.Verb, call.Group, call.fullResource(), call.Why)
+			t.Errorf("%s %q %s (%s) is not granted", call.Verb, call.Group, call.fullResource(), call.Why)
 		}
 		if call.LeaderElection && call.Verb == "create" {
 			// create cannot be restricted by name: the rule must have none.
@@ -205,7 +238,12 @@ func TestRBACMatchesAPICalls(t *testing.T) {
 // TestRBACIsBoundToTheDeployment checks the bindings give the roles to the
 // ServiceAccount the Deployment runs as, and the Role sits where the Lease is.
 func TestRBACIsBoundToTheDeployment(t *testing.T) {
-	m := loadManifests(t)
+	for _, root := range installs {
+		t.Run(filepath.Base(root), func(t *testing.T) { testRBACIsBoundToTheDeployment(t, loadManifests(t, root)) })
+	}
+}
+
+func testRBACIsBoundToTheDeployment(t *testing.T, m *manifests) {
 	if len(m.serviceAccounts) != 1 || len(m.deployments) != 1 || len(m.clusterRoleBindings) != 1 || len(m.roleBindings) != 1 {
 		t.Fatalf("want one ServiceAccount, Deployment, ClusterRoleBinding and RoleBinding, got %d, %d, %d, %d",
 			len(m.serviceAccounts), len(m.deployments), len(m.clusterRoleBindings), len(m.roleBindings))
@@ -242,7 +280,12 @@ func TestRBACIsBoundToTheDeployment(t *testing.T) {
 
 // TestDeployment checks what the issue asks of the Deployment.
 func TestDeployment(t *testing.T) {
-	m := loadManifests(t)
+	for _, root := range installs {
+		t.Run(filepath.Base(root), func(t *testing.T) { testDeployment(t, loadManifests(t, root)) })
+	}
+}
+
+func testDeployment(t *testing.T, m *manifests) {
 	if len(m.deployments) != 1 {
 		t.Fatalf("want one Deployment, got %d", len(m.deployments))
 	}
@@ -291,7 +334,7 @@ func TestDeployment(t *testing.T) {
 // TestKustomization checks `kubectl apply -k config/` takes every manifest, the CRD
 // included, and that the example configuration answers to "phalanx".
 func TestKustomization(t *testing.T) {
-	m := loadManifests(t)
+	m := loadManifests(t, configDir)
 	k := m.kustomization
 	if k == nil {
 		t.Fatal("no config/kustomization.yaml")
@@ -335,6 +378,9 @@ func TestKustomization(t *testing.T) {
 		}
 		t.Errorf("config/%s is in neither the kustomization's resources nor its generators", f)
 	}
+	if app := chartAppVersion(t); len(k.Images) != 1 || k.Images[0].NewTag != app {
+		t.Errorf("kustomization images %+v: want the release %s, as the chart's", k.Images, app)
+	}
 	if !slices.ContainsFunc(k.Resources, func(r string) bool { return strings.HasPrefix(r, "crd/") }) {
 		t.Error("the kustomization does not install the PodGroup CRD")
 	}
@@ -348,3 +394,81 @@ func TestKustomization(t *testing.T) {
 		}
 	}
 }
+
+// The release manifest installs a versioned phalanx into its own namespace: the image of
+// the chart's appVersion, the CRD of config/crd, a configuration phalanx reads, and a
+// metrics Service in front of the Deployment's port.
+func TestReleaseManifest(t *testing.T) {
+	m := loadManifests(t, releaseManifest)
+	meta := chartMeta(t)
+	if !strings.HasPrefix(meta.AppVersion, "v") || strings.TrimPrefix(meta.AppVersion, "v") != meta.Version {
+		t.Errorf("chart version %q, appVersion %q: the chart and phalanx release together", meta.Version, meta.AppVersion)
+	}
+	if len(m.deployments) != 1 || len(m.namespaces) != 1 || len(m.configMaps) != 1 || len(m.services) != 1 || len(m.crds) != 1 {
+		t.Fatalf("want one Deployment, Namespace, ConfigMap, Service and CRD, got %d, %d, %d, %d, %d",
+			len(m.deployments), len(m.namespaces), len(m.configMaps), len(m.services), len(m.crds))
+	}
+	dep, ns := m.deployments[0], m.namespaces[0].Name
+	if img := dep.Spec.Template.Spec.Containers[0].Image; img != "ghcr.io/phalanx-dev/phalanx:"+meta.AppVersion {
+		t.Errorf("image %s, want the release %s", img, meta.AppVersion)
+	}
+	for _, o := range []metav1.Object{dep, m.configMaps[0], m.services[0], m.serviceAccounts[0], m.roles[0], m.roleBindings[0]} {
+		if o.GetNamespace() != ns {
+			t.Errorf("%s is in namespace %q, not the manifest's %q", o.GetName(), o.GetNamespace(), ns)
+		}
+	}
+
+	// The CRD is config/crd's, with Helm's keep annotation.
+	own := loadManifests(t, filepath.Join(configDir, "crd"))
+	annotations := m.crds[0]["metadata"].(map[string]any)["annotations"].(map[string]any)
+	if annotations["helm.sh/resource-policy"] != "keep" {
+		t.Errorf("CRD annotations %v: uninstalling the chart must not delete every PodGroup", annotations)
+	}
+	delete(annotations, "helm.sh/resource-policy")
+	if !reflect.DeepEqual(m.crds[0], own.crds[0]) {
+		t.Error("the release manifest's CRD differs from config/crd's: run make generate")
+	}
+
+	cm := m.configMaps[0]
+	cfg, err := config.Parse([]byte(cm.Data["config.yaml"]))
+	if err != nil {
+		t.Fatalf("ConfigMap %s: %v", cm.Name, err)
+	}
+	if cfg.Profiles[0].SchedulerName != config.DefaultSchedulerName {
+		t.Errorf("profile %q, want %q", cfg.Profiles[0].SchedulerName, config.DefaultSchedulerName)
+	}
+	if v := dep.Spec.Template.Spec.Volumes; len(v) != 1 || v[0].ConfigMap == nil || v[0].ConfigMap.Name != cm.Name {
+		t.Errorf("volumes %+v: want the ConfigMap %s", v, cm.Name)
+	}
+
+	svc := m.services[0]
+	for k, v := range svc.Spec.Selector {
+		if dep.Spec.Template.Labels[k] != v {
+			t.Errorf("Service %s selects %s=%s, which the Deployment's pods do not have", svc.Name, k, v)
+		}
+	}
+	if p := svc.Spec.Ports; len(p) != 1 || p[0].TargetPort.StrVal != "http" || p[0].Name != "http-metrics" {
+		t.Errorf("Service ports %+v: want http-metrics to the pods' http port", p)
+	}
+}
+
+type chartMetadata struct {
+	Version    string `json:"version"`
+	AppVersion string `json:"appVersion"`
+}
+
+func chartMeta(t *testing.T) chartMetadata {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta chartMetadata
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	return meta
+}
+
+// chartAppVersion is phalanx's release, as the chart names it.
+func chartAppVersion(t *testing.T) string { return chartMeta(t).AppVersion }

@@ -1,7 +1,7 @@
 // Package kube runs phalanx's scheduler against a real cluster: client-go informers feed
 // the scheduling loop, an actuator client makes the API calls (bindings, status patches,
 // deletions, events), leader election lets replicas stand by, and one HTTP listener
-// serves /healthz, /readyz and /metrics. The scheduling core never imports client-go;
+// serves /healthz, /readyz and /metrics (and, when asked, /debug/pprof). The scheduling core never imports client-go;
 // everything that does lives here.
 package kube
 
@@ -92,7 +92,9 @@ type Options struct {
 	// DebugEndpoints adds /debug/cache-comparison to the listener. It names pods and
 	// nodes, and the listener has no authentication: off by default.
 	DebugEndpoints bool
-	Logger         klog.Logger
+	// Profiling serves Go's profiles on /debug/pprof/ (no authentication either).
+	Profiling bool
+	Logger    klog.Logger
 }
 
 // Validate reports options that cannot work.
@@ -147,10 +149,12 @@ type Driver struct {
 	// makes no API call.
 	handlers []cache.ResourceEventHandler
 
-	gatherer prometheus.Gatherer
-	health   *leaderelection.HealthzAdaptor
-	synced   atomic.Bool
-	stopping atomic.Bool
+	// registries hold every metric /metrics serves; gatherer gathers them all.
+	registries []*prometheus.Registry
+	gatherer   prometheus.Gatherer
+	health     *leaderelection.HealthzAdaptor
+	synced     atomic.Bool
+	stopping   atomic.Bool
 	// scheduling is true while the loop runs.
 	scheduling atomic.Bool
 	server     *server
@@ -214,6 +218,7 @@ func New(o Options) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.registries = []*prometheus.Registry{d.sched.Metrics().Registry, clients.registry, processRegistry}
 	d.gatherer = prometheus.Gatherers{d.sched.Metrics().Registry, clients.registry, processRegistry}
 
 	d.factory = informers.NewSharedInformerFactory(clients.informers, 0)
@@ -295,6 +300,9 @@ func (d *Driver) Run(ctx context.Context) error {
 	mux := newMux(checks{live: d.live, ready: d.ready}, d.gatherer, logger)
 	if d.opts.DebugEndpoints {
 		mux.Handle("/debug/cache-comparison", d.comparisonHandler())
+	}
+	if d.opts.Profiling {
+		addProfiling(mux)
 	}
 	d.server, err = listen(d.opts.BindAddress, mux)
 	if err != nil {

@@ -121,7 +121,7 @@ func TestEndpoints(t *testing.T) {
 		t.Fatalf("/metrics: %d", code)
 	}
 	for _, name := range []string{"scheduler_preemption_attempts_total", "go_goroutines", "process_start_time_seconds",
-		"phalanx_api_calls_inflight", "phalanx_events_dropped_total"} {
+		"phalanx_api_calls_inflight", "phalanx_events_dropped_total", "phalanx_build_info{git_commit="} {
 		if !strings.Contains(body, name) {
 			t.Errorf("/metrics has no %s", name)
 		}
@@ -170,5 +170,26 @@ func TestListenError(t *testing.T) {
 	}
 	if s, err := listen("", nil); s != nil || err != nil {
 		t.Errorf(`listen(""): %v %v, want no server`, s, err)
+	}
+}
+
+// Go's profiles are on the listener only when asked for (it has no authentication).
+func TestProfilingEndpoint(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		mux := http.NewServeMux()
+		if on {
+			addProfiling(mux)
+		}
+		ts := httptest.NewServer(mux)
+		resp, err := http.Get(ts.URL + "/debug/pprof/goroutine?debug=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ts.Close()
+		if served := resp.StatusCode == http.StatusOK && strings.Contains(string(body), "goroutine"); served != on {
+			t.Errorf("profiling %v: /debug/pprof/goroutine answered %d", on, resp.StatusCode)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/client-go/tools/leaderelection"
 	clientmetrics "k8s.io/client-go/tools/metrics"
+
+	"github.com/phalanx-dev/phalanx/pkg/version"
 )
 
 // Process-wide metrics: client-go and leader election report through package-level
@@ -41,6 +43,12 @@ var (
 		Name: "leader_election_slowpath_total",
 		Help: "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease.",
 	}, []string{"name"})
+	// buildInfo is 1, labelled with the running build, as kube-scheduler's
+	// kubernetes_build_info.
+	buildInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "phalanx_build_info",
+		Help: "A metric with a constant '1' value labeled by the git version and commit phalanx was built from, the Go version and the platform.",
+	}, []string{"git_version", "git_commit", "go_version", "platform"})
 )
 
 func registerProcessMetrics() {
@@ -48,8 +56,10 @@ func registerProcessMetrics() {
 		processRegistry.MustRegister(
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-			restRequests, restLatency, rateLimiterLatency, leaderStatus, leaderSlowpath,
+			restRequests, restLatency, rateLimiterLatency, leaderStatus, leaderSlowpath, buildInfo,
 		)
+		v := version.Get()
+		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion, v.Platform).Set(1)
 		clientmetrics.Register(clientmetrics.RegisterOpts{
 			RequestResult:      resultAdapter{},
 			RequestLatency:     latencyAdapter{restLatency},

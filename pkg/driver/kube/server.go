@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +45,16 @@ func newMux(c checks, gatherer prometheus.Gatherer, logger klog.Logger) *http.Se
 		ErrorHandling: promhttp.ContinueOnError,
 	}))
 	return mux
+}
+
+// addProfiling serves Go's profiles (go tool pprof http://HOST/debug/pprof/profile), as
+// kube-scheduler does with enableProfiling.
+func addProfiling(mux *http.ServeMux) {
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 }
 
 type promLogger struct{ logger klog.Logger }

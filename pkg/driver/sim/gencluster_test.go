@@ -292,7 +292,19 @@ func simulateWith(t testing.TB, manifests string, seed int64, cfg *config.Config
 	if err != nil {
 		t.Fatalf("load: %v\n%s", err, manifests)
 	}
-	s, err := New(sc, Options{Config: cfg, Seed: seed, CheckInvariants: true, Until: 10 * time.Minute})
+	_, r := runSimulation(t, sc, Options{Config: cfg, Seed: seed, Until: 10 * time.Minute})
+	if t.Failed() {
+		t.Logf("manifests:\n%s", manifests)
+	}
+	return r
+}
+
+// runSimulation runs a scenario with its invariants checked, a broken one failing the
+// test, and returns the simulator too, for tests that look inside it.
+func runSimulation(t testing.TB, sc *Scenario, opts Options) (*Simulator, *Report) {
+	t.Helper()
+	opts.CheckInvariants = true
+	s, err := New(sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +313,7 @@ func simulateWith(t testing.TB, manifests string, seed int64, cfg *config.Config
 		t.Fatal(err)
 	}
 	for _, v := range r.Violations {
-		t.Errorf("invariant violated: %s\n%s", v, manifests)
+		t.Errorf("invariant violated: %s", v)
 	}
-	return r
+	return s, r
 }

@@ -34,9 +34,6 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"plotEnd":    func() int { return labelWidth + plotWidth },
 	"chartWidth": func() int { return chartWidth },
 	"axisAt":     func(t []tick, y int) axisView { return axisView{Y: y, Ticks: t} },
-	"legendPhases": func() []string {
-		return []string{PhaseRunning, PhaseSucceeded, PhasePreempted, PhaseDeleted, PhasePending}
-	},
 }).Parse(htmlTemplateText))
 
 type axisView struct {
@@ -108,15 +105,16 @@ func buildPage(r *Report) *page {
 		Data:       pageData{End: tl.end},
 	}
 	topo := newTopology(tl.nodes)
+	idx := newPodIndex(r)
+	marks := preemptionMarks(r, idx)
 	for i, res := range occupancyResources(tl) {
 		rv := resourceView{Name: res, Index: i}
 		rv.Chart, rv.chartData = tl.clusterChart(res)
-		rv.Heat, rv.heatData = tl.heatmap(res, topo)
+		rv.Heat, rv.heatData = tl.heatmap(res, topo, marks)
 		p.Data.Charts = append(p.Data.Charts, rv.chartData)
 		p.Data.Heats = append(p.Data.Heats, rv.heatData)
 		p.Resources = append(p.Resources, rv)
 	}
-	idx := newPodIndex(r)
 	p.Gantt = tl.gantt(r, idx)
 	p.Preempt = preemptions(r, idx)
 	p.Groups = groups(r, idx)

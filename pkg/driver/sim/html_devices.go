@@ -1,14 +1,29 @@
 package sim
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // deviceSection is the HTML report's list of what pods got besides room: the devices
 // allocated to their claims and the volumes bound to their claims, and every
 // ResourceClaim with its devices and consumers.
 type deviceSection struct {
-	Pods   []devicePodRow
-	Claims []ClaimReport
-	Total  int
+	Pods    []devicePodRow
+	Claims  []ClaimReport
+	Total   int
+	Classes []deviceClassRow
+}
+
+// deviceClassRow is a device class's devices at the end of the run: how many are
+// allocated, how many are free, and how the free ones spread over nodes (fragmentation:
+// 8 free devices on 8 nodes do not hold a pod that needs 8 on one).
+type deviceClassRow struct {
+	Resource           string
+	Total, InUse, Free int
+	Nodes              int
+	ByFree             string
 }
 
 type devicePodRow struct {
@@ -35,5 +50,54 @@ func devices(r *Report) deviceSection {
 	if len(s.Claims) > maxDeviceRows {
 		s.Claims = s.Claims[:maxDeviceRows]
 	}
+	s.Classes = deviceClasses(r)
 	return s
+}
+
+// deviceClasses counts, per occupancy resource of devices, the devices allocated to
+// claims at the end and the nodes by how many free devices they have.
+func deviceClasses(r *Report) []deviceClassRow {
+	taken := map[string]bool{}
+	for _, c := range r.Claims {
+		for _, d := range c.Devices {
+			taken[d] = true
+		}
+	}
+	var out []deviceClassRow
+	for _, res := range deviceResources(r.Devices) {
+		row := deviceClassRow{Resource: res}
+		free := map[string]int{}
+		var nodes []string
+		for _, d := range r.Devices {
+			if !slices.Contains(d.Resources, res) {
+				continue
+			}
+			row.Total++
+			if !slices.Contains(nodes, d.Node) {
+				nodes = append(nodes, d.Node)
+			}
+			if taken[d.Key] {
+				row.InUse++
+			} else {
+				row.Free++
+				free[d.Node]++
+			}
+		}
+		row.Nodes = len(nodes)
+		nodesWith := map[int]int{} // free devices -> nodes
+		most := 0
+		for _, n := range nodes {
+			nodesWith[free[n]]++
+			most = max(most, free[n])
+		}
+		var parts []string
+		for k := most; k >= 0; k-- {
+			if nodesWith[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%d free: %d node%s", k, nodesWith[k], plural(nodesWith[k])))
+			}
+		}
+		row.ByFree = strings.Join(parts, " · ")
+		out = append(out, row)
+	}
+	return out
 }

@@ -19,6 +19,46 @@ type heatView struct {
 	AxisY   int
 	Note    string
 	Legend  []heatCells
+	// Marks are the preemptions: where (the victim's node's row) and when.
+	Marks []heatMark
+}
+
+type heatMark struct {
+	X, Y  float64
+	Title string
+}
+
+// preemptionMark is a victim's preemption, for the heatmap.
+type preemptionMark struct {
+	node  string
+	at    float64
+	title string
+}
+
+// heatMaxMarks bounds the preemptions drawn on a heatmap (the tables list them all).
+const heatMaxMarks = 2000
+
+// preemptionMarks lists the victims' preemptions: on their node, at their Preempted event
+// (or, without one, the start of their deletion).
+func preemptionMarks(r *Report, idx *podIndex) []preemptionMark {
+	var out []preemptionMark
+	for _, p := range r.Pods {
+		if p.PreemptedBy == nil || p.Node == "" {
+			continue
+		}
+		k := p.Namespace + "/" + p.Name
+		at, ok := idx.preempted[k]
+		if !ok {
+			if p.DeletedAt == nil {
+				continue
+			}
+			at = *p.DeletedAt
+		}
+		title := fmt.Sprintf("%s preempted on %s at %s by %s %s/%s", k, p.Node, fmtSeconds(at),
+			p.PreemptedBy.Kind, p.PreemptedBy.Namespace, p.PreemptedBy.Name)
+		out = append(out, preemptionMark{node: p.Node, at: at, title: title})
+	}
+	return out
 }
 
 type heatRow struct {
@@ -61,7 +101,7 @@ func heatClass(v float64) int {
 	return max(1, min(10, int(math.Ceil(v*10-1e-9))))
 }
 
-func (tl *timeline) heatmap(res string, topo *topology) (heatView, heatData) {
+func (tl *timeline) heatmap(res string, topo *topology, marks []preemptionMark) (heatView, heatData) {
 	var members []int // nodes that offer the resource
 	member := make([]int, len(tl.nodes))
 	for i, n := range tl.nodes {
@@ -92,6 +132,7 @@ func (tl *timeline) heatmap(res string, topo *topology) (heatView, heatData) {
 	cw := plotWidth / heatBuckets
 	labelEvery := (13 + hv.RowH - 1) / hv.RowH // labels at least 13 units apart
 	absent := false
+	rowOf := map[string]float64{} // node -> the middle of its row
 	y := chartTop
 	for _, g := range groups {
 		if level >= 0 {
@@ -131,6 +172,9 @@ func (tl *timeline) heatmap(res string, topo *topology) (heatView, heatData) {
 					runStart, runClass = b, cls
 				}
 			}
+			for _, i := range nodes {
+				rowOf[tl.nodes[i].Name] = float64(y) + float64(hv.RowH)/2
+			}
 			full := tl.nodes[nodes[0]].Name
 			if len(nodes) > 1 {
 				full = fmt.Sprintf("%s … %s (%d nodes)", full, tl.nodes[nodes[len(nodes)-1]].Name, len(nodes))
@@ -154,6 +198,11 @@ func (tl *timeline) heatmap(res string, topo *topology) (heatView, heatData) {
 	for c := range paths {
 		if paths[c].Len() > 0 {
 			hv.Cells = append(hv.Cells, heatCells{Class: "h" + strconv.Itoa(c), D: paths[c].String()})
+		}
+	}
+	for _, m := range marks {
+		if ry, ok := rowOf[m.node]; ok && len(hv.Marks) < heatMaxMarks {
+			hv.Marks = append(hv.Marks, heatMark{X: tl.x(m.at), Y: ry, Title: m.title})
 		}
 	}
 	hv.Legend = heatLegend(absent)

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,9 @@ func newPodIndex(r *Report) *podIndex {
 		}
 	}
 	for i, l := range r.Lifetimes {
+		if l.Pod == "" {
+			continue // a device's
+		}
 		if _, dup := x.life[l.Pod]; !dup {
 			x.life[l.Pod] = i
 		}
@@ -61,6 +65,11 @@ type ganttSection struct {
 	Views []ganttView
 	Shown int
 	Total int
+	// Namespaces and Groups of the pods shown, for the filter; Changed counts those that
+	// did not just run from their creation to the end.
+	Namespaces []string
+	Groups     []string
+	Changed    int
 }
 
 type ganttView struct {
@@ -75,7 +84,12 @@ type ganttRow struct {
 	Label  string
 	Title  string
 	Bars   []ganttBar
-	Marks  []float64
+	// Marks are preemptions, Done a success, at these x.
+	Marks []float64
+	Done  []float64
+	// What the filter reads.
+	Namespace, Group string
+	Changed          bool
 }
 
 type ganttBar struct {
@@ -93,6 +107,19 @@ func (tl *timeline) gantt(r *Report, idx *podIndex) ganttSection {
 	if n == 0 {
 		return sec
 	}
+	for _, p := range r.Pods[:n] {
+		if !slices.Contains(sec.Namespaces, p.Namespace) {
+			sec.Namespaces = append(sec.Namespaces, p.Namespace)
+		}
+		if g := p.Namespace + "/" + p.PodGroup; p.PodGroup != "" && !slices.Contains(sec.Groups, g) {
+			sec.Groups = append(sec.Groups, g)
+		}
+		if podChanged(p) {
+			sec.Changed++
+		}
+	}
+	slices.Sort(sec.Namespaces)
+	slices.Sort(sec.Groups)
 	start := func(i int) float64 {
 		p := r.Pods[i]
 		if li, ok := idx.life[p.Namespace+"/"+p.Name]; ok {
@@ -206,10 +233,22 @@ func (tl *timeline) nodeHeader(h *ganttRow, name string) {
 	h.Bars = append(h.Bars, ganttBar{X: x0, W: math.Max(x1-x0, 1.5), Class: "g-node"})
 }
 
+// podChanged tells a pod whose fate is worth finding: anything but running from its
+// creation to the end (it waited, was preempted or deleted, succeeded, or still waits).
+func podChanged(p PodReport) bool {
+	if p.Phase != PhaseRunning || p.PreemptedBy != nil || p.NominatedNode != "" || p.BoundAt == nil {
+		return true
+	}
+	return p.CreatedAt != nil && *p.BoundAt > *p.CreatedAt
+}
+
 func (tl *timeline) ganttRow(r *Report, idx *podIndex, i int) ganttRow {
 	p := r.Pods[i]
 	k := p.Namespace + "/" + p.Name
-	row := ganttRow{Label: shorten(k)}
+	row := ganttRow{Label: shorten(k), Namespace: p.Namespace, Changed: podChanged(p)}
+	if p.PodGroup != "" {
+		row.Group = p.Namespace + "/" + p.PodGroup
+	}
 	bar := func(from, to float64, class string) {
 		x0, x1 := tl.x(from), tl.x(to)
 		row.Bars = append(row.Bars, ganttBar{X: x0, W: math.Max(x1-x0, 1.5), Class: class})
@@ -242,11 +281,25 @@ func (tl *timeline) ganttRow(r *Report, idx *podIndex, i int) ganttRow {
 			bar(created, l.Start, "g-pend")
 			lines = append(lines, "pending from "+fmtSeconds(created)+from+" until "+fmtSeconds(l.Start))
 		}
-		bar(l.Start, l.End, "g-"+phaseClass(p.Phase))
+		// Coloured by its state at each moment: running, then terminating (red when
+		// preempted, grey when deleted otherwise) until it is gone.
+		terminating := deleting && deleted < l.End
+		runEnd := l.End
+		if terminating {
+			runEnd = math.Max(deleted, l.Start)
+		}
+		bar(l.Start, runEnd, "g-running")
 		lines = append(lines, "on "+l.Node+" from "+fmtSeconds(l.Start)+" to "+fmtSeconds(l.End))
-		if deleting && deleted < l.End {
-			bar(math.Max(deleted, l.Start), l.End, "g-term")
+		if terminating {
+			cls := "g-deleted"
+			if p.PreemptedBy != nil || p.Phase == PhasePreempted {
+				cls = "g-preempted"
+			}
+			bar(runEnd, l.End, cls)
 			lines = append(lines, "terminating from "+fmtSeconds(deleted)+" until gone at "+fmtSeconds(l.End))
+		}
+		if p.Phase == PhaseSucceeded {
+			row.Done = append(row.Done, tl.x(l.End))
 		}
 		if at, ok := idx.preempted[k]; ok {
 			row.Marks = append(row.Marks, tl.x(at))

@@ -85,7 +85,9 @@ func TestWriteHTMLContents(t *testing.T) {
 		">By node</button>", ">By pod group</button>", "node-a · 2", "ml/trainer · 2", "not scheduled · 1",
 		"default/high — Running", "preempted by Pod default/high at 30s", "preempted by PodGroup ml/trainer at 10s",
 		"pending from 30s (first event)", // default/high waited from its first event to its binding at 60s
-		`class="g-term"`, `class="g-mark"`,
+		`class="g-mark"`, `class="g-running"`, `class="g-preempted"`,
+		// the pod filter
+		`id="pf-changed"`, `<option>ml/trainer</option>`,
 		// preemptions
 		`<td>default/low</td>`, `<td>Pod <a href="#pg-0">`, // not a group member: no anchor
 		`<td>PodGroup <a href="#pg-0">ml/trainer</a></td>`, `<td class="num">500</td><td>Scheduled</td>`,
@@ -254,7 +256,7 @@ func TestHeatmap(t *testing.T) {
 
 // heatmapOf is the heatmap of a resource with the nodes' own topology, as the page draws it.
 func heatmapOf(tl *timeline, res string) (heatView, heatData) {
-	return tl.heatmap(res, newTopology(tl.nodes))
+	return tl.heatmap(res, newTopology(tl.nodes), nil)
 }
 
 func TestHeatClass(t *testing.T) {
@@ -403,7 +405,9 @@ func TestGanttLifecycle(t *testing.T) {
 		return out
 	}
 	killed := bars(tl.ganttRow(r, idx, 0))
-	for class, want := range map[string][2]float64{"g-pend": {10, 20}, "g-deleted": {20, 130}, "g-term": {100, 130}} {
+	// Coloured by state at each moment: pending, running until its deletion at 100s,
+	// then terminating (deleted) until gone at 130s.
+	for class, want := range map[string][2]float64{"g-pend": {10, 20}, "g-running": {20, 100}, "g-deleted": {100, 130}} {
 		b, ok := killed[class]
 		if !ok || math.Abs(b.X-x(want[0])) > 1e-9 || math.Abs(b.X+b.W-x(want[1])) > 1e-9 {
 			t.Errorf("killed: %s bar %+v (present %v), want %v..%v s", class, b, ok, want[0], want[1])

@@ -11,21 +11,28 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// Report is the outcome of a simulation, as `phalanx simulate -o json` writes it (see
-// CONTRACTS.md §4 and simulate-output.schema.json).
+// ReportSchemaVersion is the version of -o json's shape, written as schemaVersion: it
+// changes when a field changes meaning or goes away (new fields keep it).
+// docs/simulate-report.schema.json is its JSON Schema; README.md describes it.
+const ReportSchemaVersion = 1
+
+// Report is the outcome of a simulation, as `phalanx simulate -o json` writes it.
 type Report struct {
-	Pods      []PodReport   `json:"pods"`
-	PodGroups []GroupReport `json:"podGroups"`
-	Events    []Event       `json:"events"`
-	Summary   Summary       `json:"summary"`
+	SchemaVersion int           `json:"schemaVersion"`
+	Pods          []PodReport   `json:"pods"`
+	PodGroups     []GroupReport `json:"podGroups"`
+	Events        []Event       `json:"events"`
+	Summary       Summary       `json:"summary"`
 	// Claims are the ResourceClaims at the end of the run: their devices and consumers.
 	Claims []ClaimReport `json:"claims,omitempty"`
 	// Violations lists broken invariants (only with invariant checks on).
 	Violations []string `json:"violations,omitempty"`
 
-	// Nodes and the pods' lifetimes feed the HTML report's occupancy charts.
+	// Nodes and the pods' (and devices') lifetimes feed the HTML report's occupancy
+	// charts; Devices are the nodes' devices and their classes.
 	Nodes     []NodeReport `json:"-"`
 	Lifetimes []Lifetime   `json:"-"`
+	Devices   []DeviceInfo `json:"-"`
 }
 
 // PodReport is one input pod's outcome.
@@ -45,13 +52,14 @@ type PodReport struct {
 	// claims of its volumes and the volumes they were bound to ("claim=volume").
 	Devices []string `json:"devices,omitempty"`
 	Volumes []string `json:"volumes,omitempty"`
+	// CreatedAt is when the pod appeared (null if the run never created it), so its wait
+	// in the queue is boundAt - createdAt; DeletedAt is when its deletion started (by the
+	// timeline, preemption or its node's deletion; null if never).
+	CreatedAt *float64 `json:"createdAt"`
+	DeletedAt *float64 `json:"deletedAt"`
 
-	// The HTML report's timelines also need when the pod appeared (nil if the run never
-	// created it), when its deletion started (by the timeline, preemption or its node's
-	// deletion; nil if never) and its effective requests, bound or not.
-	CreatedAt *float64         `json:"-"`
-	DeletedAt *float64         `json:"-"`
-	Requests  map[string]int64 `json:"-"`
+	// The HTML report's timelines also need its effective requests, bound or not.
+	Requests map[string]int64 `json:"-"`
 }
 
 // ClaimReport is a ResourceClaim at the end of the run.
@@ -120,9 +128,12 @@ type NodeReport struct {
 	Labels    map[string]string
 }
 
-// Lifetime is when a pod occupied which node, and with what requests.
+// Lifetime is when a pod occupied which node, and with what requests; or, with Device
+// set and no Pod, when a device was in use (its requests are one of each of its device
+// classes).
 type Lifetime struct {
 	Pod        string
+	Device     string
 	Node       string
 	Start, End float64 // End is the end of the run for pods still there
 	Requests   map[string]int64
@@ -130,7 +141,7 @@ type Lifetime struct {
 }
 
 func (s *Simulator) report(wall time.Duration) *Report {
-	r := &Report{Pods: []PodReport{}, PodGroups: []GroupReport{}, Events: s.events, Violations: s.violations}
+	r := &Report{SchemaVersion: ReportSchemaVersion, Pods: []PodReport{}, PodGroups: []GroupReport{}, Events: s.events, Violations: s.violations}
 	if r.Events == nil {
 		r.Events = []Event{}
 	}
@@ -224,6 +235,15 @@ func (s *Simulator) lifetimes(r *Report) {
 		}
 		r.Lifetimes = append(r.Lifetimes, lt)
 	}
+	r.Devices = s.deviceInventory()
+	deviceAllocatable(r.Nodes, r.Devices)
+	podDevices := map[string][]string{}
+	for _, rec := range s.podOrder {
+		if rec.boundAt != nil && len(rec.devices) > 0 {
+			podDevices[key(rec.pod)] = rec.devices
+		}
+	}
+	r.Lifetimes = append(r.Lifetimes, deviceLifetimes(r.Devices, r.Lifetimes, podDevices)...)
 }
 
 // podRequests is a pod's effective requests by resource name (cpu in millicores).

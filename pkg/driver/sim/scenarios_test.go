@@ -3,7 +3,6 @@ package sim
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -165,18 +164,9 @@ func runScenarioFile(t *testing.T, file string) {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(sc, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range r.Violations {
-		t.Errorf("invariant violated: %s", v)
-	}
+	_, r := runSimulation(t, sc, opts)
 	checkReport(t, exp, r)
+	validateReport(t, r)
 	if t.Failed() {
 		var buf bytes.Buffer
 		_ = WriteText(&buf, r)

@@ -47,6 +47,10 @@ type Framework struct {
 	scoreScratch       [][]framework.NodeScore
 	totalsScratch      []framework.NodeScore
 	errsScratch        []*framework.Status
+	// metrics times the extension points and, in sampled cycles, the plugins (nil: no
+	// metrics); cycles counts PreFilter runs, for the sampling (metrics.go).
+	metrics *metrics.FrameworkRecorder
+	cycles  uint64
 }
 
 type weightedScore struct {
@@ -74,7 +78,9 @@ type Options struct {
 }
 
 // New builds a profile's plugins: the defaults minus the disabled ones, then the enabled
-// ones, each with its arguments. Errors name the profile field at fault.
+// ones, each with its arguments, at every extension point it implements; then each
+// point's own set changes that point (pluginsets.go). Errors name the profile field at
+// fault.
 func New(profile config.Profile, path *field.Path, registry Registry, opts Options) (*Framework, error) {
 	f := &Framework{
 		schedulerName: profile.SchedulerName,
@@ -83,90 +89,108 @@ func New(profile config.Profile, path *field.Path, registry Registry, opts Optio
 		parallelizer:  opts.Parallelizer,
 		enqueueEvents: map[string][]framework.ClusterEvent{},
 		hints:         map[string]framework.QueueingHintPlugin{},
+		metrics:       opts.Metrics.Framework(profile.SchedulerName),
+	}
+	pluginsPath := path.Child("plugins")
+	if err := checkNames(profile.Plugins, pluginsPath, registry); err != nil {
+		return nil, err
 	}
 	args := map[string][]byte{}
 	for _, pc := range profile.PluginConfig {
 		args[pc.Name] = pc.Args
 	}
-	type entry struct {
-		name   string
-		weight int32
+	multi := multiPoint(profile.Plugins)
+	// One instance per plugin, wherever it is enabled: the multi-point ones in order,
+	// then those only a point's set enables.
+	var names []string
+	for _, e := range multi {
+		names = append(names, e.name)
 	}
-	var order []entry
-	disabled := map[string]bool{}
-	for _, d := range profile.Plugins.Disabled {
-		disabled[d.Name] = true
-	}
-	for _, d := range config.DefaultPlugins {
-		if disabled["*"] || disabled[d.Name] {
-			continue
-		}
-		order = append(order, entry{d.Name, d.Weight})
-	}
-	for i, e := range profile.Plugins.Enabled {
-		if idx := slices.IndexFunc(order, func(o entry) bool { return o.name == e.Name }); idx >= 0 {
-			// Re-enabling a default plugin only changes its weight.
-			if e.Weight != 0 {
-				order[idx].weight = e.Weight
+	for _, ps := range profile.Plugins.Points() {
+		for _, e := range ps.Set.Enabled {
+			if !slices.Contains(names, e.Name) {
+				names = append(names, e.Name)
 			}
-			continue
 		}
-		if _, ok := registry[e.Name]; !ok {
-			return nil, field.NotSupported(path.Child("plugins", "enabled").Index(i).Child("name"), e.Name, registry.Names())
-		}
-		order = append(order, entry{e.Name, e.Weight})
 	}
 	handle := &handle{f: f, opts: opts}
-	for _, e := range order {
-		factory, ok := registry[e.name]
+	instances := map[string]framework.Plugin{}
+	for _, name := range names {
+		factory, ok := registry[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: default plugin %q is not registered", path, e.name)
+			return nil, fmt.Errorf("%s: default plugin %q is not registered", path, name)
 		}
-		pl, err := factory(args[e.name], handle)
+		pl, err := factory(args[name], handle)
 		if err != nil {
-			return nil, fmt.Errorf("%s: plugin %s: %w", path.Child("pluginConfig"), e.name, err)
+			return nil, fmt.Errorf("%s: plugin %s: %w", path.Child("pluginConfig"), name, err)
 		}
-		weight := int64(e.weight)
-		if weight == 0 {
-			weight = 1
+		instances[name] = pl
+		f.plugins = append(f.plugins, pl)
+		if p, ok := pl.(framework.EnqueueExtensions); ok {
+			f.enqueueEvents[name] = p.EventsToRegister()
 		}
-		f.add(pl, weight)
+		if p, ok := pl.(framework.QueueingHintPlugin); ok {
+			f.hints[name] = p
+		}
 	}
 	for name := range args {
-		if !slices.ContainsFunc(order, func(o entry) bool { return o.name == name }) {
+		if instances[name] == nil {
 			return nil, field.Invalid(path.Child("pluginConfig"), name, "arguments for a plugin that is not enabled")
+		}
+	}
+	for _, ps := range profile.Plugins.Points() {
+		implements := implementers[ps.Point]
+		for i, e := range ps.Set.Enabled {
+			if !implements(instances[e.Name]) {
+				return nil, field.Invalid(pluginsPath.Child(ps.Point, "enabled").Index(i).Child("name"), e.Name,
+					"the plugin does not implement the "+ps.Point+" extension point")
+			}
+		}
+		for _, e := range atPoint(multi, *ps.Set, func(name string) bool { return implements(instances[name]) }) {
+			weight := int64(e.weight)
+			if weight == 0 {
+				weight = 1
+			}
+			f.add(ps.Point, instances[e.name], weight)
 		}
 	}
 	return f, nil
 }
 
-func (f *Framework) add(pl framework.Plugin, weight int64) {
-	f.plugins = append(f.plugins, pl)
-	if p, ok := pl.(framework.QueueSortPlugin); ok && f.queueSort == nil {
-		f.queueSort = p
-	}
-	if p, ok := pl.(framework.PreEnqueuePlugin); ok {
-		f.preEnqueue = append(f.preEnqueue, p)
-	}
-	if p, ok := pl.(framework.GroupPreEnqueuePlugin); ok {
-		f.groupPreEnqueue = append(f.groupPreEnqueue, p)
-	}
-	if p, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
-		f.podGroupPostFilter = append(f.podGroupPostFilter, p)
-	}
-	if p, ok := pl.(framework.PlacementGeneratePlugin); ok {
-		f.placementGenerate = append(f.placementGenerate, p)
-	}
-	if p, ok := pl.(framework.PlacementStatePlugin); ok {
-		f.placementState = append(f.placementState, p)
-	}
-	if p, ok := pl.(framework.PlacementScorePlugin); ok {
-		f.placementScore = append(f.placementScore, weightedPlacementScore{p, weight})
-	}
-	if p, ok := pl.(framework.PreFilterPlugin); ok {
-		f.preFilter = append(f.preFilter, p)
-	}
-	if p, ok := pl.(framework.FilterPlugin); ok {
+// add enables a plugin at one extension point of the configuration.
+func (f *Framework) add(point string, pl framework.Plugin, weight int64) {
+	switch point {
+	case config.QueueSort:
+		if p, ok := pl.(framework.QueueSortPlugin); ok && f.queueSort == nil {
+			f.queueSort = p
+		}
+	case config.PreEnqueue:
+		if p, ok := pl.(framework.PreEnqueuePlugin); ok {
+			f.preEnqueue = append(f.preEnqueue, p)
+		}
+		if p, ok := pl.(framework.GroupPreEnqueuePlugin); ok {
+			f.groupPreEnqueue = append(f.groupPreEnqueue, p)
+		}
+	case config.PostFilter:
+		if p, ok := pl.(framework.PostFilterPlugin); ok {
+			f.postFilter = append(f.postFilter, p)
+		}
+		if p, ok := pl.(framework.PodGroupPostFilterPlugin); ok {
+			f.podGroupPostFilter = append(f.podGroupPostFilter, p)
+		}
+	case config.PlacementGenerate:
+		if p, ok := pl.(framework.PlacementGeneratePlugin); ok {
+			f.placementGenerate = append(f.placementGenerate, p)
+		}
+		if p, ok := pl.(framework.PlacementStatePlugin); ok {
+			f.placementState = append(f.placementState, p)
+		}
+	case config.PlacementScore:
+		f.placementScore = append(f.placementScore, weightedPlacementScore{pl.(framework.PlacementScorePlugin), weight})
+	case config.PreFilter:
+		f.preFilter = append(f.preFilter, pl.(framework.PreFilterPlugin))
+	case config.Filter:
+		p := pl.(framework.FilterPlugin)
 		f.filter = append(f.filter, p)
 		// A plugin with a static precheck is still a dynamic filter; only plugins that
 		// are static and nothing else have their Filter cached.
@@ -178,33 +202,18 @@ func (f *Framework) add(pl framework.Plugin, weight int64) {
 		} else {
 			f.dynamicFilter = append(f.dynamicFilter, p)
 		}
-	}
-	if p, ok := pl.(framework.PostFilterPlugin); ok {
-		f.postFilter = append(f.postFilter, p)
-	}
-	if p, ok := pl.(framework.PreScorePlugin); ok {
-		f.preScore = append(f.preScore, p)
-	}
-	if p, ok := pl.(framework.ScorePlugin); ok {
-		f.score = append(f.score, weightedScore{p, weight})
-	}
-	if p, ok := pl.(framework.ReservePlugin); ok {
-		f.reserve = append(f.reserve, p)
-	}
-	if p, ok := pl.(framework.PermitPlugin); ok {
-		f.permit = append(f.permit, p)
-	}
-	if p, ok := pl.(framework.PreBindPlugin); ok {
-		f.preBind = append(f.preBind, p)
-	}
-	if p, ok := pl.(framework.BindPlugin); ok {
-		f.bind = append(f.bind, p)
-	}
-	if p, ok := pl.(framework.EnqueueExtensions); ok {
-		f.enqueueEvents[pl.Name()] = p.EventsToRegister()
-	}
-	if p, ok := pl.(framework.QueueingHintPlugin); ok {
-		f.hints[pl.Name()] = p
+	case config.PreScore:
+		f.preScore = append(f.preScore, pl.(framework.PreScorePlugin))
+	case config.Score:
+		f.score = append(f.score, weightedScore{pl.(framework.ScorePlugin), weight})
+	case config.Reserve:
+		f.reserve = append(f.reserve, pl.(framework.ReservePlugin))
+	case config.Permit:
+		f.permit = append(f.permit, pl.(framework.PermitPlugin))
+	case config.PreBind:
+		f.preBind = append(f.preBind, pl.(framework.PreBindPlugin))
+	case config.Bind:
+		f.bind = append(f.bind, pl.(framework.BindPlugin))
 	}
 }
 
@@ -228,7 +237,11 @@ func (f *Framework) QueueingHint(plugin string) framework.QueueingHintPlugin { r
 func (f *Framework) HasPostFilter() bool { return len(f.postFilter) > 0 }
 
 // RunPreEnqueuePlugins returns the first non-success status.
-func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, p *framework.PodInfo) *framework.Status {
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, p *framework.PodInfo) (st *framework.Status) {
+	if len(f.preEnqueue) == 0 {
+		return nil
+	}
+	defer func(start time.Time) { f.observePoint(metrics.PreEnqueue, st, start) }(f.pointStart())
 	for _, pl := range f.preEnqueue {
 		if s := pl.PreEnqueue(ctx, p); !s.IsSuccess() {
 			return s.WithPlugin(pl.Name())
@@ -249,7 +262,8 @@ func (f *Framework) RunGroupPreEnqueuePlugins(ctx context.Context, g *framework.
 
 // RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins in order until one
 // succeeds (KEP-5710); the reasons of those that did not are joined.
-func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, attempt *framework.GroupAttempt) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, attempt *framework.GroupAttempt) (_ *framework.PodGroupPostFilterResult, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PodGroupPostFilter, st, start) }(f.pointStart())
 	var reasons []string
 	var result *framework.PodGroupPostFilterResult
 	for _, pl := range f.podGroupPostFilter {
@@ -270,11 +284,15 @@ func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, attempt *f
 
 // RunPreFilterPlugins runs PreFilter; the node sets of their results are intersected. A
 // plugin returning Skip has its Filter skipped for this cycle.
-func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo) (_ *framework.PreFilterResult, st *framework.Status) {
+	f.sample(state)
+	defer func(start time.Time) { f.observePoint(metrics.PreFilter, st, start) }(f.pointStart())
 	var result *framework.PreFilterResult
 	var narrowing []string
 	for _, pl := range f.preFilter {
+		start := pluginStart(state)
 		r, s := pl.PreFilter(ctx, state, p)
+		observePlugin(state, metrics.PreFilter, pl.Name(), s, start)
 		if s.IsSkip() {
 			if state.SkipFilterPlugins == nil {
 				state.SkipFilterPlugins = map[string]bool{}
@@ -332,7 +350,10 @@ func (f *Framework) RunStaticFilterPlugins(ctx context.Context, state *framework
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
-		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
+		start := nodePluginStart(state, node)
+		s := pl.Filter(ctx, state, p, node)
+		observePlugin(state, metrics.Filter, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return filterFailure(pl, s)
 		}
 	}
@@ -340,7 +361,10 @@ func (f *Framework) RunStaticFilterPlugins(ctx context.Context, state *framework
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
-		if s := pl.StaticPrecheck(ctx, p, node); !s.IsSuccess() {
+		start := nodePluginStart(state, node)
+		s := pl.StaticPrecheck(ctx, p, node)
+		observePlugin(state, metrics.Filter, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return filterFailure(pl, s)
 		}
 	}
@@ -362,6 +386,9 @@ func (f *Framework) ActiveDynamicFilters(state *framework.CycleState) []framewor
 
 // RunFilters runs the given filters (from ActiveDynamicFilters) in order.
 func RunFilters(ctx context.Context, plugins []framework.FilterPlugin, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
+	if state.PluginMetrics != nil {
+		return runFilters(ctx, plugins, state, p, node)
+	}
 	for _, pl := range plugins {
 		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
 			return filterFailure(pl, s)
@@ -411,7 +438,10 @@ func runFilters[P framework.FilterPlugin](ctx context.Context, plugins []P, stat
 		if state.SkipFilterPlugins[pl.Name()] {
 			continue
 		}
-		if s := pl.Filter(ctx, state, p, node); !s.IsSuccess() {
+		start := nodePluginStart(state, node)
+		s := pl.Filter(ctx, state, p, node)
+		observePlugin(state, metrics.Filter, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return filterFailure(pl, s)
 		}
 	}
@@ -472,11 +502,14 @@ func (f *Framework) RunBlockingPodsPlugin(ctx context.Context, state *framework.
 
 // RunPostFilterPlugins runs PostFilter plugins until one succeeds. The statuses of those
 // that did not are joined into the returned status, so the user sees why.
-func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (_ *framework.PostFilterResult, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PostFilter, st, start) }(f.pointStart())
 	var reasons []string
 	var result *framework.PostFilterResult
 	for _, pl := range f.postFilter {
+		start := pluginStart(state)
 		r, s := pl.PostFilter(ctx, state, p, filtered)
+		observePlugin(state, metrics.PostFilter, pl.Name(), s, start)
 		if s.IsSuccess() {
 			return r, nil
 		}
@@ -492,9 +525,12 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 }
 
 // RunPreScorePlugins runs PreScore; Skip turns off the plugin's Score for this cycle.
-func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) *framework.Status {
+func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PreScore, st, start) }(f.pointStart())
 	for _, pl := range f.preScore {
+		start := pluginStart(state)
 		s := pl.PreScore(ctx, state, p, nodes)
+		observePlugin(state, metrics.PreScore, pl.Name(), s, start)
 		if s.IsSkip() {
 			if state.SkipScorePlugins == nil {
 				state.SkipScorePlugins = map[string]bool{}
@@ -511,7 +547,8 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 
 // RunScorePlugins scores every node with every plugin (in parallel over nodes), normalises,
 // weights and sums. The result is in the order of nodes, valid until the next call.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) ([]framework.NodeScore, *framework.Status) {
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (_ []framework.NodeScore, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.Score, st, start) }(f.pointStart())
 	// The totals and per-node errors are reused across cycles too: the caller is done with
 	// the result before the next call.
 	if cap(f.totalsScratch) < len(nodes) {
@@ -548,7 +585,9 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	clear(errs)
 	f.parallelizer.Until(ctx, len(nodes), func(i int) {
 		for j, pl := range active {
+			start := nodePluginStart(state, nodes[i])
 			s, st := pl.Score(ctx, state, p, nodes[i])
+			observePlugin(state, metrics.Score, pl.Name(), st, start)
 			if !st.IsSuccess() {
 				errs[i] = st.WithPlugin(pl.Name())
 				return
@@ -580,9 +619,13 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 }
 
 // RunReservePluginsReserve reserves in order; on failure the caller must Unreserve.
-func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.Reserve, st, start) }(f.pointStart())
 	for _, pl := range f.reserve {
-		if s := pl.Reserve(ctx, state, p, node); !s.IsSuccess() {
+		start := pluginStart(state)
+		s := pl.Reserve(ctx, state, p, node)
+		observePlugin(state, metrics.Reserve, pl.Name(), s, start)
+		if !s.IsSuccess() {
 			return s.WithPlugin(pl.Name())
 		}
 	}
@@ -591,6 +634,7 @@ func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framewo
 
 // RunReservePluginsUnreserve undoes Reserve, in reverse order.
 func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) {
+	defer func(start time.Time) { f.observePoint(metrics.Unreserve, nil, start) }(f.pointStart())
 	for i := len(f.reserve) - 1; i >= 0; i-- {
 		f.reserve[i].Unreserve(ctx, state, p, node)
 	}
@@ -598,11 +642,14 @@ func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *frame
 
 // RunPermitPlugins returns the first rejection, or Wait with the shortest timeout when some
 // plugin waits, or nil.
-func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (*framework.Status, time.Duration) {
+func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (st *framework.Status, _ time.Duration) {
+	defer func(start time.Time) { f.observePoint(metrics.Permit, st, start) }(f.pointStart())
 	var wait time.Duration
 	waiting := false
 	for _, pl := range f.permit {
+		start := pluginStart(state)
 		s, timeout := pl.Permit(ctx, state, p, node)
+		observePlugin(state, metrics.Permit, pl.Name(), s, start)
 		switch {
 		case s.IsSuccess():
 		case s.Code() == framework.Wait:
@@ -621,9 +668,12 @@ func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.Cycle
 }
 
 // RunBindPlugins asks bind plugins in order until one does not Skip.
-func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) *framework.Status {
+func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node string) (st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.Bind, st, start) }(f.pointStart())
 	for _, pl := range f.bind {
+		start := pluginStart(state)
 		s := pl.Bind(ctx, state, p, node)
+		observePlugin(state, metrics.Bind, pl.Name(), s, start)
 		if s.IsSkip() {
 			continue
 		}

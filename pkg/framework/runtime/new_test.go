@@ -92,6 +92,49 @@ func TestNewDefaultFilterClassification(t *testing.T) {
 	}
 }
 
+// A point's set changes that point alone: filters disabled or moved first there, their
+// PreFilter still runs.
+func TestNewPerPointSets(t *testing.T) {
+	dynamic := []string{"NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"}
+	tests := []struct {
+		name        string
+		plugins     config.Plugins
+		wantDynamic []string
+		wantPlugins []string
+	}{
+		{"defaults", config.Plugins{}, dynamic, defaultNames()},
+		{"filter disabled", config.Plugins{Filter: config.PluginSet{Disabled: []config.Plugin{{Name: "InterPodAffinity"}}}},
+			without(dynamic, "InterPodAffinity"), defaultNames()},
+		{"filter re-enabled goes first", config.Plugins{Filter: config.PluginSet{Enabled: []config.Plugin{{Name: "InterPodAffinity"}}}},
+			append([]string{"InterPodAffinity"}, without(dynamic, "InterPodAffinity")...), defaultNames()},
+		{"enabled at one point only is built once, at the end", config.Plugins{
+			Disabled: []config.Plugin{{Name: "NodePorts"}}, Filter: config.PluginSet{Enabled: []config.Plugin{{Name: "NodePorts"}}}},
+			append(without(dynamic, "NodePorts"), "NodePorts"), append(without(defaultNames(), "NodePorts"), "NodePorts")},
+		{"every filter off", config.Plugins{Filter: config.PluginSet{Disabled: []config.Plugin{{Name: "*"}}}}, nil, defaultNames()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := build(t, plugins.NewRegistry(), config.Profile{SchedulerName: "s", Plugins: tt.plugins})
+			if got := pluginNames(f.ActiveDynamicFilters(framework.NewCycleState())); !slices.Equal(got, tt.wantDynamic) {
+				t.Errorf("dynamic filters %v\nwant %v", got, tt.wantDynamic)
+			}
+			if got := pluginNames(f.Plugins()); !slices.Equal(got, tt.wantPlugins) {
+				t.Errorf("plugins %v\nwant %v", got, tt.wantPlugins)
+			}
+		})
+	}
+	// PostFilter off: no preemption, though DefaultPreemption is built.
+	f := build(t, plugins.NewRegistry(), config.Profile{Plugins: config.Plugins{PostFilter: config.PluginSet{Disabled: []config.Plugin{{Name: "*"}}}}})
+	if f.HasPostFilter() {
+		t.Error("PostFilter disabled, yet HasPostFilter()")
+	}
+	// Another QueueSort point set: PrioritySort off there leaves no queue sort.
+	f = build(t, plugins.NewRegistry(), config.Profile{Plugins: config.Plugins{QueueSort: config.PluginSet{Disabled: []config.Plugin{{Name: "PrioritySort"}}}}})
+	if f.QueueSort() != nil {
+		t.Errorf("queue sort %s, want none", f.QueueSort().Name())
+	}
+}
+
 func TestNewErrors(t *testing.T) {
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	tests := []struct {
@@ -109,6 +152,21 @@ func TestNewErrors(t *testing.T) {
 		{name: "unknown plugin after a known one",
 			profile: config.Profile{Plugins: config.Plugins{Enabled: []config.Plugin{{Name: "NodeAffinity", Weight: 4}, {Name: "Nope"}}}},
 			field:   "profiles[0].plugins.enabled[1].name", typ: field.ErrorTypeNotSupported, msg: []string{`"Nope"`}},
+		{name: "unknown plugin disabled",
+			profile: config.Profile{Plugins: config.Plugins{Disabled: []config.Plugin{{Name: "NodeResourceFit"}}}},
+			field:   "profiles[0].plugins.disabled[0].name", typ: field.ErrorTypeNotSupported, msg: []string{`"NodeResourceFit"`, "NodeResourcesFit"}},
+		{name: "unknown plugin at a point",
+			profile: config.Profile{Plugins: config.Plugins{Score: config.PluginSet{Enabled: []config.Plugin{{Name: "ImageLocality"}}}}},
+			field:   "profiles[0].plugins.score.enabled[0].name", typ: field.ErrorTypeNotSupported, msg: []string{`"ImageLocality"`}},
+		{name: "unknown plugin disabled at a point",
+			profile: config.Profile{Plugins: config.Plugins{Filter: config.PluginSet{Disabled: []config.Plugin{{Name: "*"}, {Name: "NodePort"}}}}},
+			field:   "profiles[0].plugins.filter.disabled[1].name", typ: field.ErrorTypeNotSupported, msg: []string{`"NodePort"`}},
+		{name: "* enabled",
+			profile: config.Profile{Plugins: config.Plugins{Enabled: []config.Plugin{{Name: "*"}}}},
+			field:   "profiles[0].plugins.enabled[0].name", typ: field.ErrorTypeNotSupported},
+		{name: "enabled at a point it does not implement",
+			profile: config.Profile{Plugins: config.Plugins{Score: config.PluginSet{Enabled: []config.Plugin{{Name: "NodePorts"}}}}},
+			field:   "profiles[0].plugins.score.enabled[0].name", typ: field.ErrorTypeInvalid, msg: []string{"NodePorts", "score"}},
 		{name: "args for a disabled plugin",
 			profile: config.Profile{
 				Plugins:      config.Plugins{Disabled: []config.Plugin{{Name: "NodeResourcesFit"}}},
@@ -234,6 +292,16 @@ func TestNewWeights(t *testing.T) {
 			Disabled: []config.Plugin{{Name: "NodeAffinity"}}, Enabled: []config.Plugin{{Name: "NodeAffinity"}}}, 3*1 + 1*10},
 		{"other plugin default weight 1", config.Plugins{Enabled: []config.Plugin{{Name: "Extra"}}}, 3*1 + 2*10 + 100},
 		{"other plugin with a weight", config.Plugins{Enabled: []config.Plugin{{Name: "Extra", Weight: 4}}}, 3*1 + 2*10 + 400},
+		// kube-scheduler's per-point sets.
+		{"disabled at score only", config.Plugins{Score: config.PluginSet{Disabled: []config.Plugin{{Name: "NodeAffinity"}}}}, 3 * 1},
+		{"re-enabled at score with a weight", config.Plugins{Score: config.PluginSet{Enabled: []config.Plugin{{Name: "NodeAffinity", Weight: 5}}}}, 3*1 + 5*10},
+		{"re-enabled at score without a weight keeps the default", config.Plugins{Score: config.PluginSet{Enabled: []config.Plugin{{Name: "NodeAffinity"}}}}, 3*1 + 2*10},
+		{"every scorer disabled at score, one enabled", config.Plugins{Score: config.PluginSet{
+			Disabled: []config.Plugin{{Name: "*"}}, Enabled: []config.Plugin{{Name: "Extra", Weight: 2}}}}, 200},
+		{"disabled everywhere, enabled at score", config.Plugins{
+			Disabled: []config.Plugin{{Name: "NodeAffinity"}}, Score: config.PluginSet{Enabled: []config.Plugin{{Name: "NodeAffinity", Weight: 3}}}}, 3*1 + 3*10},
+		{"a point's * disables every multi-point plugin there", config.Plugins{Score: config.PluginSet{Disabled: []config.Plugin{{Name: "*"}}}}, 0},
+		{"another point's set changes nothing here", config.Plugins{Filter: config.PluginSet{Disabled: []config.Plugin{{Name: "*"}}}}, 3*1 + 2*10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,6 +352,46 @@ profiles:
 		if got := pluginNames(f.Plugins()); !slices.Equal(got, want) {
 			t.Errorf("profile %d plugins %v, want %v", i, got, want)
 		}
+	}
+}
+
+// A KubeSchedulerConfiguration builds the profile it describes, and what the framework
+// finds wrong is named as the file names it.
+func TestNewFromKubeSchedulerConfiguration(t *testing.T) {
+	cfg, err := config.Parse([]byte(`
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: ml
+  plugins:
+    multiPoint:
+      disabled: [{name: ImageLocality}, {name: NodePorts}]
+    filter:
+      disabled: [{name: InterPodAffinity}]
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {apiVersion: kubescheduler.config.k8s.io/v1, kind: NodeResourcesFitArgs, scoringStrategy: {type: MostAllocated}}
+- schedulerName: bad
+  plugins:
+    score:
+      enabled: [{name: NodeName}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := runtime.New(cfg.Profiles[0], field.NewPath("profiles").Index(0), plugins.NewRegistry(), options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pluginNames(f.Plugins()), without(defaultNames(), "NodePorts"); !slices.Equal(got, want) {
+		t.Errorf("plugins %v, want %v", got, want)
+	}
+	if got := pluginNames(f.ActiveDynamicFilters(framework.NewCycleState())); slices.Contains(got, "InterPodAffinity") || slices.Contains(got, "NodePorts") {
+		t.Errorf("dynamic filters %v", got)
+	}
+	_, err = runtime.New(cfg.Profiles[1], field.NewPath("profiles").Index(1), plugins.NewRegistry(), options())
+	if err == nil || !strings.Contains(err.Error(), "profiles[1].plugins.score.enabled[0].name") {
+		t.Errorf("error %v, want one naming profiles[1].plugins.score.enabled[0].name", err)
 	}
 }
 

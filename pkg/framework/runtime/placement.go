@@ -3,8 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/metrics"
 )
 
 type weightedPlacementScore struct {
@@ -19,6 +21,7 @@ func (f *Framework) HasPlacementGenerators() bool { return len(f.placementGenera
 // placements as parents. generated is false when every plugin skipped the group: it is
 // then placed on the whole cluster, without placements.
 func (f *Framework) RunPlacementGeneratePlugins(ctx context.Context, state *framework.CycleState, g *framework.GroupInfo, pending []*framework.PodInfo) (placements []*framework.Placement, generated bool, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PlacementGenerate, st, start) }(f.pointStart())
 	for _, pl := range f.placementGenerate {
 		out, st := pl.GeneratePlacements(ctx, state, g, pending, placements)
 		switch {
@@ -54,7 +57,8 @@ func (f *Framework) RunRevertPlacement(ctx context.Context, state *framework.Cyc
 }
 
 // RunPlacementScorePlugins returns the weighted sum of the placement's scores.
-func (f *Framework) RunPlacementScorePlugins(ctx context.Context, state *framework.CycleState, g *framework.GroupInfo, p *framework.Placement, placed *framework.GroupPlacement, pending int) (int64, *framework.Status) {
+func (f *Framework) RunPlacementScorePlugins(ctx context.Context, state *framework.CycleState, g *framework.GroupInfo, p *framework.Placement, placed *framework.GroupPlacement, pending int) (_ int64, st *framework.Status) {
+	defer func(start time.Time) { f.observePoint(metrics.PlacementScore, st, start) }(f.pointStart())
 	var total int64
 	for _, pl := range f.placementScore {
 		s, st := pl.ScorePlacement(ctx, state, g, p, placed, pending)

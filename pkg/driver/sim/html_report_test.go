@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// runScenarioReport simulates a scenario file (its Expectation aside) and returns the report.
+func runScenarioReport(t *testing.T, file string) *Report {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, manifests := splitScenario(t, data)
+	return simulate(t, string(manifests), 0)
+}
+
+// A pod preempted for its GPUs: the node's devices are charted by class, the preemption
+// is marked on the heatmap where and when it happened, the victim's timeline is running
+// until it is preempted (red only from then), and the devices left free are counted.
+func TestHTMLDevicesAndPreemptions(t *testing.T) {
+	r := runScenarioReport(t, scenarioDir+"/dra/preemption-frees-devices.yaml")
+	const res = "devices of class gpu.example.com"
+	if len(r.Nodes) != 1 || r.Nodes[0].Allocatable[res] != 2 {
+		t.Fatalf("nodes %+v: want node-1 with 2 %s", r.Nodes, res)
+	}
+	var busy []Lifetime
+	for _, l := range r.Lifetimes {
+		if l.Device != "" {
+			busy = append(busy, l)
+		}
+	}
+	// low held both GPUs from 0s until it was gone at 40s, when the run ends with high
+	// bound (its GPU is in use at the end, a stretch of no time).
+	if len(busy) != 2 || busy[0].Requests[res] != 1 || busy[0].Start != 0 || busy[0].End != 40 || busy[1].End != 40 {
+		t.Errorf("device lifetimes %+v: want both GPUs busy from 0s to 40s", busy)
+	}
+	page := render(t, r)
+	for _, want := range []string{
+		">" + res + "</button>",
+		`<circle class="pmark"`, "default/low preempted on node-1 at 10s by Pod default/high",
+		"Devices at the end, by class", "<td>" + res + `</td><td class="num">2</td><td class="num">1</td><td class="num">1</td><td class="num">1</td><td>1 free: 1 node</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	tl, idx := newTimeline(r), newPodIndex(r)
+	low := tl.ganttRow(r, idx, 0)
+	var classes []string
+	for _, b := range low.Bars {
+		classes = append(classes, b.Class)
+	}
+	if strings.Join(classes, " ") != "g-running g-preempted" || len(low.Marks) != 1 || !low.Changed {
+		t.Errorf("low's row: bars %v, marks %v, changed %v: want running then preempted, one mark", classes, low.Marks, low.Changed)
+	}
+}
+
+func TestPodChanged(t *testing.T) {
+	at := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name string
+		pod  PodReport
+		want bool
+	}{
+		{"bound at creation, still running", PodReport{Phase: PhaseRunning, CreatedAt: at(0), BoundAt: at(0)}, false},
+		{"waited before it was bound", PodReport{Phase: PhaseRunning, CreatedAt: at(0), BoundAt: at(5)}, true},
+		{"still pending", PodReport{Phase: PhasePending, CreatedAt: at(0)}, true},
+		{"preempted", PodReport{Phase: PhasePreempted, CreatedAt: at(0), BoundAt: at(0), PreemptedBy: &ObjectRef{Kind: "Pod", Name: "x"}}, true},
+		{"succeeded", PodReport{Phase: PhaseSucceeded, CreatedAt: at(0), BoundAt: at(0)}, true},
+		{"nominated", PodReport{Phase: PhaseRunning, CreatedAt: at(0), BoundAt: at(0), NominatedNode: "n"}, true},
+	}
+	for _, tt := range tests {
+		if got := podChanged(tt.pod); got != tt.want {
+			t.Errorf("%s: changed %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+)
+
+// reportSchemaFile is -o json's JSON Schema, the contract the README points to.
+const reportSchemaFile = "../../../docs/simulate-report.schema.json"
+
+var reportSchema = sync.OnceValues(func() (*spec.Schema, error) {
+	data, err := os.ReadFile(reportSchemaFile)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	defs, _ := doc["definitions"].(map[string]any)
+	resolved, err := resolveRefs(doc, defs, 0)
+	if err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(resolved)
+	if err != nil {
+		return nil, err
+	}
+	s := &spec.Schema{}
+	return s, json.Unmarshal(out, s)
+})
+
+// resolveRefs inlines the schema's local references ("#/definitions/x"): the validator
+// takes a schema without them. The file keeps them, for readers and other validators.
+func resolveRefs(v any, defs map[string]any, depth int) (any, error) {
+	if depth > 32 {
+		return nil, fmt.Errorf("references nest too deep")
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		if ref, ok := x["$ref"].(string); ok {
+			name, ok := strings.CutPrefix(ref, "#/definitions/")
+			if !ok || defs[name] == nil {
+				return nil, fmt.Errorf("unresolved reference %q", ref)
+			}
+			target, err := resolveRefs(defs[name], defs, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range target.(map[string]any) {
+				out[k] = v
+			}
+		}
+		for k, v := range x {
+			if k == "$ref" || k == "definitions" || k == "$schema" || k == "$id" {
+				continue
+			}
+			r, err := resolveRefs(v, defs, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if _, set := out[k]; !set || k == "description" {
+				out[k] = r
+			}
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := resolveRefs(e, defs, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// validateJSON checks a -o json document against the schema.
+func validateJSON(data []byte) error {
+	s, err := reportSchema()
+	if err != nil {
+		return fmt.Errorf("%s: %w", reportSchemaFile, err)
+	}
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	return validate.AgainstSchema(s, doc, strfmt.Default)
+}
+
+// validateReport checks a run's report, as -o json writes it, against the schema.
+func validateReport(t *testing.T, r *Report) {
+	t.Helper()
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validateJSON(data); err != nil {
+		t.Errorf("-o json does not follow %s: %v", reportSchemaFile, err)
+	}
+}
+
+// The schema refuses what breaks the contract, so its passes mean something.
+func TestReportSchemaRefuses(t *testing.T) {
+	good := `{"schemaVersion":1,"pods":[{"namespace":"default","name":"a","phase":"Running","node":"n1","nominatedNode":"","boundAt":0,"priority":0,"podGroup":"","preemptedBy":null,"message":"","createdAt":0,"deletedAt":null}],"podGroups":[],"events":[{"time":0,"object":"Pod/default/a","type":"Normal","reason":"Scheduled","message":"x"}],"summary":{"pods":1,"running":1,"pending":0,"succeeded":0,"preempted":0,"deleted":0,"virtualSeconds":0,"wallSeconds":0}}`
+	if err := validateJSON([]byte(good)); err != nil {
+		t.Fatalf("a valid report refused: %v", err)
+	}
+	for name, edit := range map[string][2]string{
+		"no schema version":     {`"schemaVersion":1,`, ``},
+		"another version":       {`"schemaVersion":1`, `"schemaVersion":2`},
+		"unknown phase":         {`"phase":"Running"`, `"phase":"Runing"`},
+		"missing createdAt":     {`,"createdAt":0`, ``},
+		"createdAt a string":    {`"createdAt":0`, `"createdAt":"0s"`},
+		"unknown field":         {`"message":""`, `"message":"","extra":1`},
+		"preemptedBy not a ref": {`"preemptedBy":null`, `"preemptedBy":"x"`},
+		"bad event type":        {`"type":"Normal"`, `"type":"Info"`},
+		"summary without wall":  {`,"wallSeconds":0`, ``},
+	} {
+		bad := strings.Replace(good, edit[0], edit[1], 1)
+		if bad == good {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		if err := validateJSON([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
