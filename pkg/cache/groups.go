@@ -141,3 +141,6 @@ func (c *Cache) unlinkChild(parent, child string, composite bool) {
 		delete(c.children, parent)
 	}
 }
+
+// CompositeKeys returns the keys of the known CompositePodGroups, sorted.
+func (c *Cache) CompositeKeys() []string { return slices.Sorted(maps.Keys(c.composites)) }

@@ -221,6 +221,8 @@ type PodGroupPostFilterResult struct {
 
 // GroupAttempt is a group cycle that failed, as PodGroupPostFilter plugins see it.
 type GroupAttempt struct {
+	// Group is the unit the cycle scheduled: a PodGroup, or a CompositePodGroup whose
+	// whole hierarchy is placed at once.
 	Group *GroupInfo
 	// Pending are the members the cycle tried to place.
 	Pending []*PodInfo
@@ -232,6 +234,10 @@ type GroupAttempt struct {
 	Placements *PlacementCandidates
 	// Placer places members as the cycle does, in the cycle's state.
 	Placer GroupPlacer
+	// Need is how many pending members must fit for the group to make progress: the rest
+	// of a gang's minCount, one for a basic group or a gang already running, and for a
+	// composite the fewest that complete it.
+	Need int
 }
 
 // PodGroupPostFilterPlugin runs once when a group's cycle fails (KEP-5710). Plugins run in
@@ -266,4 +272,28 @@ func GroupNeed(g *GroupInfo, running int) int {
 // InGroup reports whether a pod belongs to a PodGroup (without building the group's key).
 func InGroup(p *PodInfo, g *GroupInfo) bool {
 	return p.Group != "" && g.PodGroup != nil && p.Group == g.PodGroup.Name && p.Pod.Namespace == g.PodGroup.Namespace
+}
+
+// DisruptionRoot returns the highest CompositePodGroup above a PodGroup whose disruption
+// mode is All (nil when there is none): preemption then takes its whole hierarchy
+// together, whatever the modes below it.
+func DisruptionRoot(snap Snapshot, groupKey string) *GroupInfo {
+	g := snap.Group(groupKey)
+	if g == nil {
+		return nil
+	}
+	var root *GroupInfo
+	seen := map[string]bool{}
+	for parent := g.ParentKey(); parent != "" && !seen[parent]; {
+		seen[parent] = true
+		c := snap.Composite(parent)
+		if c == nil {
+			break
+		}
+		if c.DisruptAll() {
+			root = c
+		}
+		parent = c.ParentKey()
+	}
+	return root
 }
