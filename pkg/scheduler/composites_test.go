@@ -253,4 +253,3 @@ func TestCompositePreemption(t *testing.T) {
 		t.Errorf("no Preempted event naming the composite: %v", fc.events)
 	}
 }
-
