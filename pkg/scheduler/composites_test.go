@@ -253,3 +253,62 @@ func TestCompositePreemption(t *testing.T) {
 		t.Errorf("no Preempted event naming the composite: %v", fc.events)
 	}
 }
+
+// The groups of a basic composite are scheduled one by one, yet its topology level holds
+// them in one domain: the first group can only go to rack a; the second, which would fit
+// in rack b alone, is held to rack a, where it does not fit.
+func TestBasicCompositeGroupsShareItsDomain(t *testing.T) {
+	s, fc, clock := newTestScheduler(t, nil)
+	s.AddNode(testutil.Node("a1").Labels(rackKey, "rack-a").Capacity("cpu", "5", "memory", "8Gi").Obj())
+	s.AddNode(testutil.Node("b1").Labels(rackKey, "rack-b").Capacity("cpu", "3", "memory", "8Gi").Obj())
+	s.AddCompositePodGroup(composite("svc", "", 0, nil, rackKey))
+	s.AddPodGroup(child("first", "svc", 2, nil))
+	addMembers(s, "first", 2, "2", 0)
+	drain(s)
+	if fc.binds["default/first-0"] != "a1" || fc.binds["default/first-1"] != "a1" {
+		t.Fatalf("first group: %v", fc.binds)
+	}
+	s.AddPodGroup(child("second", "svc", 1, nil))
+	addMembers(s, "second", 1, "3", 0)
+	clock.t = clock.t.Add(time.Minute)
+	drain(s)
+	if node := fc.binds["default/second-0"]; node != "" {
+		t.Errorf("second group bound to %s, outside the composite's rack-a", node)
+	}
+	if msg := s.LastFailure("default/second-0"); !strings.Contains(msg, "of 1 placement, 1 too small") {
+		t.Errorf("failure message: %q", msg)
+	}
+}
+
+// Nested composites: a job of two gang composites (each a block of two slices) needs both
+// blocks; each block's slices share a rack; the whole job shares a zone.
+func TestNestedComposites(t *testing.T) {
+	s, fc, _ := newTestScheduler(t, nil)
+	const zoneKey = "example.com/zone"
+	for _, n := range []struct{ name, zone, rack string }{
+		{"z1-r1", "z1", "r1"}, {"z1-r2", "z1", "r2"}, {"z2-r3", "z2", "r3"},
+	} {
+		s.AddNode(testutil.Node(n.name).Labels(zoneKey, n.zone, rackKey, n.rack).Capacity("cpu", "4", "memory", "8Gi").Obj())
+	}
+	s.AddCompositePodGroup(composite("job", "", 2, ptr32(10), zoneKey))
+	for _, blk := range []string{"blk-a", "blk-b"} {
+		s.AddCompositePodGroup(composite(blk, "job", 2, nil, rackKey))
+		for _, sl := range []string{"x", "y"} {
+			s.AddPodGroup(child(blk+"-"+sl, blk, 1, nil))
+			addMembers(s, blk+"-"+sl, 1, "2", 10)
+		}
+	}
+	drain(s)
+	if len(fc.binds) != 4 {
+		t.Fatalf("binds: %v", fc.binds)
+	}
+	for _, blk := range []string{"blk-a", "blk-b"} {
+		x, y := fc.binds["default/"+blk+"-x-0"], fc.binds["default/"+blk+"-y-0"]
+		if x != y {
+			t.Errorf("%s's slices in two racks: %s and %s", blk, x, y)
+		}
+		if !strings.HasPrefix(x, "z1") {
+			t.Errorf("%s outside the job's zone z1 (the only one with room for both blocks): %s", blk, x)
+		}
+	}
+}
