@@ -7,13 +7,15 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
 // Timeline annotations (values are Go durations of virtual time).
@@ -53,10 +55,10 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.PDBs = append(sc.PDBs, t)
 	case *v1alpha1.PodGroup:
 		sc.PodGroups = append(sc.PodGroups, t)
-	case *schedulingv1alpha2.PodGroup:
-		sc.NativePodGroups = append(sc.NativePodGroups, t)
-	case *schedulingv1alpha2.Workload:
-		sc.Workloads = append(sc.Workloads, t)
+	case *schedulingv1alpha2.PodGroup, *schedulingv1alpha2.Workload,
+		*schedulingv1alpha3.PodGroup, *schedulingv1alpha3.Workload,
+		*schedulingv1beta1.PodGroup, *schedulingv1beta1.Workload:
+		sc.nativeInputs = append(sc.nativeInputs, t)
 	default:
 		sc.Resources.add(obj)
 	}
