@@ -140,6 +140,9 @@ func (tp *TreePlacer) Place(ctx context.Context, members []*framework.PodInfo, o
 	}
 	if placed == nil || len(placed.Assignments) == 0 {
 		snap.Rollback(cp)
+		if msg == "" && placed != nil {
+			msg = placed.Message // the unit is complete, and the groups left over do not fit
+		}
 		if msg == "" {
 			msg = "no pod of the composite pod group " + tp.t.Group.Key + " fits"
 		}
@@ -267,15 +270,19 @@ func (r *treeRun) placeChildren(ctx context.Context, t *Tree, nodes []*framework
 		return nil, fmt.Sprintf("%d of the %d groups the composite pod group %s needs fit: %s", done, t.Group.MinCount(), t.Group.Key, msg), nil
 	}
 	for _, c := range complete {
-		placed, _, err := r.placeNode(ctx, c, nodes)
+		placed, why, err := r.placeNode(ctx, c, nodes)
 		if err != nil {
 			snap.Rollback(cp)
 			return nil, "", err
 		}
 		if placed != nil {
 			out.Assignments = append(out.Assignments, placed.Assignments...)
+		} else if msg == "" {
+			msg = why
 		}
 	}
+	// Why the groups left over did not fit, for their members.
+	out.Message = msg
 	return out, "", nil
 }
 
