@@ -78,6 +78,39 @@ func (pg *pendingGroups) ancestors(g *framework.GroupInfo) []*framework.GroupInf
 	return out
 }
 
+// aboveProblem says why the composites above a unit keep it from being scheduled, and
+// which composite it is about: one of them invalid, their parents forming a cycle, or a
+// PodGroup more than MaxCompositeDepth levels below its root. A gang composite unit's tree
+// checks what is below it (tree); a composite above a unit is basic (or the walk came back
+// to the unit), and its rules hold all the same.
+func (pg *pendingGroups) aboveProblem(g *framework.GroupInfo) (*framework.GroupInfo, string) {
+	seen := map[string]bool{}
+	if g.IsComposite() {
+		seen[g.Key] = true
+	}
+	levels := 1
+	var root *framework.GroupInfo
+	for parent := g.ParentKey(); parent != ""; {
+		c := pg.cache.Composite(parent)
+		switch {
+		case c == nil:
+			return nil, "" // the unit waits for it (missingAncestor)
+		case seen[parent]:
+			return c, fmt.Sprintf("CompositePodGroup %s: its parents form a cycle", c.Key)
+		case c.Invalid != "":
+			return c, "CompositePodGroup " + c.Key + ": " + c.Invalid
+		}
+		seen[parent] = true
+		levels++
+		root = c
+		parent = c.ParentKey()
+	}
+	if !g.IsComposite() && levels > v1alpha1.MaxCompositeDepth {
+		return root, fmt.Sprintf("PodGroup %s: the hierarchy under %s has more than %d levels", g.Key, root.Key, v1alpha1.MaxCompositeDepth)
+	}
+	return nil, ""
+}
+
 // missingAncestor is the key of the first composite above a group that is not known yet
 // ("" when every one is): the group waits for it.
 func (pg *pendingGroups) missingAncestor(g *framework.GroupInfo) string {

@@ -49,13 +49,18 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 		return framework.NewStatus(framework.Pending, groupMissingMessage("CompositePodGroup", parent)).WithPlugin(gateGroupMissing)
 	}
 	var tree *placement.Tree
-	msg := ""
-	if gs.composite {
+	culprit, msg := pg.aboveProblem(g)
+	switch {
+	case msg != "":
+	case gs.composite:
 		tree, msg = pg.tree(gs)
-	} else {
+	default:
 		msg = pg.problem(gs)
 	}
 	if msg != "" {
+		if culprit != nil && pg.groupAPI.setCondition(culprit, false, v1alpha1.PodGroupReasonSchedulerError, msg) {
+			pg.actuator.Event(culprit.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+		}
 		changed := pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonSchedulerError, msg)
 		if changed {
 			pg.actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
