@@ -105,3 +105,14 @@ func TestHTMLComposites(t *testing.T) {
 		t.Errorf("text report:\n%s", buf.String())
 	}
 }
+
+// A composite that preempts is named in the preemption tables with its priority and
+// outcome, linked to its row.
+func TestHTMLCompositePreemptor(t *testing.T) {
+	r := runScenarioReport(t, scenarioDir+"/composites/preempts-as-one-unit.yaml")
+	page := render(t, r)
+	want := `<td>CompositePodGroup <a href="#cpg-0">default/job</a></td><td class="num">100</td><td>Scheduled</td>`
+	if !strings.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+}
