@@ -46,7 +46,10 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 	}
 	g := gs.info
 	if parent := pg.missingAncestor(g); parent != "" {
-		return framework.NewStatus(framework.Pending, groupMissingMessage("CompositePodGroup", parent)).WithPlugin(gateGroupMissing)
+		// The group (or composite) is there to say why it waits, as a gang short of members does.
+		msg := groupMissingMessage("CompositePodGroup", parent)
+		pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		return framework.NewStatus(framework.Pending, msg).WithPlugin(gateGroupMissing)
 	}
 	var tree *placement.Tree
 	culprit, msg := pg.aboveProblem(g)
