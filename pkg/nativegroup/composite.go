@@ -166,22 +166,11 @@ func FindCompositeTemplate(w *schedulingv1beta1.WorkloadSpec, name string) *sche
 	return find(w.CompositePodGroupTemplates)
 }
 
-// compositeDisruptionMode maps single and all as they are. All on a basic composite is an
-// error, as it is for the CRD: the unit of preemption may not be larger than the unit of
-// scheduling.
+// compositeDisruptionMode maps single and all as for a PodGroup (mapDisruptionMode).
 func compositeDisruptionMode(s *compositeSpec) (*v1alpha1.DisruptionMode, *field.Error) {
 	m := s.DisruptionMode
-	switch {
-	case m == nil:
+	if m == nil {
 		return nil, nil
-	case m.All != nil && m.Single != nil:
-		return nil, field.Invalid(s.path("disruptionMode"), "{all, single}", "must specify exactly one of: `single`, `all`")
-	case m.All != nil:
-		if s.SchedulingPolicy.Gang == nil {
-			return nil, field.Forbidden(s.path("disruptionMode").Child("all"),
-				"may only be used with the gang scheduling policy"+s.from("disruptionMode"))
-		}
-		return &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}, nil
 	}
-	return &v1alpha1.DisruptionMode{Single: &v1alpha1.SingleDisruptionMode{}}, nil
+	return disruptionMode(m.All != nil, m.Single != nil, s.SchedulingPolicy.Gang != nil, &s.templateOrigin)
 }

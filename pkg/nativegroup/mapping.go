@@ -229,20 +229,25 @@ func mapPreemptionPolicy(p *schedulingv1beta1.PreemptionPolicy) *corev1.Preempti
 // it is for the CRD: the unit of preemption may not be larger than the unit of scheduling.
 func mapDisruptionMode(s *spec) (*v1alpha1.DisruptionMode, *field.Error) {
 	m := s.DisruptionMode
-	switch {
-	case m == nil:
+	if m == nil {
 		return nil, nil
-	case m.All != nil && m.Single != nil:
-		return nil, field.Invalid(s.path("disruptionMode"), "{all, single}", "must specify exactly one of: `single`, `all`")
-	case m.All != nil:
-		if s.SchedulingPolicy.Gang == nil {
-			if s.version == V1alpha2 {
-				return nil, field.Invalid(s.path("disruptionMode"), "PodGroup",
-					"may only be used with the gang scheduling policy"+s.from("disruptionMode"))
-			}
-			return nil, field.Forbidden(s.path("disruptionMode").Child("all"),
-				"may only be used with the gang scheduling policy"+s.from("disruptionMode"))
-		}
+	}
+	return disruptionMode(m.All != nil, m.Single != nil, s.SchedulingPolicy.Gang != nil, &s.templateOrigin)
+}
+
+// disruptionMode maps a native disruption mode, set, of a group or composite (gang or not)
+// whose fields came as origin says.
+func disruptionMode(all, single, gang bool, origin *templateOrigin) (*v1alpha1.DisruptionMode, *field.Error) {
+	switch {
+	case all && single:
+		return nil, field.Invalid(origin.path("disruptionMode"), "{all, single}", "must specify exactly one of: `single`, `all`")
+	case all && !gang && origin.version == V1alpha2:
+		return nil, field.Invalid(origin.path("disruptionMode"), "PodGroup",
+			"may only be used with the gang scheduling policy"+origin.from("disruptionMode"))
+	case all && !gang:
+		return nil, field.Forbidden(origin.path("disruptionMode").Child("all"),
+			"may only be used with the gang scheduling policy"+origin.from("disruptionMode"))
+	case all:
 		return &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}, nil
 	}
 	return &v1alpha1.DisruptionMode{Single: &v1alpha1.SingleDisruptionMode{}}, nil

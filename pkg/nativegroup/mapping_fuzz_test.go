@@ -77,15 +77,9 @@ func FuzzToPodGroupV1beta1(f *testing.F) {
 		if json.Unmarshal(pgData, &in) != nil {
 			return
 		}
-		var wlIn *schedulingv1beta1.Workload
-		if json.Unmarshal(wlData, &wlIn) != nil {
+		wl, wlValid, ok := fuzzWorkload(wlData)
+		if !ok {
 			return
-		}
-		var wl *Workload
-		wlValid := true
-		if wlIn != nil {
-			wlValid = len(Validate(wlIn)) == 0
-			wl, _ = WorkloadFrom(wlIn)
 		}
 		apiErrs := Validate(&in)
 		pg, err := PodGroupFrom(&in)
@@ -126,15 +120,9 @@ func FuzzToCompositePodGroup(f *testing.F) {
 		if json.Unmarshal(cData, &in) != nil {
 			return
 		}
-		var wlIn *schedulingv1beta1.Workload
-		if json.Unmarshal(wlData, &wlIn) != nil {
+		wl, wlValid, ok := fuzzWorkload(wlData)
+		if !ok {
 			return
-		}
-		var wl *Workload
-		wlValid := true
-		if wlIn != nil {
-			wlValid = len(Validate(wlIn)) == 0
-			wl, _ = WorkloadFrom(wlIn)
 		}
 		apiErrs := Validate(&in)
 		c, err := CompositeFrom(&in)
@@ -159,4 +147,18 @@ func FuzzToCompositePodGroup(f *testing.F) {
 			t.Errorf("a native composite the API server accepts maps onto one phalanx refuses without a reason: %v", errs)
 		}
 	})
+}
+
+// fuzzWorkload decodes a fuzzed v1beta1 Workload (nil for "null"), and says whether the API
+// server would accept it; ok is false for data that is no Workload.
+func fuzzWorkload(data []byte) (wl *Workload, valid, ok bool) {
+	var in *schedulingv1beta1.Workload
+	if json.Unmarshal(data, &in) != nil {
+		return nil, false, false
+	}
+	if in == nil {
+		return nil, true, true
+	}
+	wl, _ = WorkloadFrom(in)
+	return wl, len(Validate(in)) == 0, true
 }

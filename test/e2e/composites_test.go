@@ -38,12 +38,7 @@ func TestNativeCompositeAllOrNothing(t *testing.T) {
 	ns := c.CreateNamespace(t)
 	sched := e2eutil.SchedulerName(t)
 	pinValue := e2eutil.UniqueName(t, "ncpg")
-	node := func() string {
-		n := c.CreateNode(t, e2eutil.Node{CPU: "3", Memory: "8Gi", Labels: map[string]string{pinLabel: pinValue}})
-		c.WaitNodeReady(t, n.Name)
-		return n.Name
-	}
-	node()
+	pinnedNode(t, c, "3", pinValue)
 	h := c.RecordPods(t, ns)
 
 	p := c.StartPhalanx(t, "native-composite")
@@ -104,7 +99,7 @@ func TestNativeCompositeAllOrNothing(t *testing.T) {
 	}
 
 	// Room for both groups: all four pods are bound, each once.
-	node()
+	pinnedNode(t, c, "3", pinValue)
 	c.WaitPodsBound(t, ns, members, time.Minute)
 	for _, name := range members {
 		h.WaitBound(t, name)
@@ -139,13 +134,7 @@ func TestCompositePreemption(t *testing.T) {
 	ns := c.CreateNamespace(t)
 	sched := e2eutil.SchedulerName(t)
 	pinValue := e2eutil.UniqueName(t, "cpgp")
-	var nodes []string
-	for range 2 {
-		nodes = append(nodes, c.CreateNode(t, e2eutil.Node{CPU: "4", Memory: "8Gi", Labels: map[string]string{pinLabel: pinValue}}).Name)
-	}
-	for _, n := range nodes {
-		c.WaitNodeReady(t, n)
-	}
+	nodes := []string{pinnedNode(t, c, "4", pinValue), pinnedNode(t, c, "4", pinValue)}
 	low := c.CreatePriorityClass(t, "low", 10)
 	high := c.CreatePriorityClass(t, "high", 1000)
 	h := c.RecordPods(t, ns)
@@ -233,8 +222,7 @@ func TestWithoutCompositeAPIs(t *testing.T) {
 	ns := c.CreateNamespace(t)
 	sched := e2eutil.SchedulerName(t)
 	pinValue := e2eutil.UniqueName(t, "nocpg")
-	n := c.CreateNode(t, e2eutil.Node{CPU: "4", Memory: "8Gi", Labels: map[string]string{pinLabel: pinValue}})
-	c.WaitNodeReady(t, n.Name)
+	pinnedNode(t, c, "4", pinValue)
 	c.WithoutCompositeCRD(t)
 
 	p := c.StartPhalanx(t, "no-composites")

@@ -255,30 +255,7 @@ func TestUpdateStatusOfNativeGroup(t *testing.T) {
 			}
 			write(metav1.ConditionTrue, "Scheduled")
 
-			var patch map[string]any
-			for _, a := range cs.Actions() {
-				if p, ok := a.(clienttesting.PatchAction); ok {
-					if r := p.GetResource(); r.Resource != "podgroups" || p.GetSubresource() != "status" || r.GroupVersion().String() != tc.version {
-						t.Errorf("patch of %v/%s, want podgroups.%s/status", r, p.GetSubresource(), tc.version)
-					}
-					if err := json.Unmarshal(p.GetPatch(), &patch); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if patch == nil {
-				t.Fatal("no patch")
-			}
-			if uid := patch["metadata"].(map[string]any)["uid"]; uid != "uid-g" {
-				t.Errorf("patch metadata.uid %v, want the group's", uid)
-			}
-			status := patch["status"].(map[string]any)
-			if _, ok := status["phase"]; ok || len(status) != 1 {
-				t.Errorf("patch status %v: want conditions only (the native status has no phase)", status)
-			}
-			if conds := status["conditions"].([]any); len(conds) != 1 || conds[0].(map[string]any)["type"] != "PodGroupInitiallyScheduled" {
-				t.Errorf("patched conditions %v, want PodGroupInitiallyScheduled only (phalanx's)", conds)
-			}
+			checkStatusPatch(t, cs, "podgroups", tc.version, "uid-g", "PodGroupInitiallyScheduled")
 			conds, err := tc.get(cs)
 			if err != nil {
 				t.Fatal(err)
@@ -341,26 +318,7 @@ func TestUpdateStatusOfNativeComposite(t *testing.T) {
 		}
 	}
 	write(metav1.ConditionTrue, "Scheduled")
-	var patch map[string]any
-	for _, a := range cs.Actions() {
-		if p, ok := a.(clienttesting.PatchAction); ok {
-			if r := p.GetResource(); r.Resource != "compositepodgroups" || p.GetSubresource() != "status" || r.GroupVersion().String() != nativegroup.V1alpha3 {
-				t.Errorf("patch of %v/%s, want compositepodgroups.v1alpha3/status", r, p.GetSubresource())
-			}
-			if err := json.Unmarshal(p.GetPatch(), &patch); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if patch == nil {
-		t.Fatal("no patch")
-	}
-	if uid := patch["metadata"].(map[string]any)["uid"]; uid != "uid-c" {
-		t.Errorf("patch metadata.uid %v, want the composite's", uid)
-	}
-	if st := patch["status"].(map[string]any); len(st) != 1 || len(st["conditions"].([]any)) != 1 {
-		t.Errorf("patch status %v: want phalanx's one condition only", st)
-	}
+	checkStatusPatch(t, cs, "compositepodgroups", nativegroup.V1alpha3, "uid-c", nativegroup.CompositeInitiallyScheduled)
 	conds := get()
 	if got := meta.FindStatusCondition(conds, "CompositePodGroupInitiallyScheduled"); got == nil || got.Status != metav1.ConditionTrue || got.ObservedGeneration != 2 {
 		t.Errorf("CompositePodGroupInitiallyScheduled %+v, want True for generation 2", got)
@@ -375,6 +333,37 @@ func TestUpdateStatusOfNativeComposite(t *testing.T) {
 	write(metav1.ConditionFalse, "Unschedulable")
 	if got := meta.FindStatusCondition(get(), "CompositePodGroupInitiallyScheduled"); got == nil || got.Status != metav1.ConditionTrue {
 		t.Errorf("CompositePodGroupInitiallyScheduled %+v after a False write, want True kept", got)
+	}
+}
+
+// checkStatusPatch checks the one patch of the fake clientset: of resource's status in
+// version, naming the object's uid and phalanx's one condition only, of type typ (the
+// native status has no phase).
+func checkStatusPatch(t *testing.T, cs *fake.Clientset, resource, version, uid, typ string) {
+	t.Helper()
+	var patch map[string]any
+	for _, a := range cs.Actions() {
+		if p, ok := a.(clienttesting.PatchAction); ok {
+			if r := p.GetResource(); r.Resource != resource || p.GetSubresource() != "status" || r.GroupVersion().String() != version {
+				t.Errorf("patch of %v/%s, want %s.%s/status", r, p.GetSubresource(), resource, version)
+			}
+			if err := json.Unmarshal(p.GetPatch(), &patch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if patch == nil {
+		t.Fatal("no patch")
+	}
+	if got := patch["metadata"].(map[string]any)["uid"]; got != uid {
+		t.Errorf("patch metadata.uid %v, want %s", got, uid)
+	}
+	status := patch["status"].(map[string]any)
+	if _, ok := status["phase"]; ok || len(status) != 1 {
+		t.Errorf("patch status %v: want conditions only", status)
+	}
+	if conds := status["conditions"].([]any); len(conds) != 1 || conds[0].(map[string]any)["type"] != typ {
+		t.Errorf("patched conditions %v, want %s only (phalanx's)", conds, typ)
 	}
 }
 
