@@ -149,3 +149,32 @@ func TestGroupMemberBindFailureAfterUpdate(t *testing.T) {
 		}
 	}
 }
+
+// The API server binds the pod and its PodTopologyLabels admission adds the node's zone
+// label: the confirmed pod is indexed under the labels it has, so taking it off its node
+// later (a preemption's simulation, its deletion) finds them all.
+func TestConfirmedPodWithNewLabelsIsReindexed(t *testing.T) {
+	s, _, _, _ := newBindingScheduler(t, "n")
+	pod := testutil.Pod("p").Req("cpu", "1").Obj()
+	s.AddPod(pod)
+	drain(s)
+	if pi := s.Cache().Pod("default/p"); pi == nil || !pi.Assumed {
+		t.Fatalf("cache: %+v, want p assumed", pi)
+	}
+	bound := pod.DeepCopy()
+	bound.Spec.NodeName = "n"
+	bound.Labels = map[string]string{"topology.kubernetes.io/zone": "z1"}
+	s.UpdatePod(pod, bound)
+	drain(s)
+	pi := s.Cache().Pod("default/p")
+	if pi == nil || pi.Assumed || pi.Pod.Labels["topology.kubernetes.io/zone"] != "z1" {
+		t.Fatalf("cache: %+v, want p bound with the zone label", pi)
+	}
+	if err := s.Cache().Verify(); err != nil {
+		t.Fatal(err)
+	}
+	s.DeletePod(bound)
+	if err := s.Cache().Verify(); err != nil {
+		t.Fatal(err)
+	}
+}

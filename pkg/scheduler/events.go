@@ -100,8 +100,11 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	s.pending.removeMember(key)
 	s.cache.ClearNomination(key)
 	s.status.forget(key)
-	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName {
-		// The binding we made is confirmed: keep the PodInfo, it is the same pod.
+	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod) {
+		// The binding we made is confirmed: keep the PodInfo, it is the same pod. A pod
+		// that changed on the way (the API server's PodTopologyLabels admission gives a
+		// bound pod its node's zone and region labels) is added again below, so that the
+		// cache's label index holds the labels it has.
 		pi.Assumed = false
 		pi.Pod = pod
 		pi.Terminating = pod.DeletionTimestamp != nil
