@@ -73,7 +73,7 @@ func cluster() []runtime.Object {
 	}
 }
 
-func take(t *testing.T, opts Options) *Snapshot {
+func take(t testing.TB, opts Options) *Snapshot {
 	t.Helper()
 	opts.Now = func() time.Time { return now }
 	s, err := Take(context.Background(), &Source{Kube: fake.NewClientset(cluster()...), NativeVersion: nativegroup.V1beta1}, opts)

@@ -73,3 +73,32 @@ func FuzzYAMLString(f *testing.F) {
 		check(t, js)
 	})
 }
+
+// BenchmarkYAML compares toYAML with sigs.k8s.io/yaml's JSONToYAML (what yaml.Marshal
+// does after encoding/json) on the pods of a snapshot: the reason toYAML exists
+// (decision 20). Each op writes every pod of the test cluster once.
+func BenchmarkYAML(b *testing.B) {
+	s := take(b, Options{})
+	var docs [][]byte
+	for _, p := range s.Pods {
+		js, err := json.Marshal(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs = append(docs, js)
+	}
+	for _, c := range []struct {
+		name string
+		conv func([]byte) ([]byte, error)
+	}{{"toYAML", toYAML}, {"sigs.k8s.io-yaml", yaml.JSONToYAML}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, js := range docs {
+					if _, err := c.conv(js); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
