@@ -40,8 +40,11 @@ func newSimulateCommand() *cobra.Command {
 		Short: "Run the scheduler on an in-memory cluster built from manifests, in virtual time",
 		Long: `simulate loads Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Namespaces,
 PodGroups (phalanx's, and Kubernetes' own scheduling.k8s.io v1beta1, v1alpha3 and
-v1alpha2 ones with their Workloads) from manifests (files, directories of *.yaml, or - for stdin; multi-document
-YAML and List kinds), runs phalanx on them in virtual time and reports what happened.
+v1alpha2 ones with their Workloads), devices and volumes, and workloads (batch/v1 Jobs,
+apps/v1 Deployments, ReplicaSets and StatefulSets, jobset.x-k8s.io/v1alpha2 JobSets, made
+into pods as their controllers would) from manifests (files, directories of *.yaml, or -
+for stdin; multi-document YAML and List kinds), runs phalanx on them in virtual time and
+reports what happened.
 
 Pods with spec.nodeName run there from their creation; other pods are scheduled.
 Annotations drive the timeline (Go durations of virtual time):
