@@ -127,13 +127,3 @@ func instance(proto *v1.Pod, name string, owner metav1.OwnerReference, labels, a
 	maps.Copy(p.Annotations, annotations)
 	return p
 }
-
-// hasCondition reports whether a pod has a condition of the given type with status True.
-func hasCondition(p *v1.Pod, t v1.PodConditionType) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t && c.Status == v1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}

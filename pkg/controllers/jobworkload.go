@@ -7,10 +7,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/dump"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-helpers/scheduling/schedulingv1/workloadbuilder"
+	"k8s.io/utils/dump"
 )
 
 // Kubernetes 1.37's Job controller, with its WorkloadWithJob gate, makes a Workload and a
