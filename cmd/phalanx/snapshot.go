@@ -26,7 +26,8 @@ func newSnapshotCommand() *cobra.Command {
 		Use:   "snapshot [--kubeconfig FILE] [-o FILE|DIR]",
 		Short: "Write what the scheduler sees of a cluster as manifests `phalanx simulate -f` reads back",
 		Long: `snapshot lists the nodes, pods (bound and pending), namespaces, PriorityClasses,
-PodDisruptionBudgets, PodGroups, devices (DeviceClasses, ResourceSlices, ResourceClaims and
+PodDisruptionBudgets, PodGroups and CompositePodGroups (phalanx's and Kubernetes' own, with
+their Workloads), devices (DeviceClasses, ResourceSlices, ResourceClaims and
 their templates) and volumes (PersistentVolumes and their claims, StorageClasses, CSINodes)
 of the cluster --kubeconfig names (or the one it runs in), keeps only what scheduling reads
 (no environment, commands, managed fields, secrets' names or unrelated annotations), and

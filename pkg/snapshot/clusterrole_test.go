@@ -47,13 +47,14 @@ func TestClusterRoleGrantsExactlyTheReads(t *testing.T) {
 	}
 }
 
-// Reads lists what Take lists (phalanx's PodGroups through their own client).
+// Reads lists what Take lists (phalanx's PodGroups and CompositePodGroups through their own
+// client).
 func TestReadsAreWhatASnapshotLists(t *testing.T) {
 	cs := fake.NewClientset(cluster()...)
-	if _, err := Take(context.Background(), &Source{Kube: cs, NativeVersion: nativegroup.V1beta1}, Options{}); err != nil {
+	if _, err := Take(context.Background(), &Source{Kube: cs, NativeVersion: nativegroup.V1beta1, NativeComposites: true}, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	listed := map[Resource]bool{{v1alpha1.SchemeGroupVersion.Group, "podgroups"}: true}
+	listed := map[Resource]bool{{v1alpha1.SchemeGroupVersion.Group, "podgroups"}: true, {v1alpha1.SchemeGroupVersion.Group, "compositepodgroups"}: true}
 	for _, a := range cs.Actions() {
 		if a.GetVerb() != "list" {
 			t.Errorf("a snapshot made a %s call", a.GetVerb())

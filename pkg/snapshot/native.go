@@ -25,6 +25,16 @@ func (r *reader) native(src *Source) error {
 	addPodGroup := func(o runtime.Object) {
 		s.NativePodGroups = append(s.NativePodGroups, stripNative(o, v, nativegroup.KindPodGroup))
 	}
+	if src.NativeComposites {
+		err := list(r, "compositepodgroups.scheduling.k8s.io", k.SchedulingV1alpha3().CompositePodGroups("").List, func(o *schedulingv1alpha3.CompositePodGroup) {
+			s.NativeComposites = append(s.NativeComposites, stripNative(o, nativegroup.V1alpha3, nativegroup.KindCompositePodGroup))
+		})
+		if err != nil {
+			return err
+		}
+	} else {
+		s.Notes = append(s.Notes, "compositepodgroups.scheduling.k8s.io: not served in v1alpha3, left out")
+	}
 	switch v {
 	case nativegroup.V1beta1:
 		return firstError(

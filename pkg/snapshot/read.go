@@ -37,7 +37,8 @@ var Reads = []Resource{
 	{"", "namespaces"}, {"scheduling.k8s.io", "priorityclasses"}, {"", "nodes"},
 	{"storage.k8s.io", "storageclasses"}, {"storage.k8s.io", "csinodes"}, {"", "persistentvolumes"}, {"", "persistentvolumeclaims"},
 	{"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceslices"}, {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceclaims"},
-	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {nativegroup.GroupName, "workloads"}, {nativegroup.GroupName, "podgroups"},
+	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {v1alpha1.SchemeGroupVersion.Group, "compositepodgroups"},
+	{nativegroup.GroupName, "workloads"}, {nativegroup.GroupName, "podgroups"}, {nativegroup.GroupName, "compositepodgroups"},
 	{"policy", "poddisruptionbudgets"}, {"", "pods"},
 }
 
@@ -63,12 +64,17 @@ type Options struct {
 type Source struct {
 	Kube kubernetes.Interface
 	// PodGroups reads phalanx's PodGroup CRD; nil when the cluster does not serve it.
-	PodGroups *kube.PodGroupClient
+	// Composites says whether the cluster serves phalanx's CompositePodGroup CRD too.
+	PodGroups  *kube.PodGroupClient
+	Composites bool
 	// NativeVersion is the newest scheduling.k8s.io version the cluster serves PodGroups
 	// and Workloads in ("" for none), V1alpha2 the client that reads that version (which
 	// client-go has no client for).
 	NativeVersion string
 	V1alpha2      rest.Interface
+	// NativeComposites says whether the cluster serves scheduling.k8s.io/v1alpha3
+	// CompositePodGroups (whatever its newest PodGroup version).
+	NativeComposites bool
 }
 
 // NewSource connects to the cluster of a client configuration: protobuf for Kubernetes'
@@ -92,12 +98,18 @@ func NewSource(cfg *rest.Config) (*Source, error) {
 	if src.NativeVersion, err = kube.NewestNativeVersion(cs.Discovery()); err != nil {
 		return nil, err
 	}
+	if src.NativeComposites, err = kube.Serves(cs.Discovery(), nativegroup.V1alpha3, "compositepodgroups"); err != nil {
+		return nil, err
+	}
 	if src.NativeVersion == nativegroup.V1alpha2 {
 		if src.V1alpha2, err = kube.NewV1alpha2Client(c); err != nil {
 			return nil, err
 		}
 	}
 	if served {
+		if src.Composites, err = kube.Serves(cs.Discovery(), v1alpha1.SchemeGroupVersion.String(), "compositepodgroups"); err != nil {
+			return nil, err
+		}
 		scheme, err := kube.NewScheme()
 		if err != nil {
 			return nil, err
@@ -188,6 +200,15 @@ func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
 			}
 			return list(r, "podgroups", src.PodGroups.List, func(o *v1alpha1.PodGroup) { s.PodGroups = append(s.PodGroups, podGroup(o)) })
 		},
+		func() error {
+			if src.PodGroups == nil || !src.Composites {
+				s.Notes = append(s.Notes, "compositepodgroups."+v1alpha1.SchemeGroupVersion.Group+": not served by the API server, left out")
+				return nil
+			}
+			return list(r, "compositepodgroups", src.PodGroups.ListComposites, func(o *v1alpha1.CompositePodGroup) {
+				s.Composites = append(s.Composites, compositePodGroup(o))
+			})
+		},
 		func() error { return r.native(src) },
 		func() error {
 			return list(r, "poddisruptionbudgets", k.PolicyV1().PodDisruptionBudgets("").List, func(o *policyv1.PodDisruptionBudget) {
@@ -239,8 +260,10 @@ func (s *Snapshot) sort(pods []stamped) {
 	byName(s.ResourceSlices)
 	byName(s.ClaimTemplates)
 	byName(s.Claims)
+	byName(s.Composites)
 	byName(s.PodGroups)
 	byName(s.NativeWorkloads)
+	byName(s.NativeComposites)
 	byName(s.NativePodGroups)
 	byName(s.PDBs)
 	slices.SortFunc(pods, func(a, b stamped) int {

@@ -26,13 +26,15 @@ type Snapshot struct {
 	ResourceSlices  []*resourceapi.ResourceSlice
 	ClaimTemplates  []*resourceapi.ResourceClaimTemplate
 	Claims          []*resourceapi.ResourceClaim
+	Composites      []*v1alpha1.CompositePodGroup
 	PodGroups       []*v1alpha1.PodGroup
 	// NativeWorkloads and NativePodGroups are Kubernetes' own scheduling.k8s.io kinds, in
-	// the version the cluster serves.
-	NativeWorkloads []runtime.Object
-	NativePodGroups []runtime.Object
-	PDBs            []*policyv1.PodDisruptionBudget
-	Pods            []*v1.Pod
+	// the version the cluster serves; NativeComposites its v1alpha3 CompositePodGroups.
+	NativeWorkloads  []runtime.Object
+	NativeComposites []runtime.Object
+	NativePodGroups  []runtime.Object
+	PDBs             []*policyv1.PodDisruptionBudget
+	Pods             []*v1.Pod
 	// Notes say what was left out and why (an API the cluster does not serve, pods of
 	// nodes that are gone).
 	Notes []string
@@ -53,8 +55,10 @@ func (s *Snapshot) Objects() []runtime.Object {
 	out = appendAll(out, s.ResourceSlices)
 	out = appendAll(out, s.ClaimTemplates)
 	out = appendAll(out, s.Claims)
+	out = appendAll(out, s.Composites)
 	out = appendAll(out, s.PodGroups)
 	out = append(out, s.NativeWorkloads...)
+	out = append(out, s.NativeComposites...)
 	out = append(out, s.NativePodGroups...)
 	out = appendAll(out, s.PDBs)
 	return appendAll(out, s.Pods)

@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
@@ -165,3 +166,36 @@ func TestSnapshotNarrowedToANamespaceAndWrittenToADirectory(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// Kubernetes' own CompositePodGroups (v1alpha3) are read when the cluster serves them,
+// whatever the newest version of its PodGroups, and stripped like them; a cluster that
+// does not serve them says so in the snapshot.
+func TestSnapshotReadsNativeComposites(t *testing.T) {
+	composite := &schedulingv1alpha3.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "job",
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-controller-manager"}}},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{WorkloadRef: &schedulingv1alpha3.WorkloadReference{WorkloadName: "train-wl", TemplateName: "job"},
+			SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: 2}}},
+		Status: schedulingv1alpha3.CompositePodGroupStatus{Conditions: []metav1.Condition{{Type: "CompositePodGroupInitiallyScheduled", Status: metav1.ConditionTrue, Reason: "Scheduled", Message: "secret history"}}}}
+	for _, served := range []bool{true, false} {
+		src := &Source{Kube: fake.NewClientset(append(cluster(), composite)...), NativeVersion: nativegroup.V1beta1, NativeComposites: served}
+		s, err := Take(context.Background(), src, Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := s.Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		y := out.String()
+		if !served {
+			if len(s.NativeComposites) != 0 || !strings.Contains(y, "compositepodgroups.scheduling.k8s.io: not served in v1alpha3, left out") {
+				t.Errorf("not served: %d composites, notes %v", len(s.NativeComposites), s.Notes)
+			}
+			continue
+		}
+		if len(s.NativeComposites) != 1 || !strings.Contains(y, "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup") ||
+			!strings.Contains(y, "minGroupCount: 2") || strings.Contains(y, "secret history") || strings.Contains(y, "kube-controller-manager") {
+			t.Errorf("the snapshot's composite:\n%s", y)
+		}
+	}
+}

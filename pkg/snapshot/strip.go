@@ -176,6 +176,11 @@ func podGroup(g *v1alpha1.PodGroup) *v1alpha1.PodGroup {
 		Spec: g.Spec, Status: v1alpha1.PodGroupStatus{ResourceClaimStatuses: g.Status.ResourceClaimStatuses}}
 }
 
+// compositePodGroup keeps the spec; its status is the scheduler's to write.
+func compositePodGroup(g *v1alpha1.CompositePodGroup) *v1alpha1.CompositePodGroup {
+	return &v1alpha1.CompositePodGroup{TypeMeta: typeMeta(v1alpha1.SchemeGroupVersion.String(), "CompositePodGroup"), ObjectMeta: meta(&g.ObjectMeta), Spec: g.Spec}
+}
+
 func deviceClass(c *resourceapi.DeviceClass) *resourceapi.DeviceClass {
 	return &resourceapi.DeviceClass{TypeMeta: typeMeta("resource.k8s.io/v1", "DeviceClass"), ObjectMeta: meta(&c.ObjectMeta), Spec: c.Spec}
 }

@@ -307,6 +307,9 @@ func TestSnapshot(t *testing.T) {
 	pod.Spec.Volumes = []corev1.Volume{{Name: "creds", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "db-credentials"}}}}
 	c.CreatePod(t, pod)
 	c.WaitPodRunning(t, ns, pod.Name)
+	// A CompositePodGroup of phalanx's CRD, which the read-only role may list too.
+	c.CreateComposite(t, &v1alpha1.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "snap-composite"},
+		Spec: v1alpha1.CompositePodGroupSpec{SchedulingPolicy: v1alpha1.CompositePodGroupSchedulingPolicy{Gang: &v1alpha1.CompositeGangSchedulingPolicy{MinGroupCount: 2}}}})
 	kubeconfig := c.SnapshotKubeconfig(t)
 	dir := t.TempDir()
 	var first []byte
@@ -327,6 +330,9 @@ func TestSnapshot(t *testing.T) {
 	}
 	if !bytes.Contains(first, []byte("name: app\n")) || !bytes.Contains(first, []byte("nodeName: "+node.Name)) {
 		t.Errorf("the snapshot lacks the pod on its node")
+	}
+	if !bytes.Contains(first, []byte("apiVersion: scheduling.phalanx.dev/v1alpha1\nkind: CompositePodGroup\nmetadata:\n  name: snap-composite\n")) {
+		t.Errorf("the snapshot lacks the CompositePodGroup")
 	}
 	if _, stderr, code := e2eutil.RunPhalanx(t, "snapshot", "--kubeconfig", kubeconfig, "-o", dir+"/"); code != 0 {
 		t.Fatalf("phalanx snapshot -o DIR: exit %d: %s", code, stderr)

@@ -69,6 +69,14 @@ func (c *PodGroupClient) NewInformer(resync time.Duration) cache.SharedIndexInfo
 	return restInformer(c.rest, podGroupsResource, func() runtime.Object { return &v1alpha1.PodGroupList{} }, &v1alpha1.PodGroup{}, resync)
 }
 
+// ListComposites lists CompositePodGroups in all namespaces.
+func (c *PodGroupClient) ListComposites(ctx context.Context, opts metav1.ListOptions) (*v1alpha1.CompositePodGroupList, error) {
+	out := &v1alpha1.CompositePodGroupList{}
+	err := c.rest.Get().Resource(compositesResource).
+		VersionedParams(&opts, metav1.ParameterCodec).Do(ctx).Into(out)
+	return out, err
+}
+
 // GetComposite reads one CompositePodGroup.
 func (c *PodGroupClient) GetComposite(ctx context.Context, namespace, name string) (*v1alpha1.CompositePodGroup, error) {
 	out := &v1alpha1.CompositePodGroup{}
