@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -296,6 +297,36 @@ func (s *Snapshot) sort(pods []stamped) {
 	if classless > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("pods: the names of %d pods' PriorityClasses, which no longer exist (their priority is kept)", classless))
 	}
+	groups := 0
+	for _, g := range slices.Concat(s.NativeComposites, s.NativePodGroups) {
+		if keepPriority(g, classes) {
+			groups++
+		}
+	}
+	if groups > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("pod groups: the names of %d groups' PriorityClasses, which no longer exist (their priority is kept, or the default one when they had none)", groups))
+	}
+}
+
+// keepPriority does for a native PodGroup or CompositePodGroup (any version) what is done
+// for pods: a group whose PriorityClass was deleted after the API server gave it its
+// priority keeps that priority without the class's name, which the simulator's admission,
+// like the API server's, would refuse. A group that has no priority (made before its API
+// server set one) takes the default one instead of being refused. phalanx's own groups
+// keep the name, which the simulator admits as their CRD does. Its preemptionPolicy,
+// which came from the class too, goes back to the default. It reports whether it changed
+// the group.
+func keepPriority(obj runtime.Object, classes map[string]bool) bool {
+	spec := reflect.ValueOf(obj).Elem().FieldByName("Spec")
+	class := spec.FieldByName("PriorityClassName")
+	if !class.IsValid() || class.String() == "" || classes[class.String()] {
+		return false
+	}
+	class.SetString("")
+	if policy := spec.FieldByName("PreemptionPolicy"); policy.IsValid() {
+		policy.Set(reflect.Zero(policy.Type()))
+	}
+	return true
 }
 
 func byName[T runtime.Object](objs []T) {

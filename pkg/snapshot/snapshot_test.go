@@ -63,8 +63,12 @@ func cluster() []runtime.Object {
 	nativeGroup := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train-pg"},
 		Spec:   schedulingv1beta1.PodGroupSpec{SchedulingPolicy: gang, WorkloadRef: &schedulingv1beta1.WorkloadReference{WorkloadName: "train-wl", TemplateName: "t"}},
 		Status: schedulingv1beta1.PodGroupStatus{Conditions: []metav1.Condition{{Type: "PodGroupInitiallyScheduled", Status: metav1.ConditionTrue, Reason: "Scheduled", Message: "secret scheduling history"}}}}
+	// A group whose PriorityClass was deleted after the API server gave it its priority.
+	classGoneGroup := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "old-pg"},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: gang, WorkloadRef: &schedulingv1beta1.WorkloadReference{WorkloadName: "train-wl", TemplateName: "t"},
+			PriorityClassName: "deleted-class", Priority: ptrTo(int32(7))}}
 	return []runtime.Object{
-		node("n2"), node("n1"),
+		node("n2"), node("n1"), classGoneGroup,
 		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ml"}},
 		class, workload, nativeGroup, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000},
 		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "csi.example.com",
@@ -94,7 +98,8 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	}
 	y := out.String()
 	for _, gone := range []string{"hunter2", "TOKEN", "command", "db-password", "cloud-key", "managedFields", "last-applied", "10.1.2.3", "10.0.0.7",
-		"manager: kubelet", "ttl", "kube-controller-manager", "secret scheduling history", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n"} {
+		"manager: kubelet", "ttl", "kube-controller-manager", "secret scheduling history", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n",
+		"deleted-class"} {
 		if strings.Contains(y, gone) {
 			t.Errorf("the snapshot keeps %q", gone)
 		}
@@ -103,7 +108,8 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 		"apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup", "workloadName: train-wl",
 		`sim.phalanx.dev/terminate-after: "20s"`, `sim.phalanx.dev/delete-at: "0s"`, "provisioner: csi.example.com",
 		"# left out: pods: 1 bound to nodes that no longer exist, left out",
-		"# left out: pods: the names of 1 pods' PriorityClasses, which no longer exist (their priority is kept)"} {
+		"# left out: pods: the names of 1 pods' PriorityClasses, which no longer exist (their priority is kept)",
+		"# left out: pod groups: the names of 1 groups' PriorityClasses, which no longer exist (their priority is kept, or the default one when they had none)"} {
 		if !strings.Contains(y, kept) {
 			t.Errorf("the snapshot lacks %q:\n%s", kept, y)
 		}
