@@ -48,8 +48,8 @@ func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, strin
 		if err := unique(wl, desc); err != nil {
 			return err
 		}
-		if errs := nativegroup.ValidateWorkload(wl); len(errs) > 0 {
-			return sc.errAt(wl, desc, errs[0].Field, errs[0].ErrorBody())
+		if err := sc.reject(wl, desc, nativegroup.ValidateWorkload(wl)); err != nil {
+			return err
 		}
 		t, _ := parseTiming(&wl.ObjectMeta)
 		workloads[wl.Namespace+"/"+wl.Name] = workloadAt{wl, t}
@@ -64,8 +64,8 @@ func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, strin
 			return err
 		}
 		nativegroup.Default(pg)
-		if errs := nativegroup.ValidatePodGroup(pg); len(errs) > 0 {
-			return sc.errAt(pg, desc, errs[0].Field, errs[0].ErrorBody())
+		if err := sc.reject(pg, desc, nativegroup.ValidatePodGroup(pg)); err != nil {
+			return err
 		}
 		t, _ := parseTiming(&pg.ObjectMeta)
 		if ref := pg.Spec.PodGroupTemplateRef; ref != nil && ref.Workload != nil {

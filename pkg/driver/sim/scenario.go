@@ -34,6 +34,8 @@ type Scenario struct {
 
 	// origin says where each object came from, for error messages.
 	origin map[any]origin
+	// errs are the errors admission found.
+	errs InputErrors
 }
 
 // origin locates an object in the input.
@@ -41,6 +43,8 @@ type origin struct {
 	file string
 	doc  int // 1-based, counting non-empty documents
 	item int // index in a List's items, or -1
+	// seq orders documents across files, for reporting errors in input order.
+	seq int
 }
 
 func (o origin) String() string {
@@ -58,6 +62,8 @@ type InputError struct {
 	Object string // "Pod default/web", when known
 	Field  string // "spec.containers[0].resources.requests[cpu]", when known
 	Msg    string
+	// at orders errors in input order.
+	at origin
 }
 
 func (e *InputError) Error() string {
