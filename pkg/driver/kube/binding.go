@@ -25,8 +25,11 @@ var errOutcomeUnknown = errors.New("binding outcome unknown")
 // When the call fails in a way that does not say whether the server bound the pod (a
 // timeout or a broken connection after the request was sent, a conflict that may be our
 // own earlier attempt), the pod is read back until the server answers: bound to node is
-// a success, still pending is the failure it looked like. The scheduler never reports a
-// bound pod as failed, nor binds it again.
+// a success. Still pending does not yet mean the binding failed: a request that timed
+// out on the client may still be on its way to etcd, and land after the read. So the
+// binding is sent again (up to bindAttempts in all): should the first land meanwhile,
+// the second meets a conflict, and the read-back that follows finds the pod bound. The
+// scheduler never reports a bound pod as failed, nor binds it elsewhere.
 func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
 	binding := &v1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
@@ -34,13 +37,30 @@ func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
 	}
 	cl := &call{class: classBind, priority: priorityOf(pod), object: objectOf(pod), drops: []string{reportKey(pod)}}
 	return c.calls.do(ctx, cl, func(callCtx context.Context) error {
-		err := c.core.CoreV1().Pods(pod.Namespace).Bind(callCtx, binding, metav1.CreateOptions{})
-		if err == nil || certainFailure(err) {
-			return err
+		var err error
+		for attempt := 1; ; attempt++ {
+			err = c.core.CoreV1().Pods(pod.Namespace).Bind(callCtx, binding, metav1.CreateOptions{})
+			if err == nil || certainFailure(err) {
+				return err
+			}
+			var pending bool
+			if pending, err = c.resolveBinding(ctx, pod, node, err); !pending || attempt == bindAttempts {
+				return err
+			}
+			c.logger.V(2).Info("Binding outcome was unknown and the pod is still pending; binding again", "pod", klog.KObj(pod), "attempt", attempt+1)
+			if callCtx.Err() != nil {
+				// The call's own deadline is spent: the next attempt gets a fresh one.
+				var cancel context.CancelFunc
+				callCtx, cancel = context.WithTimeout(ctx, c.calls.timeout)
+				defer cancel()
+			}
 		}
-		return c.resolveBinding(ctx, pod, node, err)
 	})
 }
+
+// bindAttempts bounds how many times a binding whose outcome stayed unknown, and whose
+// pod was then found still pending, is sent.
+const bindAttempts = 3
 
 // certainFailure reports whether a binding error means the server did not bind the pod:
 // it refused the request before acting on it.
@@ -52,8 +72,9 @@ func certainFailure(err error) bool {
 
 // resolveBinding finds out what the server made of a binding that failed with err: it
 // reads the pod (each read with its own deadline, retried with backoff while the server
-// does not answer, until ctx or the client ends).
-func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, err error) error {
+// does not answer, until ctx or the client ends). pending says the pod was found not
+// bound: the binding may yet land, or have failed.
+func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, err error) (pending bool, _ error) {
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 5 * time.Second}
 	var outcome error
 	found := "unknown"
@@ -81,9 +102,9 @@ func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, e
 		return true, nil
 	})
 	if poll != nil {
-		return fmt.Errorf("%w: %v", errOutcomeUnknown, err)
+		return false, fmt.Errorf("%w: %v", errOutcomeUnknown, err)
 	}
-	return outcome
+	return found == "not-bound", outcome
 }
 
 // mergeDone returns a context that ends when either does (or cancel is called).

@@ -58,7 +58,8 @@ func TestBindOutcomeResolved(t *testing.T) {
 		reads int
 	}{
 		{name: "timeout after the server bound it", bind: true, err: timeout, reads: 1},
-		{name: "timeout, not bound", err: timeout, want: "context deadline exceeded", reads: 1},
+		// Still pending after each of the bindAttempts: the failure it looked like.
+		{name: "timeout, not bound", err: timeout, want: "context deadline exceeded", reads: bindAttempts},
 		{name: "conflict: our own earlier binding", bind: true, err: apierrors.NewConflict(v1.Resource("pods/binding"), "p", errors.New("pod p is already assigned to node \"n1\"")), reads: 1},
 		{name: "bound elsewhere", boundTo: "n2", err: apierrors.NewConflict(v1.Resource("pods/binding"), "p", errors.New("already assigned")), want: "is bound to node n2", reads: 1},
 		{name: "deleted meanwhile", delete: true, err: errors.New("http2: client connection lost"), notFound: true, reads: 1},
@@ -97,6 +98,27 @@ func TestBindOutcomeResolved(t *testing.T) {
 				t.Errorf("%d reads, want %d", reads, tc.reads)
 			}
 		})
+	}
+}
+
+// A binding that timed out and left the pod pending is sent again: the second lands (as a
+// request still on its way to etcd would), and the binding succeeds (issue 19's flaky
+// TestBindingOutcomeUnknown: a read-back that came before the late write).
+func TestBindAgainWhenStillPending(t *testing.T) {
+	cs := fake.NewClientset(pendingPod())
+	bindReactor(cs, true, "", nil)
+	var binds atomic.Int32
+	cs.PrependReactor("create", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "binding" || binds.Add(1) > 1 {
+			return false, nil, nil
+		}
+		return true, nil, context.DeadlineExceeded
+	})
+	if err := NewClient(cs, nil, nil, klog.Background()).BindPod(context.Background(), pendingPod(), "n1"); err != nil {
+		t.Fatalf("got %v, want success on the second binding", err)
+	}
+	if n := binds.Load(); n != 2 {
+		t.Errorf("%d bindings sent, want 2", n)
 	}
 }
 
