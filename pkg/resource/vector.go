@@ -53,8 +53,8 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("requests %s: beyond what phalanx counts (%s of memory or storage, %s of CPU, %d of anything counted), so no node can be shown to hold it",
-		strings.Join(e.Amounts, ", "), maxQuantity, maxMilliQuantity, MaxAmount)
+	return fmt.Sprintf("requests %s, more than phalanx counts of any resource (2^50: %s of memory, 2^50 millicores of CPU), so no node can be shown to hold it",
+		strings.Join(e.Amounts, ", "), maxQuantity)
 }
 
 // Vector is an amount of every resource kind, indexed by Index. CPU is in millicores,

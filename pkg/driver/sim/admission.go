@@ -3,14 +3,17 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	"k8s.io/apimachinery/pkg/api/meta"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -54,6 +57,8 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.Namespaces = append(sc.Namespaces, t)
 	case *schedulingv1.PriorityClass:
 		sc.PriorityClasses = append(sc.PriorityClasses, t)
+	case *nodev1.RuntimeClass:
+		sc.RuntimeClasses = append(sc.RuntimeClasses, t)
 	case *policyv1.PodDisruptionBudget:
 		sc.PDBs = append(sc.PDBs, t)
 	case *v1alpha1.PodGroup:
@@ -103,6 +108,7 @@ func (sc *Scenario) admit() error {
 		return nil
 	}
 	classes := sc.admitPriorityClasses(unique)
+	runtimeClasses := sc.admitRuntimeClasses(unique)
 	for _, n := range sc.Nodes {
 		desc := describe("Node", "", n.Name)
 		if sc.reject(n, desc, nodeErrors(n)) == nil && sc.checkTiming(n, desc, &n.ObjectMeta) == nil {
@@ -116,7 +122,7 @@ func (sc *Scenario) admit() error {
 		}
 	}
 	for _, p := range sc.Pods {
-		_ = sc.admitPod(p, classes, unique)
+		_ = sc.admitPod(p, classes, runtimeClasses, unique)
 	}
 	for _, pdb := range sc.PDBs {
 		defaultNamespace(&pdb.ObjectMeta)
@@ -140,10 +146,65 @@ func (sc *Scenario) admit() error {
 		return err
 	}
 	_ = sc.admitResources(unique)
+	sc.warnMissing()
 	if len(sc.errs) > 0 {
 		return sc.errs
 	}
 	return nil
+}
+
+// generateNames names the objects that give only metadata.generateName, as the API server
+// does on create: the prefix (at most 58 characters) and five characters, here counted
+// rather than random so that runs repeat.
+func (sc *Scenario) generateNames() {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // the API server's
+	objs := make([]any, 0, len(sc.origin))
+	for obj := range sc.origin {
+		objs = append(objs, obj)
+	}
+	sort.Slice(objs, func(i, j int) bool { return sc.origin[objs[i]].before(sc.origin[objs[j]]) })
+	n := 0
+	for _, obj := range objs {
+		m, err := meta.Accessor(obj)
+		if err != nil || m.GetName() != "" || m.GetGenerateName() == "" {
+			continue
+		}
+		prefix := m.GetGenerateName()
+		if len(prefix) > 58 {
+			prefix = prefix[:58]
+		}
+		suffix := make([]byte, 5)
+		for i, k := 4, n; i >= 0; i, k = i-1, k/len(alphabet) {
+			suffix[i] = alphabet[k%len(alphabet)]
+		}
+		m.SetName(prefix + string(suffix))
+		n++
+	}
+}
+
+// warnMissing warns about references the API server accepts but that cannot work: a pod
+// bound to a node, or a claim of a StorageClass, that the input never creates.
+func (sc *Scenario) warnMissing() {
+	nodes := map[string]bool{}
+	for _, n := range sc.Nodes {
+		nodes[n.Name] = true
+	}
+	for _, p := range sc.Pods {
+		if n := p.Spec.NodeName; n != "" && !nodes[n] {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s (%s): spec.nodeName: node %q is not in the input: the pod never runs, and the pod garbage collector deletes it after %s",
+				sc.origin[p], describe("Pod", p.Namespace, p.Name), n, podGCQuarantine))
+		}
+	}
+	classes := map[string]bool{}
+	for _, c := range sc.Resources.StorageClasses {
+		classes[c.Name] = true
+	}
+	for _, pvc := range sc.Resources.PVCs {
+		if c := pvc.Spec.StorageClassName; c != nil && *c != "" && !classes[*c] && pvc.Spec.VolumeName == "" {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s (%s): spec.storageClassName: StorageClass %q is not in the input: the claim is bound only to a volume of that class, and nothing provisions one",
+				sc.origin[pvc], describe("PersistentVolumeClaim", pvc.Namespace, pvc.Name), *c))
+		}
+	}
 }
 
 func defaultNamespace(m *metav1.ObjectMeta) {
@@ -323,7 +384,7 @@ func pdbErrors(pdb *policyv1.PodDisruptionBudget) field.ErrorList {
 
 // admitPod applies the API server's defaults and the priority admission plugin, then its
 // validation.
-func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(any, string) error) error {
+func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, runtimeClasses map[string]*nodev1.RuntimeClass, unique func(any, string) error) error {
 	defaultNamespace(&p.ObjectMeta)
 	desc := describe("Pod", p.Namespace, p.Name)
 	if err := sc.checkMeta(p, desc, &p.ObjectMeta, true); err != nil {
@@ -349,6 +410,9 @@ func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(an
 	}
 	if err := sc.admitPriority(p, desc, classes); err != nil {
 		return err
+	}
+	if err := admitRuntimeClass(p, runtimeClasses); err != nil {
+		return sc.errAt(p, desc, "spec.runtimeClassName", "Forbidden: "+err.Error())
 	}
 	return sc.reject(p, desc, withoutImageErrors(podSpecErrors(&p.Spec)))
 }

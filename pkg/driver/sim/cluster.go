@@ -43,6 +43,9 @@ type podRecord struct {
 	createdAt, deletedAt *float64
 	// devices and volumes are what the pod's claims held when it was bound.
 	devices, volumes []string
+	// message is the simulator's own word on the pod, when it has one (a pod bound to a
+	// node that does not exist); the scheduler's otherwise.
+	message string
 }
 
 // ObjectRef names an object in the report.

@@ -84,6 +84,7 @@ func Load(paths []string, stdin io.Reader) (*Scenario, error) {
 	if len(errs) == 0 && len(sc.origin) == 0 {
 		return nil, &InputError{Where: strings.Join(paths, ", "), Msg: noObjects(docs)}
 	}
+	sc.generateNames()
 	// The documents that decoded are admitted even when others did not, so that one run
 	// reports every error.
 	sc.errs = errs

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"maps"
 	"time"
 
@@ -156,9 +157,13 @@ func (s *Simulator) report(wall time.Duration) *Report {
 			pr.Priority = *p.Spec.Priority
 		}
 		pr.CreatedAt, pr.DeletedAt, pr.Requests = rec.createdAt, rec.deletedAt, podRequests(p)
-		if rec.phase == PhasePending {
+		switch {
+		case rec.message != "":
+			pr.Message = rec.message
+		case rec.phase == PhasePending:
 			pr.Message = s.sched.PendingMessage(p)
-		} else {
+		}
+		if rec.phase != PhasePending {
 			pr.NominatedNode = ""
 		}
 		r.Pods = append(r.Pods, pr)
@@ -250,7 +255,8 @@ func (s *Simulator) lifetimes(r *Report) {
 func podRequests(p *v1.Pod) map[string]int64 {
 	req, err := resource.ForPod(p)
 	out := map[string]int64{}
-	if err != nil {
+	var tooLarge *resource.TooLargeError
+	if err != nil && !errors.As(err, &tooLarge) {
 		return out
 	}
 	for _, i := range req.NonZero() {
@@ -259,9 +265,12 @@ func podRequests(p *v1.Pod) map[string]int64 {
 	return out
 }
 
+// quantityValue is an amount as the scheduler counts it (clamped to resource.MaxAmount).
 func quantityValue(name string, q apiresource.Quantity) int64 {
+	i := resource.Memory
 	if name == string(v1.ResourceCPU) {
-		return q.MilliValue()
+		i = resource.CPU
 	}
-	return q.Value()
+	v, _ := resource.Amount(i, q)
+	return v
 }

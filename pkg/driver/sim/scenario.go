@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
@@ -21,6 +22,8 @@ type Scenario struct {
 	Pods            []*v1.Pod
 	Namespaces      []*v1.Namespace
 	PriorityClasses []*schedulingv1.PriorityClass
+	// RuntimeClasses give pods their overhead and scheduling constraints at admission.
+	RuntimeClasses []*nodev1.RuntimeClass
 	PDBs            []*policyv1.PodDisruptionBudget
 	PodGroups       []*v1alpha1.PodGroup
 	// NativePodGroups and Workloads are Kubernetes' own scheduling.k8s.io/v1alpha2 kinds,
@@ -45,6 +48,14 @@ type origin struct {
 	item int // index in a List's items, or -1
 	// seq orders documents across files, for reporting errors in input order.
 	seq int
+}
+
+// before orders origins in input order.
+func (o origin) before(p origin) bool {
+	if o.seq != p.seq {
+		return o.seq < p.seq
+	}
+	return o.item < p.item
 }
 
 func (o origin) String() string {
