@@ -84,4 +84,3 @@ func hasToleration(ts []v1.Toleration, t v1.Toleration) bool {
 	}
 	return false
 }
-

@@ -24,8 +24,8 @@ type Scenario struct {
 	PriorityClasses []*schedulingv1.PriorityClass
 	// RuntimeClasses give pods their overhead and scheduling constraints at admission.
 	RuntimeClasses []*nodev1.RuntimeClass
-	PDBs            []*policyv1.PodDisruptionBudget
-	PodGroups       []*v1alpha1.PodGroup
+	PDBs           []*policyv1.PodDisruptionBudget
+	PodGroups      []*v1alpha1.PodGroup
 	// NativePodGroups and Workloads are Kubernetes' own scheduling.k8s.io/v1alpha2 kinds,
 	// scheduled as phalanx's PodGroups are (pkg/nativegroup).
 	NativePodGroups []*schedulingv1alpha2.PodGroup
