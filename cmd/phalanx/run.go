@@ -19,6 +19,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/driver/kube"
+	"github.com/phalanx-dev/phalanx/pkg/scheduler"
 )
 
 // defaultBindAddress serves /healthz, /readyz and /metrics in plain HTTP. 10251 was
@@ -125,7 +126,7 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet) error {
 	}
 	d, err := kube.New(opts)
 	if err != nil {
-		return usageError{err}
+		return usageError{configError(o.configFile, err)}
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -168,6 +169,16 @@ func (o *runOptions) driverOptions(flags *pflag.FlagSet) (kube.Options, error) {
 	}
 	opts.REST = rc
 	return opts, nil
+}
+
+// configError names the configuration file in an error building the scheduler from it
+// (a plugin that does not exist, say), as the file's own errors are named.
+func configError(file string, err error) error {
+	var ce *scheduler.ConfigurationError
+	if file == "" || !errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", file, err)
 }
 
 func restConfig(kubeconfig string) (*rest.Config, error) {

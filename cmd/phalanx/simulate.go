@@ -121,7 +121,7 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		CheckInvariants: o.checkInvariants, ReportWallTime: o.wallTime, Logger: klog.Background(),
 	})
 	if err != nil {
-		return usageError{err}
+		return usageError{configError(o.configFile, err)}
 	}
 	if ctx == nil {
 		ctx = context.Background()

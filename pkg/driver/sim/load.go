@@ -82,7 +82,13 @@ func Load(paths []string, stdin io.Reader) (*Scenario, error) {
 		}
 	}
 	if len(errs) == 0 && len(sc.origin) == 0 {
-		return nil, &InputError{Where: strings.Join(paths, ", "), Msg: noObjects(docs)}
+		names := make([]string, len(paths))
+		for i, p := range paths {
+			if names[i] = p; p == "-" {
+				names[i] = "<stdin>"
+			}
+		}
+		return nil, &InputError{Where: strings.Join(names, ", "), Msg: noObjects(docs)}
 	}
 	sc.generateNames()
 	// The documents that decoded are admitted even when others did not, so that one run
