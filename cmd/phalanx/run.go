@@ -37,6 +37,7 @@ type runOptions struct {
 	async       bool
 	bindAddress string
 	groupSource string
+	startup     time.Duration
 	debug       bool
 	profiling   bool
 	contention  bool
@@ -94,6 +95,7 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f.DurationVar(&o.timeout, "kube-api-timeout", kube.DefaultRequestTimeout, "deadline of each of those calls, from the moment it is sent")
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
+	f.DurationVar(&o.startup, "startup-timeout", kube.DefaultStartupTimeout, "how long to wait at start for the API server to answer and the informer caches to fill before exiting with status 1 and the reason (0: wait for ever)")
 	f.StringVar(&o.groupSource, "podgroup-source", string(kube.GroupSourceAuto), "PodGroup APIs to read: auto (every one the server serves, asked at start), crd (phalanx's PodGroup CRD) or native (scheduling.k8s.io/v1alpha2 PodGroups and Workloads)")
 	f.BoolVar(&o.debug, "debug-endpoints", false, "also serve /debug/cache-comparison (it names pods and nodes; the listener has no authentication)")
 	f.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles on /debug/pprof/ (the listener has no authentication)")
@@ -157,7 +159,7 @@ func (o *runOptions) driverOptions(flags *pflag.FlagSet) (kube.Options, error) {
 	}
 	opts := kube.Options{
 		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, RequestTimeout: o.timeout, AsyncPreemption: o.async, LeaderElection: o.le,
-		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), DebugEndpoints: o.debug, Profiling: o.profiling,
+		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), StartupTimeout: o.startup, DebugEndpoints: o.debug, Profiling: o.profiling,
 		Logger: klog.Background(), Config: cfg,
 	}
 	if err := opts.Validate(); err != nil {
