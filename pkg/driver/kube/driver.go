@@ -160,9 +160,9 @@ type Driver struct {
 	gatherer   prometheus.Gatherer
 	health     *leaderelection.HealthzAdaptor
 	// problems are what keeps the start from finishing (startup.go).
-	problems   startProblems
-	synced     atomic.Bool
-	stopping   atomic.Bool
+	problems startProblems
+	synced   atomic.Bool
+	stopping atomic.Bool
 	// scheduling is true while the loop runs.
 	scheduling atomic.Bool
 	server     *server
