@@ -401,6 +401,11 @@ func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, runtimeClasses
 	if p.Spec.Resources != nil {
 		defaultResources(p.Spec.Resources)
 	}
+	for i := range p.Spec.Volumes {
+		if sources(p.Spec.Volumes[i].VolumeSource) == 0 {
+			p.Spec.Volumes[i].EmptyDir = &v1.EmptyDirVolumeSource{} // the API server's default
+		}
+	}
 	if p.Spec.TerminationGracePeriodSeconds == nil {
 		grace := int64(v1.DefaultTerminationGracePeriodSeconds)
 		p.Spec.TerminationGracePeriodSeconds = &grace

@@ -381,7 +381,7 @@ func decodeObject(js []byte, where origin, res *decoded) {
 		}
 	}
 	if size := storedSize(obj, js); size > maxStoredBytes {
-		fail("", tm.Kind, fmt.Sprintf("Too long: the object takes %d bytes stored, more than the %d etcd takes in a request (the API server could not store it)", size, maxStoredBytes))
+		fail("", describeJSON(tm.Kind, js), fmt.Sprintf("Too long: the object takes %d bytes stored, more than the %d etcd takes in a request (the API server could not store it)", size, maxStoredBytes))
 		return
 	}
 	res.objs = append(res.objs, obj)

@@ -146,6 +146,11 @@ func runScenarioFile(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runScenario(t, data)
+}
+
+// runScenario simulates manifests with their Expectation document, invariants checked.
+func runScenario(t *testing.T, data []byte) {
 	exp, manifests := splitScenario(t, data)
 	sc, err := Load([]string{"-"}, bytes.NewReader(manifests))
 	if err != nil {
