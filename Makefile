@@ -46,8 +46,13 @@ bench-sim: ## time the whole `phalanx simulate` process on the benchmark cluster
 bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~15 min)
 	hack/bench-cluster.sh $(BENCH_ARGS)
 
-e2e: ## end-to-end tests on a real kube-apiserver, etcd and kwok (E2E_ARGS: go test flags)
-	hack/e2e.sh $(E2E_ARGS)
+# The e2e tests that use Kubernetes' own PodGroups, which also run on the previous release.
+E2E_NATIVE_TESTS := TestIndexedJobGangScheduled|TestPodGroupNameClash|TestPodGroupPreemption/native
+
+e2e: ## end-to-end tests on real v1.37.2 and v1.36.3 control planes (E2E_ARGS: go test flags)
+	E2E_KUBE_VERSION=v1.36.3 hack/e2e.sh --build-only
+	E2E_KUBE_VERSION=v1.37.2 hack/e2e.sh $(E2E_ARGS)
+	E2E_KUBE_VERSION=v1.36.3 hack/e2e.sh -run '$(E2E_NATIVE_TESTS)' $(E2E_ARGS)
 
 clean:
 	rm -rf $(BIN)

@@ -30,8 +30,9 @@ e2e::log "building phalanx and bench-cluster into ${work}"
 (cd "${E2E_REPO_ROOT}" && go build -o "${work}/phalanx" ./cmd/phalanx && go build -o "${work}/bench-cluster" ./hack/bench-cluster) ||
   e2e::die "build failed"
 
-# Upstream's gang scheduling reads the native PodGroup API, alpha in v1.36: e2e::up
-# serves it (with its feature gates) on every control plane.
+# Upstream's gang scheduling reads the native PodGroup API, beta in v1.37 (off by
+# default): e2e::up serves it (with its feature gates) on every control plane, v1.37.2
+# unless E2E_KUBE_VERSION says otherwise.
 
 # shellcheck disable=SC2317 # reached through the trap
 teardown() {
@@ -66,7 +67,7 @@ for run in ${RUNS}; do
   e2e::up
   # In the background, so that a signal reaches the trap at once (which stops it).
   "${work}/bench-cluster" run --scheduler "${kind}" --limits "${limits}" "${flags[@]}" \
-    --phalanx "${work}/phalanx" --kube-scheduler "${E2E_BIN_DIR}/kube-scheduler" \
+    --phalanx "${work}/phalanx" --kube-scheduler "${E2E_KUBE_BIN_DIR}/kube-scheduler" \
     --dir "${PHALANX_E2E_DIR}" --out "${results}" "$@" &
   child=$!
   wait "${child}" || failed=1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates what controller-gen derives from the markers in api/: the deepcopy functions
-# (api/**/zz_generated.deepcopy.go) and the CRD (config/crd/). Run it after changing a type.
+# (api/**/zz_generated.deepcopy.go) and the CRD (config/crd/); and the deepcopy functions of
+# the upstream types phalanx keeps a copy of (internal/upstream/**/zz_generated.deepcopy.go). Run it after changing a type.
 # controller-gen is pinned in hack/tools/go.mod, so everyone generates byte-identical files.
 set -euo pipefail
 
@@ -19,3 +20,7 @@ controller_gen \
 	crd \
 	paths=./api/... \
 	output:crd:dir=config/crd
+
+controller_gen \
+	object:headerFile=hack/boilerplate.go.txt \
+	paths=./internal/upstream/...

@@ -96,6 +96,14 @@ type PodGroupSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=4
 	ResourceClaims []PodGroupResourceClaim `json:"resourceClaims,omitempty"`
+
+	// ParentCompositePodGroupName names the CompositePodGroup (KEP-6012) the group is a child
+	// of, in the same namespace; unset for a group at the root of its workload. It mirrors
+	// upstream's scheduling.k8s.io/v1beta1 field; the scheduler does not act on it yet.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	ParentCompositePodGroupName *string `json:"parentCompositePodGroupName,omitempty"`
 }
 
 // PodGroupStatus is what the scheduler observed and decided for a PodGroup. Only the scheduler

@@ -48,6 +48,9 @@ func validateSpec(spec *PodGroupSpec, path *field.Path) field.ErrorList {
 	if spec.PriorityClassName != "" {
 		errs = append(errs, validateObjectName(spec.PriorityClassName, path.Child("priorityClassName"))...)
 	}
+	if p := spec.ParentCompositePodGroupName; p != nil {
+		errs = append(errs, validateObjectName(*p, path.Child("parentCompositePodGroupName"))...)
+	}
 	if p := spec.PreemptionPolicy; p != nil && *p != corev1.PreemptLowerPriority && *p != corev1.PreemptNever {
 		errs = append(errs, field.NotSupported(path.Child("preemptionPolicy"), *p,
 			[]corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever}))

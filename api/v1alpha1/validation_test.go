@@ -126,7 +126,7 @@ func TestValidatePodGroup(t *testing.T) {
 			want: []string{"status.observedGeneration: Invalid value: -1: must be greater than or equal to 0"}},
 		{name: "condition type repeated", modify: func(pg *PodGroup) {
 			pg.Status.Conditions = append(pg.Status.Conditions, pg.Status.Conditions[0])
-		}, want: []string{`status.conditions[1].type: Duplicate value: "PodGroupScheduled"`}},
+		}, want: []string{`status.conditions[1]: Duplicate value: "PodGroupScheduled"`}},
 		{name: "condition without reason", modify: func(pg *PodGroup) { pg.Status.Conditions[0].Reason = "" },
 			want: []string{"status.conditions[0].reason: Required value"}},
 		{name: "errors in several fields are all reported", modify: func(pg *PodGroup) {

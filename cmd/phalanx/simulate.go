@@ -38,8 +38,8 @@ func newSimulateCommand() *cobra.Command {
 		Use:   "simulate -f FILE [-f FILE ...]",
 		Short: "Run the scheduler on an in-memory cluster built from manifests, in virtual time",
 		Long: `simulate loads Nodes, Pods, PriorityClasses, PodDisruptionBudgets, Namespaces,
-PodGroups (phalanx's, and Kubernetes' own scheduling.k8s.io/v1alpha2 ones with their
-Workloads) from manifests (files, directories of *.yaml, or - for stdin; multi-document
+PodGroups (phalanx's, and Kubernetes' own scheduling.k8s.io v1beta1, v1alpha3 and
+v1alpha2 ones with their Workloads) from manifests (files, directories of *.yaml, or - for stdin; multi-document
 YAML and List kinds), runs phalanx on them in virtual time and reports what happened.
 
 Pods with spec.nodeName run there from their creation; other pods are scheduled.

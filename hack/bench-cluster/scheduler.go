@@ -127,9 +127,11 @@ func (l *launcher) start(workload string) (*process, error) {
 	return p, nil
 }
 
-// upstreamFeatureGates turn on kube-scheduler's gang scheduling and the native PodGroup
-// API it reads (both alpha in v1.36); the control plane serves that API.
-const upstreamFeatureGates = "GenericWorkload=true,GangScheduling=true"
+// upstreamFeatureGates turn on kube-scheduler v1.37's workload scheduling: GenericWorkload
+// (beta, off by default: the PodGroup API, gang scheduling and workload-aware
+// preemption, which had gates of their own in v1.36), topology-aware placement and
+// PodGroup preemption policies; the control plane serves the API (e2e::up).
+const upstreamFeatureGates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,PodGroupPreemptionPolicy=true"
 
 func (p *process) get(ctx context.Context, path string) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+path, nil)

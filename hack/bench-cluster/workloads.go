@@ -181,10 +181,10 @@ func runPreemption(ctx context.Context, b *bench, r *result) error {
 	})
 }
 
-// The PodGroup APIs: phalanx's CRD, and upstream's native one (alpha in v1.36).
+// The PodGroup APIs: phalanx's CRD, and upstream's native one (beta in v1.37).
 var (
 	phalanxPodGroups  = schema.GroupVersionResource{Group: "scheduling.phalanx.dev", Version: "v1alpha1", Resource: "podgroups"}
-	upstreamPodGroups = schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha2", Resource: "podgroups"}
+	upstreamPodGroups = schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "podgroups"}
 )
 
 // runGangs: gangs groups of gangSize pods (gang policy, minCount gangSize) exist, then

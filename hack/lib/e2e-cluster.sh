@@ -6,6 +6,18 @@ E2E_REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 E2E_CLUSTER_DIR="${E2E_REPO_ROOT}/hack/cluster"
 E2E_BIN_DIR="${PHALANX_E2E_BIN_DIR:-${E2E_REPO_ROOT}/.cache/e2e/bin}"
 
+# The Kubernetes release of the control plane: v1.37.2 (the default, hack/cluster) or
+# v1.36.3 (hack/cluster/v1.36), each built from its own module into its own folder of
+# E2E_BIN_DIR; etcd, kwok and e2ectl are shared.
+E2E_KUBE_VERSION=${E2E_KUBE_VERSION:-v1.37.2}
+case ${E2E_KUBE_VERSION} in
+v1.37.2) E2E_KUBE_MODULE_DIR=${E2E_CLUSTER_DIR} ;;
+v1.36.3) E2E_KUBE_MODULE_DIR=${E2E_CLUSTER_DIR}/v1.36 ;;
+*) printf 'E2E_KUBE_VERSION=%s: v1.37.2 or v1.36.3\n' "${E2E_KUBE_VERSION}" >&2; exit 2 ;;
+esac
+# kube-apiserver, kube-controller-manager and kube-scheduler of E2E_KUBE_VERSION.
+E2E_KUBE_BIN_DIR="${E2E_BIN_DIR}/${E2E_KUBE_VERSION}"
+
 # The components, in start order.
 # shellcheck disable=SC2034 # used by hack/e2e.sh
 E2E_COMPONENTS=(etcd kube-apiserver kube-controller-manager kwok)
@@ -16,74 +28,90 @@ e2e::die() { e2e::log "ERROR: $*"; exit 1; }
 # --- build -------------------------------------------------------------------
 
 # Version stamping as kubernetes' hack/lib/version.sh does it, so that /version
-# and the compatibility-version logic see v1.36.3, not v0.0.0-master.
+# and the compatibility-version logic see the release, not v0.0.0-master.
 e2e::kube_ldflags() {
-  local v=v1.36.3 pkg
+  local v=${E2E_KUBE_VERSION} pkg minor
+  minor=${v#v1.}
+  minor=${minor%%.*}
   local flags="-s -w"
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    flags+=" -X ${pkg}.gitVersion=${v} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=36"
+    flags+=" -X ${pkg}.gitVersion=${v} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor}"
     flags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
   done
   printf '%s' "${flags}"
 }
 
-# e2e::stamp FILE... prints a hash of the Go toolchain, the build flags and the
-# given files: a binary is rebuilt when any of them changes.
+# e2e::stamp ARGS -- FILE... prints a hash of the Go toolchain, the build flags and
+# arguments, and the given files: a binary is rebuilt when any of them changes.
 e2e::stamp() {
+  local args=()
+  while [[ $1 != -- ]]; do args+=("$1"); shift; done
+  shift
   {
     go version
     go env GOOS GOARCH
-    printf '%s\n' "$(e2e::kube_ldflags)" "${E2E_GOBUILD_FLAGS[*]}"
+    printf '%s\n' "${E2E_GOBUILD_FLAGS[*]}" "${args[@]}"
     cat "$@"
   } | sha256sum | cut -d' ' -f1
 }
 
 E2E_GOBUILD_FLAGS=(-trimpath)
 
-# e2e::build_one NAME MODULE_DIR STAMP_FILES... -- GO_BUILD_ARGS...
-# Builds into E2E_BIN_DIR unless its stamp says the binaries are current.
+# e2e::build_one NAME OUT_DIR MODULE_DIR STAMP_FILES... -- GO_BUILD_ARGS...
+# Builds into OUT_DIR unless its stamp says the binaries are current.
 e2e::build_one() {
-  local name=$1 moddir=$2
-  shift 2
+  local name=$1 out=$2 moddir=$3
+  shift 3
   local files=()
   while [[ $1 != -- ]]; do files+=("$1"); shift; done
   shift
-  local stampfile="${E2E_BIN_DIR}/.stamp-${name}" want
-  want="$(e2e::stamp "${files[@]}")"
+  local stampfile="${out}/.stamp-${name}" want
+  want="$(e2e::stamp "$@" -- "${files[@]}")"
   if [[ -f ${stampfile} && "$(cat "${stampfile}")" == "${want}" ]]; then
     e2e::log "${name}: up to date"
     return 0
   fi
   e2e::log "${name}: building (cold: several minutes)"
   local start=${SECONDS}
+  mkdir -p "${out}"
   rm -f "${stampfile}"
-  (cd "${moddir}" && GOWORK=off CGO_ENABLED=0 go build "${E2E_GOBUILD_FLAGS[@]}" -o "${E2E_BIN_DIR}/" "$@") ||
+  (cd "${moddir}" && GOWORK=off CGO_ENABLED=0 go build "${E2E_GOBUILD_FLAGS[@]}" -o "${out}/" "$@") ||
     e2e::die "building ${name} failed"
   printf '%s\n' "${want}" >"${stampfile}"
   e2e::log "${name}: built in $((SECONDS - start))s"
 }
 
-# Two chains in parallel: kubernetes then e2ectl (same module: e2ectl reuses
-# the cached client-go), and etcd then kwok. On 2 cores that overlaps each
-# binary's single-threaded link with the other chain's compiles, and only the
-# standard library is compiled twice.
+# e2e::build_kube NAME...: builds the named commands of k8s.io/kubernetes at
+# E2E_KUBE_VERSION (one stamp per command set).
+e2e::build_kube() {
+  local m=${E2E_KUBE_MODULE_DIR} cmds=() c
+  for c in "$@"; do cmds+=("k8s.io/kubernetes/cmd/${c}"); done
+  e2e::build_one "$(IFS=+; echo "$*")" "${E2E_KUBE_BIN_DIR}" "${m}" "${m}/go.mod" "${m}/go.sum" -- \
+    -ldflags="$(e2e::kube_ldflags)" "${cmds[@]}"
+}
+
+# Two chains in parallel: kubernetes then e2ectl, and etcd then kwok. On 2 cores
+# that overlaps each binary's single-threaded link with the other chain's
+# compiles, and only the standard library is compiled twice.
 e2e::build() {
   mkdir -p "${E2E_BIN_DIR}"
   local c=${E2E_CLUSTER_DIR} pids=() pid failed=0 b
-  for b in etcd kube-apiserver kube-controller-manager kwok e2ectl; do
+  for b in etcd kwok e2ectl; do
     [[ -x "${E2E_BIN_DIR}/${b}" ]] || rm -f "${E2E_BIN_DIR}"/.stamp-*
   done
+  for b in kube-apiserver kube-controller-manager; do
+    [[ -x "${E2E_KUBE_BIN_DIR}/${b}" ]] || rm -f "${E2E_KUBE_BIN_DIR}"/.stamp-*
+  done
   {
-    e2e::build_one kubernetes "${c}" "${c}/go.mod" "${c}/go.sum" -- \
-      -ldflags="$(e2e::kube_ldflags)" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
-    e2e::build_one e2ectl "${c}" "${c}/go.mod" "${c}/go.sum" "${c}"/e2ectl/*.go -- \
+    e2e::build_kube kube-apiserver kube-controller-manager
+    e2e::build_one e2ectl "${E2E_BIN_DIR}" "${c}" "${c}/go.mod" "${c}/go.sum" "${c}"/e2ectl/*.go -- \
       -ldflags="-s -w" ./e2ectl
   } &
   pids+=($!)
   {
-    e2e::build_one etcd "${c}/etcd" "${c}/etcd/go.mod" "${c}/etcd/go.sum" "${c}/etcd/main.go" -- \
+    e2e::build_one etcd "${E2E_BIN_DIR}" "${c}/etcd" "${c}/etcd/go.mod" "${c}/etcd/go.sum" "${c}/etcd/main.go" -- \
       -ldflags="-s -w" .
-    e2e::build_one kwok "${c}/kwok" "${c}/kwok/go.mod" "${c}/kwok/go.sum" -- \
+    e2e::build_one kwok "${E2E_BIN_DIR}" "${c}/kwok" "${c}/kwok/go.mod" "${c}/kwok/go.sum" -- \
       -ldflags="-s -w" sigs.k8s.io/kwok/cmd/kwok
   } &
   pids+=($!)
@@ -100,10 +128,7 @@ e2e::build() {
 # e2e::build_kube_scheduler builds upstream kube-scheduler from the control plane's
 # module (hack/bench-cluster.sh runs it beside phalanx; the e2e tests do not need it).
 e2e::build_kube_scheduler() {
-  mkdir -p "${E2E_BIN_DIR}"
-  local c=${E2E_CLUSTER_DIR}
-  e2e::build_one kube-scheduler "${c}" "${c}/go.mod" "${c}/go.sum" -- \
-    -ldflags="$(e2e::kube_ldflags)" k8s.io/kubernetes/cmd/kube-scheduler
+  e2e::build_kube kube-scheduler
 }
 
 # e2e::kill_tree PID...: SIGTERM to each PID and all its descendants.
@@ -201,6 +226,38 @@ e2e::wait_apiserver() {
 
 # --- control plane -------------------------------------------------------------
 
+# e2e::feature_gates and e2e::runtime_config print the gates (for kube-apiserver and
+# kube-controller-manager alike) and the API versions of the workload API for
+# E2E_KUBE_VERSION: on, or, with E2E_WORKLOAD_GATES=off, off (the seed's downgrade: the
+# API not served, spec.schedulingGroup dropped, pods scheduled one by one).
+#
+# v1.36: scheduling.k8s.io/v1alpha2, alpha; GangScheduling and WorkloadAwarePreemption
+# are gates of their own.
+# v1.37: v1beta1 (GenericWorkload is beta, off by default; gang scheduling and
+# workload-aware preemption are part of it) and v1alpha3 (CompositePodGroup,
+# PodGroupPreemptionPolicy); DRAWorkloadResourceClaims is beta, off by default.
+# Both: WorkloadWithJob makes the Job controller create a Workload and a PodGroup for
+# gang-shaped Indexed Jobs; TopologyAwareWorkloadScheduling allows topology constraints.
+e2e::feature_gates() {
+  local gates g on=true out=()
+  [[ ${E2E_WORKLOAD_GATES:-on} == off ]] && on=false
+  case ${E2E_KUBE_VERSION} in
+  v1.36.3) gates=(GenericWorkload GangScheduling WorkloadAwarePreemption TopologyAwareWorkloadScheduling WorkloadWithJob) ;;
+  *) gates=(GenericWorkload TopologyAwareWorkloadScheduling WorkloadWithJob CompositePodGroup PodGroupPreemptionPolicy DRAWorkloadResourceClaims) ;;
+  esac
+  for g in "${gates[@]}"; do out+=("${g}=${on}"); done
+  (IFS=,; echo "${out[*]}")
+}
+
+e2e::runtime_config() {
+  local on=true
+  [[ ${E2E_WORKLOAD_GATES:-on} == off ]] && on=false
+  case ${E2E_KUBE_VERSION} in
+  v1.36.3) echo "scheduling.k8s.io/v1alpha2=${on}" ;;
+  *) echo "scheduling.k8s.io/v1beta1=${on},scheduling.k8s.io/v1alpha3=${on}" ;;
+  esac
+}
+
 # e2e::up starts etcd, kube-apiserver, kube-controller-manager and kwok in
 # $PHALANX_E2E_DIR (hack/cluster/README.md), waits until they are ready, applies
 # config/crd and writes $PHALANX_E2E_DIR/env, which it also sources.
@@ -250,25 +307,17 @@ EOF
     --log-level=warn
   e2e::wait_port "${etcd_port}" 30 || { e2e::check_running etcd; e2e::die "etcd did not listen on ${etcd_port}"; }
 
-  # Kubernetes' own workload scheduling API (scheduling.k8s.io/v1alpha2 Workload and
-  # PodGroup, KEP-4671/5547/5710/5732) is alpha in v1.36: served only with these gates and
-  # the runtime-config below. WorkloadWithJob makes the Job controller create a Workload
-  # and a PodGroup for gang-shaped Indexed Jobs. The same gates go to both components.
-  local feature_gates=(
-    GenericWorkload=true
-    GangScheduling=true
-    WorkloadAwarePreemption=true
-    TopologyAwareWorkloadScheduling=true
-    WorkloadWithJob=true
-  )
-  local feature_gates_flag
-  feature_gates_flag="--feature-gates=$(IFS=,; echo "${feature_gates[*]}")"
+  # Kubernetes' own workload scheduling API (Workload and PodGroup, KEP-4671/5547/5710/
+  # 5732), served only with its gates and the runtime-config below (e2e::kube_apis).
+  local feature_gates_flag runtime_config_flag
+  feature_gates_flag="--feature-gates=$(e2e::feature_gates)"
+  runtime_config_flag="--runtime-config=$(e2e::runtime_config)"
 
   # --shutdown-send-retry-after: on SIGTERM, drain and stop in ~2 s instead of
   # waiting up to --request-timeout (60 s) for watches, so stopping it in a test
   # is quick. --endpoint-reconciler-type=none: the "kubernetes" Service's
   # endpoints may not be a loopback address; nothing here needs them.
-  e2e::launch kube-apiserver "${E2E_BIN_DIR}/kube-apiserver" \
+  e2e::launch kube-apiserver "${E2E_KUBE_BIN_DIR}/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:${etcd_port}" \
     --bind-address=127.0.0.1 \
     --advertise-address=127.0.0.1 \
@@ -286,7 +335,7 @@ EOF
     --endpoint-reconciler-type=none \
     --allow-privileged=true \
     --shutdown-send-retry-after=true \
-    --runtime-config=scheduling.k8s.io/v1alpha2=true \
+    "${runtime_config_flag}" \
     "${feature_gates_flag}" \
     --profiling=false \
     --v=1 \
@@ -318,7 +367,7 @@ EOF
     persistentvolume-binder-controller
     resourceclaim-controller
   )
-  e2e::launch kube-controller-manager "${E2E_BIN_DIR}/kube-controller-manager" \
+  e2e::launch kube-controller-manager "${E2E_KUBE_BIN_DIR}/kube-controller-manager" \
     --kubeconfig="${kubeconfig}" \
     --secure-port=0 \
     --leader-elect=false \
@@ -370,6 +419,7 @@ export PHALANX_E2E_PHALANX=${dir}/phalanx
 export PHALANX_E2E_DIR=${dir}
 export PHALANX_E2E_BIN_DIR=${E2E_BIN_DIR}
 export PHALANX_E2E_CTL=${E2E_REPO_ROOT}/hack/lib/e2e-ctl.sh
+export PHALANX_E2E_KUBE_VERSION=${E2E_KUBE_VERSION}
 EOF
   # shellcheck source=/dev/null
   source "${dir}/env"

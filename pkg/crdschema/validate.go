@@ -3,6 +3,7 @@ package crdschema
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/validation"
@@ -30,7 +31,10 @@ func (s *Schema) Admit(obj map[string]any) field.ErrorList {
 	u := &unstructured.Unstructured{Object: obj}
 	errs = append(errs, validation.ValidateObjectMetaAccessor(u, s.Namespaced, validation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
 	res := validate.NewSchemaValidator(s.root, nil, "", strfmt.Default).Validate(obj)
-	errs = append(errs, openAPIErrors(res)...)
+	schemaErrs := openAPIErrors(res)
+	// kube-openapi's order follows map iteration; the simulator's output must repeat.
+	sort.SliceStable(schemaErrs, func(i, j int) bool { return schemaErrs[i].Field < schemaErrs[j].Field })
+	errs = append(errs, schemaErrs...)
 	errs = append(errs, listTypeErrors(obj, s.root, nil)...)
 	if blocking(errs) {
 		return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
@@ -160,7 +164,8 @@ func listTypeErrors(x any, s *spec.Schema, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch x := x.(type) {
 	case map[string]any:
-		for k, v := range x {
+		for _, k := range sortedKeys(x) {
+			v := x[k]
 			if prop, ok := s.Properties[k]; ok {
 				errs = append(errs, listTypeErrors(v, &prop, path.Child(k))...)
 			} else if s.AdditionalProperties != nil {

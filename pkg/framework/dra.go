@@ -5,7 +5,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured/schedulerapi"
@@ -115,7 +114,7 @@ const ConsumerGroupResource = "podgroups"
 func GroupConsumer(pg *v1alpha1.PodGroup) resourceapi.ResourceClaimConsumerReference {
 	group := v1alpha1.GroupName
 	if nativegroup.IsNative(pg) {
-		group = schedulingv1alpha2.GroupName
+		group = nativegroup.GroupName
 	}
 	return resourceapi.ResourceClaimConsumerReference{APIGroup: group, Resource: ConsumerGroupResource, Name: pg.Name, UID: pg.UID}
 }

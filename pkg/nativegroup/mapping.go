@@ -3,64 +3,57 @@ package nativegroup
 import (
 	"fmt"
 
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 )
 
-// APIVersion is the native API's group and version, as objects' apiVersion names it.
-var APIVersion = schedulingv1alpha2.SchemeGroupVersion.String()
-
-// Kinds of the native API.
-const (
-	KindPodGroup = "PodGroup"
-	KindWorkload = "Workload"
-)
-
-// IsNative reports whether a PodGroup was mapped from a native one. ToPodGroup gives the
-// mapped group the native object's apiVersion and kind, so that its status goes back to
-// the native object and events regard it (client-go builds an event's reference from an
-// object's own apiVersion and kind when it has them).
-func IsNative(pg *v1alpha1.PodGroup) bool {
-	return pg != nil && pg.APIVersion == APIVersion && pg.Kind == KindPodGroup
-}
-
-// ToPodGroup maps a native PodGroup, and the Workload whose template it refers to (nil when
-// it refers to none, or the Workload is not there), onto the PodGroup phalanx schedules:
+// ToPodGroup maps a native PodGroup of any version (read by PodGroupFrom), and the Workload
+// whose template it refers to (nil when it refers to none, or the Workload is not there),
+// onto the PodGroup phalanx schedules:
 //
 //   - schedulingPolicy: gang and basic as they are;
-//   - disruptionMode: Pod is single, PodGroup is all, unset is single;
-//   - priorityClassName and priority as they are (the scheduler resolves the class when
-//     priority is unset); preemptionPolicy comes from the class, as native PodGroups
-//     have none;
+//   - disruptionMode: single and all as they are (v1alpha2's Pod and PodGroup), unset is
+//     single;
+//   - priorityClassName, priority and preemptionPolicy as they are (the scheduler resolves
+//     the class when they are unset; v1alpha2 groups have no preemptionPolicy, so theirs
+//     comes from the class);
 //   - schedulingConstraints.topology: each key a Required level (the native API has
 //     neither nested levels nor Preferred ones: those need the CRD);
+//   - resourceClaims as they are, and the claims its status names (upstream's
+//     ResourceClaim controller makes them from templates and records them there);
+//   - parentCompositePodGroupName as it is;
 //   - status.conditions as they are, so that phalanx's writes build on them.
 //
 // The group's own fields win; the optional ones it leaves unset are taken from its Workload
 // template (controllers copy only some: the Job controller copies the scheduling policy
-// alone, which the API requires on the group).
-//   - resourceClaims as they are, and the claims its status names (upstream's
-//     ResourceClaim controller makes them from templates and records them there);
+// alone, which the API requires on the group). The template may sit at any depth of the
+// Workload's CompositePodGroupTemplates.
 //
-// What the API server accepts but phalanx cannot schedule (disruption mode PodGroup on a
-// basic group, a Workload or template that is not there) is put on
-// the result's AnnotationInvalidReason: the scheduler then holds the group and says why
-// on its PodGroupScheduled condition and in a Warning event. Malformed fields that the API
+// What the API server accepts but phalanx cannot schedule (disruption mode all on a basic
+// group, a Workload or template that is not there) is put on the result's
+// AnnotationInvalidReason: the scheduler then holds the group and says why on its
+// PodGroupScheduled condition and in a Warning event. Malformed fields that the API
 // server refuses are mapped as they are, and phalanx's own validation reports them.
-func ToPodGroup(pg *schedulingv1alpha2.PodGroup, wl *schedulingv1alpha2.Workload) *v1alpha1.PodGroup {
+func ToPodGroup(pg *PodGroup, wl *Workload) *v1alpha1.PodGroup {
 	spec, errs := effectiveSpec(pg, wl)
 	out := &v1alpha1.PodGroup{
-		TypeMeta:   metav1.TypeMeta{APIVersion: APIVersion, Kind: KindPodGroup},
+		TypeMeta:   metav1.TypeMeta{APIVersion: pg.APIVersion, Kind: KindPodGroup},
 		ObjectMeta: *pg.ObjectMeta.DeepCopy(),
 		Spec: v1alpha1.PodGroupSpec{
-			SchedulingPolicy:      mapPolicy(spec.SchedulingPolicy),
-			PriorityClassName:     spec.PriorityClassName,
-			Priority:              copyPtr(spec.Priority),
-			SchedulingConstraints: mapConstraints(spec.SchedulingConstraints),
+			SchedulingPolicy:            mapPolicy(spec.SchedulingPolicy),
+			PriorityClassName:           spec.PriorityClassName,
+			Priority:                    copyPtr(spec.Priority),
+			PreemptionPolicy:            mapPreemptionPolicy(spec.PreemptionPolicy),
+			SchedulingConstraints:       mapConstraints(spec.SchedulingConstraints),
+			ParentCompositePodGroupName: copyPtr(spec.ParentCompositePodGroupName),
 		},
+	}
+	if !isVersion(out.APIVersion) {
+		out.APIVersion = V1beta1
 	}
 	for i := range pg.Status.Conditions {
 		out.Status.Conditions = append(out.Status.Conditions, *pg.Status.Conditions[i].DeepCopy())
@@ -81,19 +74,31 @@ func ToPodGroup(pg *schedulingv1alpha2.PodGroup, wl *schedulingv1alpha2.Workload
 	}
 
 	delete(out.Annotations, v1alpha1.AnnotationInvalidReason)
+	delete(out.Annotations, annotationInitiallyScheduled)
 	if len(errs) > 0 {
-		if out.Annotations == nil {
-			out.Annotations = map[string]string{}
-		}
-		out.Annotations[v1alpha1.AnnotationInvalidReason] = errs.ToAggregate().Error()
+		setAnnotation(out, v1alpha1.AnnotationInvalidReason, errs.ToAggregate().Error())
+	}
+	if initiallyScheduled(pg) {
+		setAnnotation(out, annotationInitiallyScheduled, "true")
+	}
+	if len(out.Annotations) == 0 {
+		out.Annotations = nil
 	}
 	return out
+}
+
+func setAnnotation(pg *v1alpha1.PodGroup, key, value string) {
+	if pg.Annotations == nil {
+		pg.Annotations = map[string]string{}
+	}
+	pg.Annotations[key] = value
 }
 
 // spec is a native PodGroup's spec with the fields it leaves unset taken from its Workload
 // template, remembering which came from the template for messages.
 type spec struct {
-	schedulingv1alpha2.PodGroupSpec
+	schedulingv1beta1.PodGroupSpec
+	version      string
 	template     string
 	workload     string
 	fromTemplate map[string]bool
@@ -106,30 +111,43 @@ func (s *spec) from(name string) string {
 	if !s.fromTemplate[name] {
 		return ""
 	}
-	return fmt.Sprintf(" (from podGroupTemplate %q of Workload %q)", s.template, s.workload)
+	return fmt.Sprintf(" (from %s %q of Workload %q)", templateWord(s.version), s.template, s.workload)
+}
+
+// templateWord is what the version calls a Workload's PodGroup template in messages.
+func templateWord(version string) string {
+	if version == V1alpha2 {
+		return "podGroupTemplate"
+	}
+	return "template"
+}
+
+// refPaths are the paths of the workload and template names of a PodGroup's reference to
+// its template, as the version spells them.
+func refPaths(version string) (workload, template *field.Path) {
+	if version == V1alpha2 {
+		p := field.NewPath("spec", "podGroupTemplateRef", "workload")
+		return p.Child("workloadName"), p.Child("podGroupTemplateName")
+	}
+	p := field.NewPath("spec", "workloadRef")
+	return p.Child("workloadName"), p.Child("templateName")
 }
 
 // effectiveSpec fills the fields pg leaves unset from the Workload template it refers to,
 // and reports a reference to a Workload or template that is not there.
-func effectiveSpec(pg *schedulingv1alpha2.PodGroup, wl *schedulingv1alpha2.Workload) (*spec, field.ErrorList) {
-	s := &spec{PodGroupSpec: pg.Spec, fromTemplate: map[string]bool{}}
-	ref := pg.Spec.PodGroupTemplateRef
-	if ref == nil || ref.Workload == nil {
+func effectiveSpec(pg *PodGroup, wl *Workload) (*spec, field.ErrorList) {
+	s := &spec{PodGroupSpec: pg.Spec, version: pg.APIVersion, fromTemplate: map[string]bool{}}
+	ref := pg.Spec.WorkloadRef
+	if ref == nil {
 		return s, nil
 	}
-	refPath := field.NewPath("spec", "podGroupTemplateRef", "workload")
-	if wl == nil || wl.Name != ref.Workload.WorkloadName {
-		return s, field.ErrorList{field.NotFound(refPath.Child("workloadName"), ref.Workload.WorkloadName)}
+	wlPath, tmplPath := refPaths(s.version)
+	if wl == nil || wl.Name != ref.WorkloadName {
+		return s, field.ErrorList{field.NotFound(wlPath, ref.WorkloadName)}
 	}
-	var tmpl *schedulingv1alpha2.PodGroupTemplate
-	for i := range wl.Spec.PodGroupTemplates {
-		if wl.Spec.PodGroupTemplates[i].Name == ref.Workload.PodGroupTemplateName {
-			tmpl = &wl.Spec.PodGroupTemplates[i]
-			break
-		}
-	}
+	tmpl := FindTemplate(&wl.Spec, ref.TemplateName)
 	if tmpl == nil {
-		return s, field.ErrorList{field.NotFound(refPath.Child("podGroupTemplateName"), ref.Workload.PodGroupTemplateName)}
+		return s, field.ErrorList{field.NotFound(tmplPath, ref.TemplateName)}
 	}
 	s.template, s.workload = tmpl.Name, wl.Name
 	fill := func(name string, unset bool, take func()) {
@@ -148,10 +166,31 @@ func effectiveSpec(pg *schedulingv1alpha2.PodGroup, wl *schedulingv1alpha2.Workl
 	fill("priority", p.PriorityClassName == "" && p.Priority == nil, func() {
 		p.PriorityClassName, p.Priority = tmpl.PriorityClassName, tmpl.Priority
 	})
+	fill("preemptionPolicy", p.PreemptionPolicy == nil, func() { p.PreemptionPolicy = tmpl.PreemptionPolicy })
 	return s, nil
 }
 
-func mapPolicy(p schedulingv1alpha2.PodGroupSchedulingPolicy) v1alpha1.PodGroupSchedulingPolicy {
+// FindTemplate finds the PodGroup template of a name in a Workload, at any depth of its
+// CompositePodGroup templates (names are unique across the whole tree); nil if none.
+func FindTemplate(w *schedulingv1beta1.WorkloadSpec, name string) *schedulingv1beta1.PodGroupTemplate {
+	var find func(pgs []schedulingv1beta1.PodGroupTemplate, cpgs []schedulingv1beta1.CompositePodGroupTemplate) *schedulingv1beta1.PodGroupTemplate
+	find = func(pgs []schedulingv1beta1.PodGroupTemplate, cpgs []schedulingv1beta1.CompositePodGroupTemplate) *schedulingv1beta1.PodGroupTemplate {
+		for i := range pgs {
+			if pgs[i].Name == name {
+				return &pgs[i]
+			}
+		}
+		for i := range cpgs {
+			if t := find(cpgs[i].PodGroupTemplates, cpgs[i].CompositePodGroupTemplates); t != nil {
+				return t
+			}
+		}
+		return nil
+	}
+	return find(w.PodGroupTemplates, w.CompositePodGroupTemplates)
+}
+
+func mapPolicy(p schedulingv1beta1.PodGroupSchedulingPolicy) v1alpha1.PodGroupSchedulingPolicy {
 	var out v1alpha1.PodGroupSchedulingPolicy
 	if p.Gang != nil {
 		out.Gang = &v1alpha1.GangSchedulingPolicy{MinCount: p.Gang.MinCount}
@@ -162,29 +201,38 @@ func mapPolicy(p schedulingv1alpha2.PodGroupSchedulingPolicy) v1alpha1.PodGroupS
 	return out
 }
 
-// mapDisruptionMode maps Pod to single and PodGroup to all. PodGroup on a basic group is an
-// error, as all with basic is for the CRD: the unit of preemption may not be larger than
-// the unit of scheduling.
+func mapPreemptionPolicy(p *schedulingv1beta1.PreemptionPolicy) *corev1.PreemptionPolicy {
+	if p == nil {
+		return nil
+	}
+	v := corev1.PreemptionPolicy(*p)
+	return &v
+}
+
+// mapDisruptionMode maps single and all as they are. All on a basic group is an error, as
+// it is for the CRD: the unit of preemption may not be larger than the unit of scheduling.
 func mapDisruptionMode(s *spec) (*v1alpha1.DisruptionMode, *field.Error) {
 	m := s.DisruptionMode
-	if m == nil {
+	switch {
+	case m == nil:
 		return nil, nil
-	}
-	switch *m {
-	case schedulingv1alpha2.DisruptionModePod:
-		return &v1alpha1.DisruptionMode{Single: &v1alpha1.SingleDisruptionMode{}}, nil
-	case schedulingv1alpha2.DisruptionModePodGroup:
+	case m.All != nil && m.Single != nil:
+		return nil, field.Invalid(s.path("disruptionMode"), "{all, single}", "must specify exactly one of: `single`, `all`")
+	case m.All != nil:
 		if s.SchedulingPolicy.Gang == nil {
-			return nil, field.Invalid(s.path("disruptionMode"), *m,
+			if s.version == V1alpha2 {
+				return nil, field.Invalid(s.path("disruptionMode"), "PodGroup",
+					"may only be used with the gang scheduling policy"+s.from("disruptionMode"))
+			}
+			return nil, field.Forbidden(s.path("disruptionMode").Child("all"),
 				"may only be used with the gang scheduling policy"+s.from("disruptionMode"))
 		}
 		return &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}, nil
 	}
-	return nil, field.NotSupported(s.path("disruptionMode"), *m,
-		[]schedulingv1alpha2.DisruptionMode{schedulingv1alpha2.DisruptionModePod, schedulingv1alpha2.DisruptionModePodGroup})
+	return &v1alpha1.DisruptionMode{Single: &v1alpha1.SingleDisruptionMode{}}, nil
 }
 
-func mapConstraints(c *schedulingv1alpha2.PodGroupSchedulingConstraints) *v1alpha1.PodGroupSchedulingConstraints {
+func mapConstraints(c *schedulingv1beta1.PodGroupSchedulingConstraints) *v1alpha1.PodGroupSchedulingConstraints {
 	if c == nil {
 		return nil
 	}

@@ -4,14 +4,22 @@ import (
 	"encoding/json"
 	"testing"
 
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
 func ptrTo[T any](v T) *T { return &v }
+
+// fromV1alpha2Workload reads a v1alpha2 Workload, nil for nil.
+func fromV1alpha2Workload(wl *schedulingv1alpha2.Workload) *Workload {
+	if wl == nil {
+		return nil
+	}
+	return FromV1alpha2Workload(wl)
+}
 
 func asJSON(v any) string {
 	b, _ := json.Marshal(v)
@@ -170,10 +178,10 @@ func TestToPodGroup(t *testing.T) {
 		want: withInvalid(wantGroup(v1alpha1.PodGroupSpec{SchedulingPolicy: basic}),
 			`spec.disruptionMode: Invalid value: "PodGroup": may only be used with the gang scheduling policy (from podGroupTemplate "workers" of Workload "job")`),
 	}, {
-		name: "invalid: unknown disruption mode",
+		// The API server refuses any other mode (Validate does too), so none reaches phalanx.
+		name: "a mode v1alpha2 does not have reads as unset",
 		pg:   nativeGroup(schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: nativeGang(8), DisruptionMode: mode("Node")}),
-		want: withInvalid(wantGroup(v1alpha1.PodGroupSpec{SchedulingPolicy: gang8}),
-			`spec.disruptionMode: Unsupported value: "Node": supported values: "Pod", "PodGroup"`),
+		want: wantGroup(v1alpha1.PodGroupSpec{SchedulingPolicy: gang8}),
 	}, {
 		name: "invalid: the Workload is not there",
 		pg:   nativeGroup(schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: nativeGang(8), PodGroupTemplateRef: templateRef("job", "workers")}),
@@ -224,7 +232,7 @@ func TestToPodGroup(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.pg.DeepCopy()
-			got := ToPodGroup(tc.pg, tc.wl)
+			got := ToPodGroup(FromV1alpha2PodGroup(tc.pg), fromV1alpha2Workload(tc.wl))
 			if !apiequality.Semantic.DeepEqual(tc.want, got) {
 				t.Errorf("ToPodGroup:\n got %s\nwant %s", asJSON(got), asJSON(tc.want))
 			}
@@ -255,10 +263,10 @@ func TestToPodGroupIsValid(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pg := nativeGroup(tc.spec)
-			if errs := ValidatePodGroup(pg); len(errs) > 0 {
+			if errs := Validate(pg); len(errs) > 0 {
 				t.Fatalf("native group invalid: %v", errs)
 			}
-			got := ToPodGroup(pg, nil)
+			got := ToPodGroup(FromV1alpha2PodGroup(pg), nil)
 			if errs := v1alpha1.ValidatePodGroup(got); len(errs) > 0 {
 				t.Fatalf("mapped group invalid: %v", errs)
 			}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -22,7 +21,7 @@ type Sink interface {
 // ClashFunc is told when a namespace/name becomes claimed by both a CRD PodGroup and a
 // native one (or one of the two is replaced while it is), with the message the scheduler
 // puts on the CRD group. The driver tells the native object's users.
-type ClashFunc func(native *schedulingv1alpha2.PodGroup, crd *v1alpha1.PodGroup, msg string)
+type ClashFunc func(native *PodGroup, crd *v1alpha1.PodGroup, msg string)
 
 // Sources merges the PodGroups of both APIs, and the Workloads native ones refer to, into
 // the groups the scheduler sees: a group's members name it by namespace/name only, so the
@@ -37,8 +36,8 @@ type Sources struct {
 	onClash ClashFunc
 
 	crd       map[string]*v1alpha1.PodGroup
-	native    map[string]*schedulingv1alpha2.PodGroup
-	workloads map[string]*schedulingv1alpha2.Workload
+	native    map[string]*PodGroup
+	workloads map[string]*Workload
 	// users maps a Workload's key to the keys of the native groups that refer to it.
 	users map[string]map[string]bool
 	// fed is what the sink was last given, per key.
@@ -52,8 +51,8 @@ func NewSources(sink Sink, onClash ClashFunc) *Sources {
 	return &Sources{
 		sink: sink, onClash: onClash,
 		crd:       map[string]*v1alpha1.PodGroup{},
-		native:    map[string]*schedulingv1alpha2.PodGroup{},
-		workloads: map[string]*schedulingv1alpha2.Workload{},
+		native:    map[string]*PodGroup{},
+		workloads: map[string]*Workload{},
 		users:     map[string]map[string]bool{},
 		fed:       map[string]*v1alpha1.PodGroup{},
 		clashes:   map[string]*[2]types.UID{},
@@ -76,8 +75,8 @@ func (s *Sources) DeleteCRD(pg *v1alpha1.PodGroup) {
 	s.resolve(k)
 }
 
-// SetNative records a native PodGroup that appeared or changed.
-func (s *Sources) SetNative(pg *schedulingv1alpha2.PodGroup) {
+// SetNative records a native PodGroup that appeared or changed, read by PodGroupFrom.
+func (s *Sources) SetNative(pg *PodGroup) {
 	k := objKey(pg.Namespace, pg.Name)
 	s.unlink(k)
 	s.native[k] = pg
@@ -91,7 +90,7 @@ func (s *Sources) SetNative(pg *schedulingv1alpha2.PodGroup) {
 }
 
 // DeleteNative forgets a native PodGroup.
-func (s *Sources) DeleteNative(pg *schedulingv1alpha2.PodGroup) {
+func (s *Sources) DeleteNative(pg *PodGroup) {
 	k := objKey(pg.Namespace, pg.Name)
 	s.unlink(k)
 	delete(s.native, k)
@@ -99,15 +98,15 @@ func (s *Sources) DeleteNative(pg *schedulingv1alpha2.PodGroup) {
 }
 
 // SetWorkload records a Workload that appeared or changed; the groups that refer to it
-// are mapped again.
-func (s *Sources) SetWorkload(wl *schedulingv1alpha2.Workload) {
+// are mapped again. It is read by WorkloadFrom.
+func (s *Sources) SetWorkload(wl *Workload) {
 	k := objKey(wl.Namespace, wl.Name)
 	s.workloads[k] = wl
 	s.resolveUsers(k)
 }
 
 // DeleteWorkload forgets a Workload; the groups that refer to it are held until it is back.
-func (s *Sources) DeleteWorkload(wl *schedulingv1alpha2.Workload) {
+func (s *Sources) DeleteWorkload(wl *Workload) {
 	k := objKey(wl.Namespace, wl.Name)
 	delete(s.workloads, k)
 	s.resolveUsers(k)
@@ -134,12 +133,12 @@ func (s *Sources) unlink(k string) {
 }
 
 // workloadKey is the key of the Workload a native group's template lives in, "" for none.
-func workloadKey(pg *schedulingv1alpha2.PodGroup) string {
-	ref := pg.Spec.PodGroupTemplateRef
-	if ref == nil || ref.Workload == nil || ref.Workload.WorkloadName == "" {
+func workloadKey(pg *PodGroup) string {
+	ref := pg.Spec.WorkloadRef
+	if ref == nil || ref.WorkloadName == "" {
 		return ""
 	}
-	return objKey(pg.Namespace, ref.Workload.WorkloadName)
+	return objKey(pg.Namespace, ref.WorkloadName)
 }
 
 // resolve gives the sink the group a key now stands for.
@@ -167,7 +166,7 @@ func (s *Sources) derive(k string) *v1alpha1.PodGroup {
 	}
 	switch {
 	case crd != nil && native != nil:
-		msg := ClashMessage(crd.Namespace, crd.Name)
+		msg := ClashMessage(crd.Namespace, crd.Name, native.APIVersion)
 		out := crd.DeepCopy()
 		if out.Annotations == nil {
 			out.Annotations = map[string]string{}
@@ -188,7 +187,7 @@ func (s *Sources) derive(k string) *v1alpha1.PodGroup {
 		}
 		return crd
 	case native != nil:
-		var wl *schedulingv1alpha2.Workload
+		var wl *Workload
 		if w := workloadKey(native); w != "" {
 			wl = s.workloads[w]
 		}
@@ -197,8 +196,9 @@ func (s *Sources) derive(k string) *v1alpha1.PodGroup {
 	return nil
 }
 
-// ClashMessage says that both APIs define a PodGroup namespace/name.
-func ClashMessage(namespace, name string) string {
+// ClashMessage says that both APIs define a PodGroup namespace/name, the native one read
+// as apiVersion.
+func ClashMessage(namespace, name, apiVersion string) string {
 	return fmt.Sprintf("PodGroup %s/%s is defined both as a %s PodGroup and as a %s PodGroup: phalanx schedules neither until one of them is deleted",
-		namespace, name, v1alpha1.SchemeGroupVersion, APIVersion)
+		namespace, name, v1alpha1.SchemeGroupVersion, apiVersion)
 }

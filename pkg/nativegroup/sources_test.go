@@ -5,11 +5,11 @@ import (
 	"slices"
 	"testing"
 
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
 // recorder is a Sink that writes down what it is told, and a ClashFunc.
@@ -51,7 +51,7 @@ func (r *recorder) DeletePodGroup(pg *v1alpha1.PodGroup) {
 	delete(r.last, pg.Namespace+"/"+pg.Name)
 }
 
-func (r *recorder) clash(native *schedulingv1alpha2.PodGroup, crd *v1alpha1.PodGroup, msg string) {
+func (r *recorder) clash(native *PodGroup, crd *v1alpha1.PodGroup, msg string) {
 	r.clashes = append(r.clashes, fmt.Sprintf("%s %s %s: %s", native.Name, native.UID, crd.UID, msg))
 }
 
@@ -68,11 +68,11 @@ func crdGroup(name string, uid types.UID) *v1alpha1.PodGroup {
 	}
 }
 
-func native(name string, uid types.UID, ref *schedulingv1alpha2.PodGroupTemplateReference) *schedulingv1alpha2.PodGroup {
-	return &schedulingv1alpha2.PodGroup{
+func native(name string, uid types.UID, ref *schedulingv1alpha2.PodGroupTemplateReference) *PodGroup {
+	return FromV1alpha2PodGroup(&schedulingv1alpha2.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: uid},
 		Spec:       schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: nativeGang(8), PodGroupTemplateRef: ref},
-	}
+	})
 }
 
 func expectCalls(t *testing.T, step string, r *recorder, want ...string) {
@@ -137,7 +137,7 @@ func TestSourcesWorkloads(t *testing.T) {
 		"add ml/w-1 native nat-1 invalid: "+missing,
 		`add ml/other native nat-o invalid: spec.podGroupTemplateRef.workload.workloadName: Not found: "other"`)
 
-	wl := workload(schedulingv1alpha2.PodGroupTemplate{Name: "workers", SchedulingPolicy: nativeGang(8), SchedulingConstraints: nativeRack()})
+	wl := FromV1alpha2Workload(workload(schedulingv1alpha2.PodGroupTemplate{Name: "workers", SchedulingPolicy: nativeGang(8), SchedulingConstraints: nativeRack()}))
 	s.SetWorkload(wl)
 	expectCalls(t, "the Workload arrives", r, "update ml/w-0 native nat-0", "update ml/w-1 native nat-1")
 	if c := r.last["ml/w-1"].Spec.SchedulingConstraints; c == nil || len(c.Topology) != 1 {

@@ -2,16 +2,44 @@ package nativegroup
 
 import (
 	"context"
+	"fmt"
 
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validate"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
-// The API server's limits for the native kinds (k8s.io/api/scheduling/v1alpha2).
+// Validate applies the API server's defaults to a native PodGroup or Workload of any
+// version and checks it as that version's API server does on creation, in its words. The
+// simulator refuses what it reports, as a cluster would.
+func Validate(obj any) field.ErrorList {
+	switch o := obj.(type) {
+	case *schedulingv1alpha2.PodGroup:
+		defaultV1alpha2(o)
+		return validateV1alpha2PodGroup(o)
+	case *schedulingv1alpha2.Workload:
+		return validateV1alpha2Workload(o)
+	case *schedulingv1beta1.PodGroup:
+		defaultV1beta1PodGroup(&o.Spec)
+		return validateV1beta1PodGroup(o)
+	case *schedulingv1alpha3.PodGroup:
+		if o.Spec.DisruptionMode == nil {
+			o.Spec.DisruptionMode = &schedulingv1alpha3.DisruptionMode{Single: &schedulingv1alpha3.SingleDisruptionMode{}}
+		}
+		return validateV1beta1PodGroup(o)
+	case *schedulingv1beta1.Workload, *schedulingv1alpha3.Workload:
+		return validateV1beta1Workload(o)
+	}
+	return field.ErrorList{field.InternalError(nil, fmt.Errorf("not a native PodGroup or Workload: %T", obj))}
+}
+
+// The 1.36 API server's limits for the v1alpha2 kinds.
 const (
 	maxTopologyLevels       = 1
 	highestUserPriority     = 1000000000
@@ -21,10 +49,10 @@ const (
 	nativeDisruptionDefault = schedulingv1alpha2.DisruptionModePod
 )
 
-// ValidatePodGroup checks a native PodGroup as the Kubernetes 1.36 API server does on
-// creation with the alpha gates on (its declarative validation, same wording), after
-// Default. The simulator refuses what it reports, as a cluster would.
-func ValidatePodGroup(pg *schedulingv1alpha2.PodGroup) field.ErrorList {
+// validateV1alpha2PodGroup checks a v1alpha2 PodGroup as the Kubernetes 1.36 API server
+// does on creation with the alpha gates on (its declarative validation, same wording),
+// after defaultV1alpha2.
+func validateV1alpha2PodGroup(pg *schedulingv1alpha2.PodGroup) field.ErrorList {
 	errs := nameErrors(pg.Name, field.NewPath("metadata", "name"))
 	spec := field.NewPath("spec")
 	if ref := pg.Spec.PodGroupTemplateRef; ref != nil {
@@ -41,8 +69,9 @@ func ValidatePodGroup(pg *schedulingv1alpha2.PodGroup) field.ErrorList {
 	return errs
 }
 
-// ValidateWorkload checks a Workload as the API server does on creation.
-func ValidateWorkload(wl *schedulingv1alpha2.Workload) field.ErrorList {
+// validateV1alpha2Workload checks a v1alpha2 Workload as the 1.36 API server does on
+// creation.
+func validateV1alpha2Workload(wl *schedulingv1alpha2.Workload) field.ErrorList {
 	ctx, op := context.Background(), create
 	errs := nameErrors(wl.Name, field.NewPath("metadata", "name"))
 	spec := field.NewPath("spec")
@@ -70,7 +99,7 @@ func ValidateWorkload(wl *schedulingv1alpha2.Workload) field.ErrorList {
 	case len(templates) > maxPodGroupTemplates:
 		return append(errs, validate.MaxItems(ctx, op, tp, templates, nil, maxPodGroupTemplates)...)
 	}
-	errs = append(errs, validate.Unique(ctx, op, tp, templates, nil, func(a, b schedulingv1alpha2.PodGroupTemplate) bool {
+	errs = append(errs, validate.ValSliceUnique(ctx, op, tp, templates, nil, func(a, b *schedulingv1alpha2.PodGroupTemplate) bool {
 		return a.Name == b.Name
 	})...)
 	for i := range templates {
@@ -93,8 +122,8 @@ func ValidateWorkload(wl *schedulingv1alpha2.Workload) field.ErrorList {
 	return errs
 }
 
-// Default applies the API server's defaults to a native PodGroup: disruption mode Pod.
-func Default(pg *schedulingv1alpha2.PodGroup) {
+// defaultV1alpha2 applies the 1.36 API server's defaults to a PodGroup: disruption mode Pod.
+func defaultV1alpha2(pg *schedulingv1alpha2.PodGroup) {
 	if pg.Spec.DisruptionMode == nil {
 		m := nativeDisruptionDefault
 		pg.Spec.DisruptionMode = &m
@@ -167,7 +196,7 @@ func validateClaims(claims []schedulingv1alpha2.PodGroupResourceClaim, path *fie
 	if len(claims) > maxResourceClaims {
 		return validate.MaxItems(ctx, op, path, claims, nil, maxResourceClaims)
 	}
-	errs := validate.Unique(ctx, op, path, claims, nil, func(a, b schedulingv1alpha2.PodGroupResourceClaim) bool {
+	errs := validate.ValSliceUnique(ctx, op, path, claims, nil, func(a, b *schedulingv1alpha2.PodGroupResourceClaim) bool {
 		return a.Name == b.Name
 	})
 	for i := range claims {

@@ -4,15 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
 // TestValidatePodGroup holds the simulator to what the API server refuses, with its words.
 func TestValidatePodGroup(t *testing.T) {
 	valid := func() *schedulingv1alpha2.PodGroup {
 		pg := nativeGroup(schedulingv1alpha2.PodGroupSpec{SchedulingPolicy: nativeGang(4)})
-		Default(pg)
+		defaultV1alpha2(pg)
 		return pg
 	}
 	tests := []struct {
@@ -86,7 +87,7 @@ func TestValidatePodGroup(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pg := valid()
 			tc.change(pg)
-			checkErrors(t, ValidatePodGroup(pg).ToAggregate(), tc.want)
+			checkErrors(t, validateV1alpha2PodGroup(pg).ToAggregate(), tc.want)
 		})
 	}
 }
@@ -131,7 +132,7 @@ func TestValidateWorkload(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			wl := valid()
 			tc.change(wl)
-			checkErrors(t, ValidateWorkload(wl).ToAggregate(), tc.want)
+			checkErrors(t, validateV1alpha2Workload(wl).ToAggregate(), tc.want)
 		})
 	}
 }
@@ -150,12 +151,12 @@ func checkErrors(t *testing.T, err error, want string) {
 
 func TestDefault(t *testing.T) {
 	pg := &schedulingv1alpha2.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
-	Default(pg)
+	defaultV1alpha2(pg)
 	if pg.Spec.DisruptionMode == nil || *pg.Spec.DisruptionMode != schedulingv1alpha2.DisruptionModePod {
 		t.Errorf("disruptionMode %v, want Pod", pg.Spec.DisruptionMode)
 	}
 	pg.Spec.DisruptionMode = mode("PodGroup")
-	Default(pg)
+	defaultV1alpha2(pg)
 	if *pg.Spec.DisruptionMode != schedulingv1alpha2.DisruptionModePodGroup {
 		t.Errorf("Default changed a set disruptionMode to %v", *pg.Spec.DisruptionMode)
 	}

@@ -102,8 +102,8 @@ func TestExampleIndexedJobWithPodGroup(t *testing.T) {
 		}
 	}
 	c.WaitPodGroupCondition(t, ns, pg.Name, v1alpha1.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
-	natives, err := c.Client.SchedulingV1alpha2().PodGroups(ns).List(ctx, metav1.ListOptions{})
-	if err != nil || len(natives.Items) != 0 {
+	natives, err := c.NativePodGroups(ctx, t, ns)
+	if err != nil || len(natives) != 0 {
 		t.Errorf("native PodGroups %v (%v): the Job controller must make none when the template names a group", natives, err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,8 +23,9 @@ import (
 	"github.com/phalanx-dev/phalanx/test/e2e/e2eutil"
 )
 
-// TestIndexedJobGangScheduled: on a control plane that serves scheduling.k8s.io/v1alpha2
-// with WorkloadWithJob on, a plain Indexed Job (parallelism 4, schedulerName phalanx) is
+// TestIndexedJobGangScheduled: on a control plane that serves the native workload API
+// (scheduling.k8s.io/v1beta1 on v1.37, v1alpha2 on v1.36) with WorkloadWithJob on (and,
+// on v1.37, the Job's spec.scheduling asking for a gang), a plain Indexed Job (parallelism 4, schedulerName phalanx) is
 // gang-scheduled by phalanx through the Workload and PodGroup the Job controller creates
 // for it. With room for three of its pods, none is bound and the PodGroup says why; once
 // a second node gives room for all four, all four are bound and the PodGroup is
@@ -68,6 +69,12 @@ func TestIndexedJobGangScheduled(t *testing.T) {
 			},
 		},
 	}
+	if c.NativeVersion(t) != nativegroup.V1alpha2 {
+		// From v1.37 on, the Job controller makes a Workload and a PodGroup for every Job,
+		// basic unless spec.scheduling asks for a gang (minCount: the parallelism).
+		job.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{
+			Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{}}}
+	}
 	created, err := c.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create Job: %v", err)
@@ -75,25 +82,25 @@ func TestIndexedJobGangScheduled(t *testing.T) {
 
 	// The Job controller's objects: a Workload controlled by the Job, a gang PodGroup of
 	// its template, and four pods that name the PodGroup.
-	var pg *schedulingv1alpha2.PodGroup
+	var pg *nativegroup.PodGroup
 	e2eutil.WaitFor(t, time.Minute, "the Job's PodGroup", func(ctx context.Context) (bool, error) {
-		list, err := c.Client.SchedulingV1alpha2().PodGroups(ns).List(ctx, metav1.ListOptions{})
-		if err != nil || len(list.Items) == 0 {
+		list, err := c.NativePodGroups(ctx, t, ns)
+		if err != nil || len(list) == 0 {
 			return false, nil
 		}
-		pg = &list.Items[0]
-		return len(list.Items) == 1, nil
+		pg = list[0]
+		return len(list) == 1, nil
 	})
 	if !metav1.IsControlledBy(pg, created) || pg.Spec.SchedulingPolicy.Gang == nil || pg.Spec.SchedulingPolicy.Gang.MinCount != 4 {
 		t.Fatalf("PodGroup %s: owners %v, policy %+v: want a gang of 4 controlled by the Job", pg.Name, pg.OwnerReferences, pg.Spec.SchedulingPolicy)
 	}
-	ref := pg.Spec.PodGroupTemplateRef
-	if ref == nil || ref.Workload == nil {
+	ref := pg.Spec.WorkloadRef
+	if ref == nil {
 		t.Fatalf("PodGroup %s refers to no Workload template", pg.Name)
 	}
-	wl, err := c.Client.SchedulingV1alpha2().Workloads(ns).Get(ctx, ref.Workload.WorkloadName, metav1.GetOptions{})
-	if err != nil || !metav1.IsControlledBy(wl, created) {
-		t.Fatalf("Workload %s: %v, want one controlled by the Job", ref.Workload.WorkloadName, err)
+	wl, err := c.NativeWorkload(ctx, t, ns, ref.WorkloadName)
+	if err != nil || !metav1.IsControlledBy(wl, created) || nativegroup.FindTemplate(&wl.Spec, ref.TemplateName) == nil {
+		t.Fatalf("Workload %s: %v, want one controlled by the Job, with template %s", ref.WorkloadName, err, ref.TemplateName)
 	}
 	var members []string
 	e2eutil.WaitFor(t, time.Minute, "the Job's four pods", func(ctx context.Context) (bool, error) {
@@ -112,13 +119,14 @@ func TestIndexedJobGangScheduled(t *testing.T) {
 	})
 
 	// Room for three: the gang is not started in part, and its PodGroup says why.
-	e2eutil.WaitFor(t, time.Minute, "PodGroupScheduled=False for lack of cpu", func(ctx context.Context) (bool, error) {
-		got, err := c.Client.SchedulingV1alpha2().PodGroups(ns).Get(ctx, pg.Name, metav1.GetOptions{})
+	scheduled := nativegroup.ScheduledCondition(pg.APIVersion)
+	e2eutil.WaitFor(t, time.Minute, scheduled+"=False for lack of cpu", func(ctx context.Context) (bool, error) {
+		got, err := c.NativePodGroup(ctx, t, ns, pg.Name)
 		if err != nil {
 			return false, nil
 		}
-		cond := apimeta.FindStatusCondition(got.Status.Conditions, schedulingv1alpha2.PodGroupScheduled)
-		return cond != nil && cond.Status == metav1.ConditionFalse && cond.Reason == schedulingv1alpha2.PodGroupReasonUnschedulable &&
+		cond := apimeta.FindStatusCondition(got.Status.Conditions, scheduled)
+		return cond != nil && cond.Status == metav1.ConditionFalse && cond.Reason == v1alpha1.PodGroupReasonUnschedulable &&
 			strings.Contains(cond.Message, "Insufficient cpu"), nil
 	})
 	c.WaitEvent(t, ns, pg.Name, "FailedScheduling", time.Minute)
@@ -132,7 +140,7 @@ func TestIndexedJobGangScheduled(t *testing.T) {
 	// Room for all four: all are bound, each once, within the nodes' room.
 	nodes = append(nodes, node())
 	bound := c.WaitPodsBound(t, ns, members, time.Minute)
-	c.WaitNativePodGroupCondition(t, ns, pg.Name, schedulingv1alpha2.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
+	c.WaitNativePodGroupCondition(t, ns, pg.Name, v1alpha1.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
 	perNode := map[string]int{}
 	for _, name := range members {
 		h.WaitBound(t, name)
@@ -150,7 +158,7 @@ func TestIndexedJobGangScheduled(t *testing.T) {
 	if want := fmt.Sprintf("Scheduled 4 pods of pod group %s/%s", ns, pg.Name); ev.Note != want || ev.ReportingController != "phalanx" {
 		t.Errorf("PodGroup's Scheduled event %q from %s, want %q from phalanx", ev.Note, ev.ReportingController, want)
 	}
-	if r := ev.Regarding; r.APIVersion != "scheduling.k8s.io/v1alpha2" || r.Kind != "PodGroup" || r.UID != pg.UID {
+	if r := ev.Regarding; r.APIVersion != pg.APIVersion || r.Kind != "PodGroup" || r.UID != pg.UID {
 		t.Errorf("Scheduled event regards %+v, want the native PodGroup %s", r, pg.UID)
 	}
 	if code := p.Stop(t); code != 0 {
@@ -180,7 +188,7 @@ func TestPodGroupNameClash(t *testing.T) {
 	for _, name := range members {
 		c.CreatePod(t, pin(native.member(e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: sched, CPU: "1", Memory: "100Mi"}.Build(), "train"), pinValue))
 	}
-	msg := nativegroup.ClashMessage(ns, "train")
+	msg := nativegroup.ClashMessage(ns, "train", c.NativeVersion(t))
 	c.WaitPodGroupCondition(t, ns, "train", v1alpha1.PodGroupScheduled, metav1.ConditionFalse, msg, time.Minute)
 	c.WaitNativePodGroupCondition(t, ns, "train", v1alpha1.PodGroupScheduled, metav1.ConditionFalse, msg, time.Minute)
 	var apis []string
@@ -192,7 +200,7 @@ func TestPodGroupNameClash(t *testing.T) {
 			}
 		}
 		slices.Sort(apis)
-		return slices.Equal(apis, []string{"scheduling.k8s.io/v1alpha2", "scheduling.phalanx.dev/v1alpha1"}), nil
+		return slices.Equal(apis, []string{c.NativeVersion(t), "scheduling.phalanx.dev/v1alpha1"}), nil
 	})
 	for _, name := range members {
 		pod, err := c.Client.CoreV1().Pods(ns).Get(e2eutil.Context(t), name, metav1.GetOptions{})

@@ -10,10 +10,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 	"github.com/phalanx-dev/phalanx/test/e2e/e2eutil"
 )
 
@@ -62,7 +63,7 @@ var (
 )
 
 // groupAPI is the API a test's pod groups are made with: phalanx's PodGroup CRD, whose
-// members carry its label, or Kubernetes' own scheduling.k8s.io/v1alpha2 PodGroups, whose
+// members carry its label, or Kubernetes' own scheduling.k8s.io PodGroups, whose
 // members name them in spec.schedulingGroup (phalanx reads both, --podgroup-source=auto).
 type groupAPI struct {
 	name   string
@@ -79,19 +80,19 @@ func (g groupAPI) createGang(t *testing.T, c *e2eutil.Cluster, ns, name string, 
 		c.CreatePodGroup(t, gangGroup(ns, name, minCount, class, mode))
 		return
 	}
-	pg := &schedulingv1alpha2.PodGroup{
+	pg := &nativegroup.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: schedulingv1alpha2.PodGroupSpec{
-			SchedulingPolicy:  schedulingv1alpha2.PodGroupSchedulingPolicy{Gang: &schedulingv1alpha2.GangSchedulingPolicy{MinCount: minCount}},
+		Spec: schedulingv1beta1.PodGroupSpec{
+			SchedulingPolicy:  schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}},
 			PriorityClassName: class,
 		},
 	}
 	switch {
 	case mode == nil:
 	case mode.All != nil:
-		pg.Spec.DisruptionMode = ptr(schedulingv1alpha2.DisruptionModePodGroup)
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
 	default:
-		pg.Spec.DisruptionMode = ptr(schedulingv1alpha2.DisruptionModePod)
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
 	}
 	c.CreateNativePodGroup(t, pg)
 }
@@ -122,11 +123,11 @@ func (g groupAPI) record(t *testing.T, c *e2eutil.Cluster, ns string) *e2eutil.P
 }
 
 // checkRef checks that an event names a group of this API.
-func (g groupAPI) checkRef(t *testing.T, what string, ref *corev1.ObjectReference, name string) {
+func (g groupAPI) checkRef(t *testing.T, c *e2eutil.Cluster, what string, ref *corev1.ObjectReference, name string) {
 	t.Helper()
 	want := v1alpha1.SchemeGroupVersion.String()
 	if g.native {
-		want = schedulingv1alpha2.SchemeGroupVersion.String()
+		want = c.NativeVersion(t)
 	}
 	if ref == nil || ref.Kind != "PodGroup" || ref.APIVersion != want || ref.Name != name {
 		t.Errorf("%s names %+v, want %s PodGroup %s", what, ref, want, name)
@@ -315,7 +316,7 @@ func testPodGroupPreemption(t *testing.T, api groupAPI, mode *v1alpha1.Disruptio
 		if ev.Related == nil || ev.Related.Name != related || ev.Related.Kind != relatedKind {
 			t.Errorf("%s: Preempted event related to %+v, want %s %s", v, ev.Related, relatedKind, related)
 		} else if byGroup {
-			api.checkRef(t, v+": Preempted event's related object", ev.Related, related)
+			api.checkRef(t, c, v+": Preempted event's related object", ev.Related, related)
 		}
 	}
 
@@ -397,7 +398,7 @@ func testPodGroupPreemption(t *testing.T, api groupAPI, mode *v1alpha1.Disruptio
 		if want := fmt.Sprintf("Scheduled 2 pods of pod group %s/high", ns); len(evs) != 1 || evs[0].Note != want {
 			t.Errorf("high's Scheduled events %v, want one %q", notes(evs), want)
 		} else {
-			api.checkRef(t, "high's Scheduled event", &evs[0].Regarding, "high")
+			api.checkRef(t, c, "high's Scheduled event", &evs[0].Regarding, "high")
 		}
 		if v, ok, err := p.Metric(ctx, "scheduler_podgroup_preemption_attempts_total", `result="success"`); err != nil || !ok || v != 1 {
 			t.Errorf("scheduler_podgroup_preemption_attempts_total{result=success} = %v (found %v, err %v), want 1", v, ok, err)

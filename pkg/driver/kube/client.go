@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
@@ -43,9 +44,11 @@ const DefaultAPIConcurrency = 256
 type Client struct {
 	core      kubernetes.Interface
 	podGroups *PodGroupClient
-	recorder  events.EventRecorder
-	logger    klog.Logger
-	calls     *dispatcher
+	// v1alpha2 patches the status of Kubernetes 1.36's native PodGroups (nil: none read).
+	v1alpha2 rest.Interface
+	recorder events.EventRecorder
+	logger   klog.Logger
+	calls    *dispatcher
 }
 
 var _ actuator.Client = (*Client)(nil)
@@ -169,7 +172,7 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 		return fmt.Errorf("UpdateStatus: unsupported type %T", obj)
 	}
 	if nativegroup.IsNative(pg) {
-		return c.patchNativeConditions(ctx, pg.Namespace, pg.Name, pg.UID, nativegroup.StatusConditions(pg))
+		return c.patchNativeConditions(ctx, pg.APIVersion, pg.Namespace, pg.Name, pg.UID, nativegroup.StatusConditions(pg))
 	}
 	if c.podGroups == nil {
 		return fmt.Errorf("UpdateStatus: no PodGroup client")

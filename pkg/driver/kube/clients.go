@@ -13,9 +13,11 @@ import (
 // through its dispatcher, which takes a token only when a call's turn comes), events and
 // leader election have their own.
 type clientSet struct {
-	informers      kubernetes.Interface
-	actuator       kubernetes.Interface
-	podGroups      *PodGroupClient
+	informers kubernetes.Interface
+	actuator  kubernetes.Interface
+	podGroups *PodGroupClient
+	// v1alpha2 reads Kubernetes 1.36's native PodGroups and Workloads (nativev1alpha2.go).
+	v1alpha2       rest.Interface
 	leaderElection kubernetes.Interface
 	events         *eventRecorder
 	calls          *dispatcher
@@ -58,6 +60,9 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 		return nil, err
 	}
 	if cs.podGroups, err = NewPodGroupClient(config("scheduler", nil, false), scheme); err != nil {
+		return nil, err
+	}
+	if cs.v1alpha2, err = newV1alpha2Client(config("scheduler", shared, false)); err != nil {
 		return nil, err
 	}
 	if cs.leaderElection, err = kubernetes.NewForConfig(config("leader-election", limits.limiter(apf), true)); err != nil {

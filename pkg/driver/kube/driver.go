@@ -147,6 +147,8 @@ type Driver struct {
 	identity string
 	// discovery tells which PodGroup APIs the server serves (--podgroup-source=auto).
 	discovery discovery.DiscoveryInterface
+	// groupAPIs are the PodGroup APIs read, decided by Run.
+	groupAPIs groupAPIs
 
 	factory   informers.SharedInformerFactory
 	informers []namedInformer
@@ -212,6 +214,7 @@ func New(o Options) (*Driver, error) {
 		discovery: clients.informers.Discovery(),
 	}
 	d.client = newClient(clients.actuator, clients.podGroups, d.events.recorder, clients.calls, o.Logger)
+	d.client.v1alpha2 = clients.v1alpha2
 	d.sched, err = scheduler.New(scheduler.Options{
 		Config:         cfg,
 		Registry:       plugins.NewRegistry(),
@@ -376,7 +379,7 @@ func (d *Driver) Run(ctx context.Context) error {
 	d.factory.Start(ctx.Done())
 	synced := make([]cache.InformerSynced, len(d.informers))
 	for i, inf := range d.informers {
-		if standalone(inf.name) { // not from the factory
+		if d.standalone(inf.name) { // not from the factory
 			go inf.informer.RunWithContext(ctx)
 		}
 		synced[i] = inf.informer.HasSynced

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
@@ -26,12 +29,14 @@ type GroupSource string
 
 const (
 	// GroupSourceAuto reads every PodGroup API the server serves, asking it at start:
-	// Kubernetes' own scheduling.k8s.io/v1alpha2 PodGroups (with their Workloads), phalanx's
-	// CRD, or both; the CRD when it serves neither yet.
+	// Kubernetes' own scheduling.k8s.io PodGroups (with their Workloads) in the newest
+	// version it serves of those phalanx reads (nativegroup.Versions), phalanx's CRD, or
+	// both; the CRD when it serves neither yet.
 	GroupSourceAuto GroupSource = "auto"
 	// GroupSourceCRD reads phalanx's PodGroup CRD only.
 	GroupSourceCRD GroupSource = "crd"
-	// GroupSourceNative reads scheduling.k8s.io/v1alpha2 PodGroups and Workloads only.
+	// GroupSourceNative reads scheduling.k8s.io PodGroups and Workloads only, in the newest
+	// version served.
 	GroupSourceNative GroupSource = "native"
 )
 
@@ -39,16 +44,21 @@ const (
 var GroupSources = []GroupSource{GroupSourceAuto, GroupSourceCRD, GroupSourceNative}
 
 // groupAPIs are the PodGroup APIs the driver reads.
-type groupAPIs struct{ crd, native bool }
+type groupAPIs struct {
+	crd bool
+	// native is the scheduling.k8s.io version read, "" for none.
+	native string
+}
 
 func (a groupAPIs) String() string {
-	switch {
-	case a.crd && a.native:
-		return "crd+native"
-	case a.native:
-		return "native"
+	var read []string
+	if a.crd {
+		read = append(read, v1alpha1.SchemeGroupVersion.String())
 	}
-	return "crd"
+	if a.native != "" {
+		read = append(read, a.native)
+	}
+	return strings.Join(read, "+")
 }
 
 // Names of the group informers, as logs and reportUnsynced show them.
@@ -61,21 +71,35 @@ const (
 // discoveryRetry is how often resolveGroupAPIs asks a server that did not answer.
 var discoveryRetry = 2 * time.Second
 
-// resolveGroupAPIs decides which PodGroup APIs to read. For auto it asks the server's
-// discovery, again every discoveryRetry while the server does not answer (a cancelled ctx
-// returns its error).
+// errNoNativeVersion: --podgroup-source=native, and the server serves no native PodGroup
+// version phalanx reads.
+var errNoNativeVersion = fmt.Errorf("--podgroup-source=native: the API server serves PodGroups in none of %s "+
+	"(Kubernetes 1.37: the GenericWorkload gate and --runtime-config=scheduling.k8s.io/v1beta1=true; "+
+	"1.36: scheduling.k8s.io/v1alpha2 and its gates); serve one, or read phalanx's CRD (--podgroup-source=crd)",
+	strings.Join(nativegroup.Versions, ", "))
+
+// resolveGroupAPIs decides which PodGroup APIs to read. For auto and native it asks the
+// server's discovery, again every discoveryRetry while the server does not answer (a
+// cancelled ctx returns its error): the native version read is the first of
+// nativegroup.Versions the server serves PodGroups in. Native with none served is
+// errNoNativeVersion; auto then reads the CRD, and says so, naming any scheduling.k8s.io
+// version with PodGroups that phalanx does not read.
 func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, src GroupSource, logger klog.Logger) (groupAPIs, error) {
-	switch src {
-	case GroupSourceCRD:
+	if src == GroupSourceCRD {
 		return groupAPIs{crd: true}, nil
-	case GroupSourceNative:
-		return groupAPIs{native: true}, nil
 	}
 	var apis groupAPIs
 	err := wait.PollUntilContextCancel(ctx, discoveryRetry, true, func(context.Context) (bool, error) {
-		crd, err1 := serves(disc, v1alpha1.SchemeGroupVersion.String(), "podgroups")
-		native, err2 := serves(disc, nativegroup.APIVersion, "podgroups")
-		if err := firstError(err1, err2); err != nil {
+		crd := false
+		var err error
+		if src != GroupSourceNative {
+			crd, err = serves(disc, v1alpha1.SchemeGroupVersion.String(), "podgroups")
+		}
+		native := ""
+		if err == nil {
+			native, err = newestNative(disc)
+		}
+		if err != nil {
 			logger.Info("Asking the API server which PodGroup APIs it serves", "err", err)
 			return false, nil
 		}
@@ -85,20 +109,63 @@ func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, sr
 	if err != nil {
 		return apis, err
 	}
-	if !apis.crd && !apis.native {
-		logger.Info("The API server serves no PodGroup API yet: reading phalanx's PodGroup CRD, once it is installed (restart phalanx to read scheduling.k8s.io/v1alpha2 PodGroups once they are served)")
+	if apis.native == "" {
+		unread := unreadNativeVersions(disc)
+		if src == GroupSourceNative {
+			logger.Error(errNoNativeVersion, "No native PodGroup API to read", "unreadVersions", unread)
+			return apis, errNoNativeVersion
+		}
+		if len(unread) > 0 {
+			logger.Error(nil, "The API server serves scheduling.k8s.io PodGroups only in versions phalanx does not read: their members stay pending, waiting for a PodGroup phalanx cannot see",
+				"served", unread, "read", nativegroup.Versions)
+		}
+	}
+	if !apis.crd && apis.native == "" {
+		logger.Info("The API server serves no PodGroup API phalanx reads yet: reading phalanx's PodGroup CRD, once it is installed (restart phalanx to read scheduling.k8s.io PodGroups once they are served)",
+			"nativeVersions", nativegroup.Versions)
 		apis.crd = true
 	}
 	return apis, nil
 }
 
-func firstError(errs ...error) error {
-	for _, err := range errs {
+// newestNative is the first of nativegroup.Versions in which the server serves PodGroups,
+// "" for none.
+func newestNative(disc discovery.DiscoveryInterface) (string, error) {
+	for _, v := range nativegroup.Versions {
+		ok, err := serves(disc, v, "podgroups")
 		if err != nil {
-			return err
+			return "", err
+		}
+		if ok {
+			return v, nil
 		}
 	}
-	return nil
+	return "", nil
+}
+
+// unreadNativeVersions are the scheduling.k8s.io versions the server serves PodGroups in
+// that phalanx does not read (a later Kubernetes's), for the message that says why native
+// groups are not read. Best effort: nil when discovery fails.
+func unreadNativeVersions(disc discovery.DiscoveryInterface) []string {
+	groups, err := disc.ServerGroups()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, g := range groups.Groups {
+		if g.Name != nativegroup.GroupName {
+			continue
+		}
+		for _, v := range g.Versions {
+			if slices.Contains(nativegroup.Versions, v.GroupVersion) {
+				continue
+			}
+			if ok, err := serves(disc, v.GroupVersion, "podgroups"); err == nil && ok {
+				out = append(out, v.GroupVersion)
+			}
+		}
+	}
+	return out
 }
 
 // serves reports whether the server serves a resource in a group version.
@@ -117,6 +184,7 @@ func serves(disc discovery.DiscoveryInterface, groupVersion, resource string) (b
 // before the pods': Workloads before the native groups that refer to them, so that the
 // first cycle sees every group as it is.
 func (d *Driver) addGroupInformers(apis groupAPIs) error {
+	d.groupAPIs = apis
 	sources := nativegroup.NewSources(Handlers(d.sched), d.reportClash)
 	var add []namedInformer
 	var handlers []cache.ResourceEventHandler
@@ -124,12 +192,25 @@ func (d *Driver) addGroupInformers(apis groupAPIs) error {
 		add = append(add, namedInformer{informerCRDGroups, d.client.podGroups.NewInformer(0)})
 		handlers = append(handlers, podGroupHandler(d.sched, sources))
 	}
-	if apis.native {
-		scheduling := d.factory.Scheduling().V1alpha2()
-		add = append(add,
-			namedInformer{informerWorkloads, scheduling.Workloads().Informer()},
-			namedInformer{informerNativeGroups, scheduling.PodGroups().Informer()})
-		handlers = append(handlers, workloadHandler(d.sched, sources), nativePodGroupHandler(d.sched, sources))
+	if apis.native != "" {
+		var workloads, podGroups cache.SharedIndexInformer
+		switch apis.native {
+		case nativegroup.V1beta1:
+			s := d.factory.Scheduling().V1beta1()
+			workloads, podGroups = s.Workloads().Informer(), s.PodGroups().Informer()
+			handlers = append(handlers, workloadHandler[*schedulingv1beta1.Workload](d.sched, sources),
+				nativePodGroupHandler[*schedulingv1beta1.PodGroup](d.sched, sources))
+		case nativegroup.V1alpha3:
+			s := d.factory.Scheduling().V1alpha3()
+			workloads, podGroups = s.Workloads().Informer(), s.PodGroups().Informer()
+			handlers = append(handlers, workloadHandler[*schedulingv1alpha3.Workload](d.sched, sources),
+				nativePodGroupHandler[*schedulingv1alpha3.PodGroup](d.sched, sources))
+		default:
+			workloads, podGroups = v1alpha2Informers(d.client.v1alpha2)
+			handlers = append(handlers, workloadHandler[*schedulingv1alpha2.Workload](d.sched, sources),
+				nativePodGroupHandler[*schedulingv1alpha2.PodGroup](d.sched, sources))
+		}
+		add = append(add, namedInformer{informerWorkloads, workloads}, namedInformer{informerNativeGroups, podGroups})
 	}
 	for _, inf := range add {
 		if err := inf.informer.SetTransform(stripManagedFields); err != nil {
@@ -142,8 +223,17 @@ func (d *Driver) addGroupInformers(apis groupAPIs) error {
 	return nil
 }
 
-// standalone reports whether an informer is not the factory's, so Run starts it itself.
-func standalone(name string) bool { return name == informerCRDGroups }
+// standalone reports whether an informer is not the factory's, so Run starts it itself:
+// the CRD's, and v1alpha2's, which client-go no longer has.
+func (d *Driver) standalone(name string) bool {
+	switch name {
+	case informerCRDGroups:
+		return true
+	case informerNativeGroups, informerWorkloads:
+		return d.groupAPIs.native == nativegroup.V1alpha2
+	}
+	return false
+}
 
 // The group handlers feed Sources on the loop; Sources feeds the scheduler.
 
@@ -151,24 +241,39 @@ func podGroupHandler(h Handlers, s *nativegroup.Sources) cache.ResourceEventHand
 	return handlerFuncs(h, s.SetCRD, func(_, pg *v1alpha1.PodGroup) { s.SetCRD(pg) }, s.DeleteCRD)
 }
 
-func nativePodGroupHandler(h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
-	return handlerFuncs(h, s.SetNative, func(_, pg *schedulingv1alpha2.PodGroup) { s.SetNative(pg) }, s.DeleteNative)
+// nativePodGroupHandler reads native PodGroups of the version T into nativegroup's shape.
+func nativePodGroupHandler[T any](h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
+	return nativeHandler[T](h, nativegroup.PodGroupFrom, s.SetNative, s.DeleteNative)
 }
 
-func workloadHandler(h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
-	return handlerFuncs(h, s.SetWorkload, func(_, wl *schedulingv1alpha2.Workload) { s.SetWorkload(wl) }, s.DeleteWorkload)
+// workloadHandler reads Workloads of the version T into nativegroup's shape.
+func workloadHandler[T any](h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
+	return nativeHandler[T](h, nativegroup.WorkloadFrom, s.SetWorkload, s.DeleteWorkload)
+}
+
+// nativeHandler feeds the objects of type T, read by read, to set and del.
+func nativeHandler[T, R any](h Handlers, read func(any) (R, error), set, del func(R)) cache.ResourceEventHandler {
+	with := func(f func(R)) func(T) {
+		return func(obj T) {
+			if o, err := read(obj); err == nil {
+				f(o)
+			}
+		}
+	}
+	add := with(set)
+	return handlerFuncs(h, add, func(_, obj T) { add(obj) }, with(del))
 }
 
 // reportClash tells of a PodGroup name that both APIs define: the scheduler holds the CRD
 // group with the message; the native group gets the same condition and a Warning event,
 // and the log says it too. It runs on the loop, so the status write goes off it.
-func (d *Driver) reportClash(native *schedulingv1alpha2.PodGroup, crd *v1alpha1.PodGroup, msg string) {
+func (d *Driver) reportClash(native *nativegroup.PodGroup, crd *v1alpha1.PodGroup, msg string) {
 	d.logger.Error(nil, "PodGroup defined by both APIs: neither is scheduled until one of them is deleted",
 		"podGroup", klog.KObj(native), "crdUID", crd.UID, "nativeUID", native.UID)
 	d.client.Event(native, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	cond := nativegroup.ClashCondition(native, msg, time.Now())
 	go func() {
-		if err := d.client.patchNativeConditions(context.Background(), native.Namespace, native.Name, native.UID, []metav1.Condition{cond}); err != nil {
+		if err := d.client.patchNativeConditions(context.Background(), native.APIVersion, native.Namespace, native.Name, native.UID, []metav1.Condition{cond}); err != nil {
 			d.logger.V(2).Info("Could not update the PodGroup status", "podGroup", klog.KObj(native), "err", err)
 		}
 	}()
@@ -179,7 +284,7 @@ func (d *Driver) reportClash(native *schedulingv1alpha2.PodGroup, crd *v1alpha1.
 // type), as kube-scheduler patches PodGroup status. The patch carries metadata.uid, which
 // the API server checks against the object's, so a PodGroup of the same name that
 // replaced this one is not patched.
-func (c *Client) patchNativeConditions(ctx context.Context, namespace, name string, uid types.UID, conds []metav1.Condition) error {
+func (c *Client) patchNativeConditions(ctx context.Context, apiVersion, namespace, name string, uid types.UID, conds []metav1.Condition) error {
 	if len(conds) == 0 {
 		return nil
 	}
@@ -190,9 +295,29 @@ func (c *Client) patchNativeConditions(ctx context.Context, namespace, name stri
 	// Through the dispatcher, as phalanx's own PodGroup status (one write per group at a
 	// time, in order).
 	return c.calls.do(ctx, &call{class: classNominate, object: "PodGroup/" + namespace + "/" + name}, func(ctx context.Context) error {
-		_, err := c.core.SchedulingV1alpha2().PodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
-		return err
+		return c.patchNativeStatus(ctx, apiVersion, namespace, name, body)
 	})
+}
+
+// patchNativeStatus sends a strategic merge patch of a native PodGroup's status in the
+// version it was read from.
+func (c *Client) patchNativeStatus(ctx context.Context, apiVersion, namespace, name string, body []byte) error {
+	var err error
+	switch apiVersion {
+	case nativegroup.V1beta1:
+		_, err = c.core.SchedulingV1beta1().PodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+	case nativegroup.V1alpha3:
+		_, err = c.core.SchedulingV1alpha3().PodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+	case nativegroup.V1alpha2:
+		if c.v1alpha2 == nil {
+			return fmt.Errorf("no %s client", apiVersion)
+		}
+		err = c.v1alpha2.Patch(types.StrategicMergePatchType).Namespace(namespace).Resource(podGroupsResource).Name(name).
+			SubResource("status").Body(body).Do(ctx).Error()
+	default:
+		err = fmt.Errorf("PodGroup %s/%s: unknown native version %q", namespace, name, apiVersion)
+	}
+	return err
 }
 
 func nativeStatusPatch(uid types.UID, conds []metav1.Condition) ([]byte, error) {

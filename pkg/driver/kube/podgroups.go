@@ -6,7 +6,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -26,16 +25,7 @@ const podGroupsResource = "podgroups"
 // speaks JSON (custom resources have no protobuf) and shares base's rate limiter, if it
 // has one.
 func NewPodGroupClient(base *rest.Config, scheme *runtime.Scheme) (*PodGroupClient, error) {
-	cfg := rest.CopyConfig(base)
-	cfg.GroupVersion = &v1alpha1.SchemeGroupVersion
-	cfg.APIPath = "/apis"
-	cfg.ContentType = runtime.ContentTypeJSON
-	cfg.AcceptContentTypes = runtime.ContentTypeJSON
-	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	rc, err := rest.RESTClientFor(cfg)
+	rc, err := newJSONRESTClient(base, v1alpha1.SchemeGroupVersion, scheme)
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +65,5 @@ func (c *PodGroupClient) UpdateStatus(ctx context.Context, pg *v1alpha1.PodGroup
 
 // NewInformer returns a shared informer of all PodGroups.
 func (c *PodGroupClient) NewInformer(resync time.Duration) cache.SharedIndexInformer {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return c.List(ctx, opts)
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return c.Watch(ctx, opts)
-		},
-	}
-	return cache.NewSharedIndexInformer(lw, &v1alpha1.PodGroup{}, resync, cache.Indexers{})
+	return restInformer(c.rest, podGroupsResource, func() runtime.Object { return &v1alpha1.PodGroupList{} }, &v1alpha1.PodGroup{}, resync)
 }

@@ -12,7 +12,8 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
 // Timeline annotations (values are Go durations of virtual time).
@@ -63,10 +65,10 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.PDBs = append(sc.PDBs, t)
 	case *v1alpha1.PodGroup:
 		sc.PodGroups = append(sc.PodGroups, t)
-	case *schedulingv1alpha2.PodGroup:
-		sc.NativePodGroups = append(sc.NativePodGroups, t)
-	case *schedulingv1alpha2.Workload:
-		sc.Workloads = append(sc.Workloads, t)
+	case *schedulingv1alpha2.PodGroup, *schedulingv1alpha2.Workload,
+		*schedulingv1alpha3.PodGroup, *schedulingv1alpha3.Workload,
+		*schedulingv1beta1.PodGroup, *schedulingv1beta1.Workload:
+		sc.nativeInputs = append(sc.nativeInputs, t)
 	default:
 		sc.Resources.add(obj)
 	}
@@ -83,6 +85,7 @@ func (sc *Scenario) errAt(obj any, desc, fld, msg string) error {
 
 // reject records every error of an object; errRejected when there was one.
 func (sc *Scenario) reject(obj any, desc string, errs field.ErrorList) error {
+	sortErrors(errs)
 	for _, e := range errs {
 		fld := e.Field
 		if fld == "<nil>" {
@@ -94,6 +97,18 @@ func (sc *Scenario) reject(obj any, desc string, errs field.ErrorList) error {
 		return errRejected
 	}
 	return nil
+}
+
+// sortErrors orders an object's errors by field, those about no field last: validation
+// walks maps (labels, resources), and the output must repeat.
+func sortErrors(errs field.ErrorList) {
+	key := func(e *field.Error) string {
+		if e.Field == "<nil>" || e.Field == "" {
+			return "\xff"
+		}
+		return e.Field
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return key(errs[i]) < key(errs[j]) })
 }
 
 // admit applies what a control plane's admission would (defaults, priorities) and refuses

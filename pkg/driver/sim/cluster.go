@@ -7,7 +7,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -255,7 +254,7 @@ func refOf(obj runtime.Object) ObjectRef {
 		return ObjectRef{Kind: "Pod", Namespace: o.Namespace, Name: o.Name}
 	case *v1alpha1.PodGroup:
 		return ObjectRef{Kind: "PodGroup", Namespace: o.Namespace, Name: o.Name}
-	case *schedulingv1alpha2.PodGroup:
+	case *nativegroup.PodGroup:
 		return ObjectRef{Kind: "PodGroup", Namespace: o.Namespace, Name: o.Name}
 	case *v1.Node:
 		return ObjectRef{Kind: "Node", Name: o.Name}

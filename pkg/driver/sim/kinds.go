@@ -10,11 +10,13 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
 // kinds are the objects the simulator understands, by apiVersion/kind.
@@ -26,6 +28,10 @@ var kinds = map[string]func() any{
 	"node.k8s.io/v1/RuntimeClass":        func() any { return &nodev1.RuntimeClass{} },
 	"policy/v1/PodDisruptionBudget":      func() any { return &policyv1.PodDisruptionBudget{} },
 	v1alpha1.SchemeGroupVersion.String() + "/PodGroup": func() any { return &v1alpha1.PodGroup{} },
+	"scheduling.k8s.io/v1beta1/PodGroup":               func() any { return &schedulingv1beta1.PodGroup{} },
+	"scheduling.k8s.io/v1beta1/Workload":               func() any { return &schedulingv1beta1.Workload{} },
+	"scheduling.k8s.io/v1alpha3/PodGroup":              func() any { return &schedulingv1alpha3.PodGroup{} },
+	"scheduling.k8s.io/v1alpha3/Workload":              func() any { return &schedulingv1alpha3.Workload{} },
 	"scheduling.k8s.io/v1alpha2/PodGroup":              func() any { return &schedulingv1alpha2.PodGroup{} },
 	"scheduling.k8s.io/v1alpha2/Workload":              func() any { return &schedulingv1alpha2.Workload{} },
 	// Storage and Dynamic Resource Allocation (resources.go).

@@ -360,8 +360,13 @@ func decodeObject(js []byte, where origin, res *decoded) {
 		}
 		desc := describe(tm.Kind, stringAt(m, "metadata", "namespace"), stringAt(m, "metadata", "name"))
 		errs := schema.Admit(m)
+		sortErrors(errs)
 		for _, e := range errs {
-			fail(e.Field, desc, e.ErrorBody())
+			fld := e.Field
+			if fld == "<nil>" {
+				fld = ""
+			}
+			fail(fld, desc, e.ErrorBody())
 		}
 		if len(errs) > 0 || !known {
 			if !known {

@@ -75,7 +75,7 @@ type ClaimReport struct {
 
 // GroupReport is one PodGroup's outcome.
 type GroupReport struct {
-	// APIVersion is set for Kubernetes' own (scheduling.k8s.io/v1alpha2) PodGroups only.
+	// APIVersion is set for Kubernetes' own PodGroups only: the scheduling.k8s.io version read.
 	APIVersion string      `json:"apiVersion,omitempty"`
 	Namespace  string      `json:"namespace"`
 	Name       string      `json:"name"`

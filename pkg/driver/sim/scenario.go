@@ -11,9 +11,9 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
 // Scenario is the input of a simulation: the objects of the manifests, in input order.
@@ -26,10 +26,13 @@ type Scenario struct {
 	RuntimeClasses []*nodev1.RuntimeClass
 	PDBs           []*policyv1.PodDisruptionBudget
 	PodGroups      []*v1alpha1.PodGroup
-	// NativePodGroups and Workloads are Kubernetes' own scheduling.k8s.io/v1alpha2 kinds,
-	// scheduled as phalanx's PodGroups are (pkg/nativegroup).
-	NativePodGroups []*schedulingv1alpha2.PodGroup
-	Workloads       []*schedulingv1alpha2.Workload
+	// NativePodGroups and Workloads are Kubernetes' own scheduling.k8s.io kinds (v1beta1,
+	// v1alpha3 or v1alpha2, read into one shape by pkg/nativegroup, their apiVersion kept),
+	// scheduled as phalanx's PodGroups are. They are filled by admission, from
+	// nativeInputs, the documents as they were decoded.
+	NativePodGroups []*nativegroup.PodGroup
+	Workloads       []*nativegroup.Workload
+	nativeInputs    []any
 	// Storage and DRA objects (resources.go).
 	Resources Resources
 	// Warnings are things a user should know that did not stop the load (skipped kinds).

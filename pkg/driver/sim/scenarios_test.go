@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ type expectation struct {
 	// Pods are checked by "namespace/name" (or "name" in default).
 	Pods map[string]podExpectation `json:"pods,omitempty"`
 	// Groups are checked by "namespace/name" (or "name"); "native:namespace/name" (or
-	// "native:name") is the scheduling.k8s.io/v1alpha2 PodGroup of that name, for when
+	// "native:name") is the scheduling.k8s.io PodGroup of that name, for when
 	// phalanx's PodGroup has the same name.
 	Groups map[string]groupExpectation `json:"groups,omitempty"`
 	// Claims are checked by "namespace/name" (or "name"), at the end of the run.
@@ -107,8 +108,41 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(strings.TrimPrefix(f, scenarioDir+"/"), ".yaml")
-		t.Run(name, func(t *testing.T) { runScenarioFile(t, f) })
+		t.Run(name, func(t *testing.T) { runScenarioFile(t, f, nil) })
+		if strings.HasPrefix(name, "native/") {
+			// Kubernetes 1.37's versions of the same native groups must behave the same.
+			for _, v := range []string{"v1beta1", "v1alpha3"} {
+				t.Run(name+"@"+v, func(t *testing.T) { runScenarioFile(t, f, func(b []byte) []byte { return asV1beta1(b, v) }) })
+			}
+		}
 	}
+}
+
+var templateRef = regexp.MustCompile(`podGroupTemplateRef: \{workload: \{workloadName: ([^,]+), podGroupTemplateName: ([^}]+)\}\}`)
+
+// asV1beta1 rewrites a scenario of scheduling.k8s.io/v1alpha2 PodGroups and Workloads into
+// the same scenario in v1beta1's shape, under version (v1beta1 or v1alpha3): the fields
+// v1alpha2 spelled otherwise, and, in the expectations, the condition type and the
+// messages that name fields or the version.
+func asV1beta1(data []byte, version string) []byte {
+	s := templateRef.ReplaceAllString(string(data), "workloadRef: {workloadName: $1, templateName: $2}")
+	for _, r := range [][2]string{
+		{"scheduling.k8s.io/v1alpha2", "scheduling.k8s.io/" + version},
+		{"disruptionMode: PodGroup", "disruptionMode: {all: {}}"},
+		{"disruptionMode: Pod\n", "disruptionMode: {single: {}}\n"},
+		{`spec.disruptionMode: Invalid value: "PodGroup": may only be used with the gang scheduling policy`,
+			`spec.disruptionMode.all: Forbidden: may only be used with the gang scheduling policy`},
+		{"spec.disruptionMode: Invalid value", "spec.disruptionMode.all: Forbidden"},
+		{"spec.podGroupTemplateRef.workload.workloadName", "spec.workloadRef.workloadName"},
+		{"native:train: {phase: Scheduled, condition: PodGroupScheduled", "native:train: {phase: Scheduled, condition: PodGroupInitiallyScheduled"},
+	} {
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	// Every group of a native-only scenario is native: its condition is the version's.
+	if !strings.Contains(s, "scheduling.phalanx.dev/v1alpha1") {
+		s = strings.ReplaceAll(s, "condition: PodGroupScheduled=", "condition: PodGroupInitiallyScheduled=")
+	}
+	return []byte(s)
 }
 
 // splitScenario separates the Expectation document from the manifests.
@@ -141,10 +175,14 @@ func splitScenario(t *testing.T, data []byte) (*expectation, []byte) {
 	return exp, rest.Bytes()
 }
 
-func runScenarioFile(t *testing.T, file string) {
+// runScenarioFile runs a scenario file, rewritten by rewrite first unless it is nil.
+func runScenarioFile(t *testing.T, file string, rewrite func([]byte) []byte) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rewrite != nil {
+		data = rewrite(data)
 	}
 	runScenario(t, data)
 }

@@ -28,7 +28,7 @@ import (
 const (
 	EnvKubeconfig = "KUBECONFIG"
 	EnvDir        = "PHALANX_E2E_DIR"     // temp dir: logs, pid and args files, kubeconfig
-	EnvBinDir     = "PHALANX_E2E_BIN_DIR" // etcd, kube-apiserver, kube-controller-manager, kwok
+	EnvBinDir     = "PHALANX_E2E_BIN_DIR" // etcd, kwok, e2ectl; <release>/kube-apiserver, kube-controller-manager
 	EnvCtl        = "PHALANX_E2E_CTL"     // hack/lib/e2e-ctl.sh
 )
 

@@ -45,6 +45,15 @@ func (c *Cluster) RestartAPIServer(t testing.TB, down time.Duration) {
 	c.ctl(t, "restart", KubeAPIServer, strconv.FormatFloat(down.Seconds(), 'f', 3, 64))
 }
 
+// SwitchRelease restarts kube-apiserver and kube-controller-manager as another release
+// (v1.37.2 or v1.36.3) with the workload API on or off ("on", "off"), on the same etcd:
+// the seed's upgrade and downgrade. Both releases must be built. A test that switches
+// must switch back to the run's release, with the API on, in t.Cleanup.
+func (c *Cluster) SwitchRelease(t testing.TB, version, gates string) {
+	t.Helper()
+	c.ctl(t, "release", version, gates)
+}
+
 func (c *Cluster) ctl(t testing.TB, args ...string) {
 	t.Helper()
 	script := os.Getenv(EnvCtl)

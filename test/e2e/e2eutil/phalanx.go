@@ -384,6 +384,31 @@ func (p *Phalanx) Metric(ctx context.Context, name, labels string) (float64, boo
 	return 0, false, sc.Err()
 }
 
+// MetricSum returns the sum of a metric's samples over all its labels from /metrics (0
+// when it has none).
+func (p *Phalanx) MetricSum(ctx context.Context, name string) (float64, error) {
+	code, body, err := p.get(ctx, "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	if code != http.StatusOK {
+		return 0, fmt.Errorf("/metrics: HTTP %d", code)
+	}
+	sum := 0.0
+	for _, line := range strings.Split(body, "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 || strings.HasPrefix(line, "#") || (line[:i] != name && !strings.HasPrefix(line, name+"{")) {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			return 0, err
+		}
+		sum += v
+	}
+	return sum, nil
+}
+
 // IsLeader tells whether the process holds the Lease, by its
 // leader_election_master_status metric.
 func (p *Phalanx) IsLeader(ctx context.Context) bool {
