@@ -75,8 +75,12 @@ that serve it, or both (--podgroup-source).
 kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration; the latter's leaderElection,
 clientConnection and enableProfiling apply where no flag says otherwise.
 
-Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could not run,
-2 for bad flags or configuration.`,
+At start, an API server that does not answer or refuses phalanx is named, with the
+cause, at once (and on /readyz) and asked again with backoff; after --startup-timeout
+phalanx gives up. A signal ends it within seconds in every phase.
+
+Exit status: 0 after a signal, 1 when the start gave up, the Lease was lost or the
+scheduler could not run, 2 for bad flags or configuration.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("unexpected arguments %q: run takes only flags", args)}
