@@ -141,11 +141,7 @@ func podSpecErrors(spec *v1.PodSpec) field.ErrorList {
 	volumes := sets.New[string]()
 	for i, vol := range spec.Volumes {
 		p := path.Child("volumes").Index(i)
-		errs = append(errs, dnsLabelErrors(vol.Name, p.Child("name"))...)
-		if volumes.Has(vol.Name) {
-			errs = append(errs, field.Duplicate(p.Child("name"), vol.Name))
-		}
-		volumes.Insert(vol.Name)
+		errs = append(errs, uniqueLabelErrors(volumes, vol.Name, p.Child("name"))...)
 		errs = append(errs, volumeSourceErrors(sources(vol.VolumeSource), p)...)
 		if c := vol.PersistentVolumeClaim; c != nil && c.ClaimName == "" {
 			errs = append(errs, field.Required(p.Child("persistentVolumeClaim", "claimName"), ""))
@@ -154,11 +150,7 @@ func podSpecErrors(spec *v1.PodSpec) field.ErrorList {
 	claims := sets.New[string]()
 	for i, c := range spec.ResourceClaims {
 		p := path.Child("resourceClaims").Index(i)
-		errs = append(errs, dnsLabelErrors(c.Name, p.Child("name"))...)
-		if claims.Has(c.Name) {
-			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
-		}
-		claims.Insert(c.Name)
+		errs = append(errs, uniqueLabelErrors(claims, c.Name, p.Child("name"))...)
 		if (c.ResourceClaimName == nil) == (c.ResourceClaimTemplateName == nil) {
 			errs = append(errs, field.Invalid(p, c.Name, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
 		}
@@ -176,11 +168,7 @@ func podSpecErrors(spec *v1.PodSpec) field.ErrorList {
 			if c.Name == "" {
 				errs = append(errs, field.Required(p.Child("name"), ""))
 			} else {
-				errs = append(errs, dnsLabelErrors(c.Name, p.Child("name"))...)
-				if names.Has(c.Name) {
-					errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
-				}
-				names.Insert(c.Name)
+				errs = append(errs, uniqueLabelErrors(names, c.Name, p.Child("name"))...)
 			}
 			if c.Image == "" {
 				errs = append(errs, field.Required(p.Child("image"), ""))
@@ -530,6 +518,17 @@ func nodeErrors(n *v1.Node) field.ErrorList {
 			errs = append(errs, quantityErrors(name, l.list[name], field.NewPath("status", l.name).Key(string(name)))...)
 		}
 	}
+	return errs
+}
+
+// uniqueLabelErrors checks the name of an entry of a list: a DNS label, not one an earlier
+// entry has (seen holds theirs).
+func uniqueLabelErrors(seen sets.Set[string], name string, path *field.Path) field.ErrorList {
+	errs := dnsLabelErrors(name, path)
+	if seen.Has(name) {
+		errs = append(errs, field.Duplicate(path, name))
+	}
+	seen.Insert(name)
 	return errs
 }
 
