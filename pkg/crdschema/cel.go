@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -298,7 +297,7 @@ func (n *ruleNode) validateRules(path *field.Path, x any, budget int64) (field.E
 func (c *compiledRule) detail(act map[string]any) string {
 	if c.message != nil {
 		if v, _, err := c.message.Eval(act); err == nil {
-			if s, ok := v.(ref.Val).Value().(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\n") {
+			if s, ok := v.Value().(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\n") {
 				return strings.TrimSpace(s)
 			}
 		}

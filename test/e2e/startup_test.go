@@ -264,13 +264,13 @@ func newHoldingProxy(t *testing.T, c *e2eutil.Cluster) *holdingProxy {
 		token = u.Token
 	}
 	hp := &holdingProxy{}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	direct := rp.Director
-	rp.Director = func(r *http.Request) {
-		direct(r)
-		r.Header.Set("Authorization", "Bearer "+token) // phalanx's ServiceAccount
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Header.Set("Authorization", "Bearer "+token) // phalanx's ServiceAccount
+		},
+		Transport: transport,
 	}
-	rp.Transport = transport
 	rp.FlushInterval = -1 // watches stream
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hp.mu.Lock()
