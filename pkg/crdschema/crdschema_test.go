@@ -10,7 +10,7 @@ import (
 	"github.com/phalanx-dev/phalanx/config/crd"
 )
 
-func load(t *testing.T) Set {
+func load(t testing.TB) Set {
 	t.Helper()
 	set, err := Load(crd.Files)
 	if err != nil {
@@ -118,4 +118,25 @@ versions: [{name: v1, served: true, schema: {openAPIV3Schema: {type: object, pro
 			t.Errorf("%s: accepted", extra)
 		}
 	}
+}
+
+// FuzzAdmit gives the PodGroup schema arbitrary JSON objects: Admit must report errors,
+// never panic (the CEL rules see only what the schema's checks let through).
+func FuzzAdmit(f *testing.F) {
+	for _, seed := range []string{
+		`{"apiVersion":"scheduling.phalanx.dev/v1alpha1","kind":"PodGroup","metadata":{"name":"g","namespace":"ns"},"spec":{"schedulingPolicy":{"gang":{"minCount":2}}}}`,
+		`{"metadata":{"name":"g","namespace":"ns"},"spec":{"schedulingPolicy":{"basic":{}},"disruptionMode":{"all":{}},"schedulingConstraints":{"topology":[{"key":"a"},{"key":"a","mode":"Preferred"}]}}}`,
+		`{"metadata":{"name":"g","namespace":"ns"},"spec":{"schedulingPolicy":{"gang":{"minCount":1.5}},"priority":"x","resourceClaims":[{"name":"a"},{"name":"a"}]}}`,
+		`{"spec":null,"status":{"phase":1}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	pg := load(f).For("scheduling.phalanx.dev/v1alpha1", "PodGroup")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var obj map[string]any
+		if json.Unmarshal(data, &obj) != nil || obj == nil {
+			return
+		}
+		_ = pg.Admit(obj)
+	})
 }
