@@ -66,7 +66,8 @@ its Lease exits with status 1, to be restarted clean.
 
 PodGroups come from phalanx's CRD, from Kubernetes' own scheduling.k8s.io API (with its
 Workloads: v1beta1 or v1alpha3 on 1.37, v1alpha2 on 1.36, the newest served) on clusters
-that serve it, or both (--podgroup-source).
+that serve it, or both (--podgroup-source); CompositePodGroups from each of those APIs
+whose server serves them (phalanx's CRD installed, scheduling.k8s.io/v1alpha3 on 1.37).
 
 /healthz, /readyz and /metrics are served on --bind-address (and /debug/pprof with
 --profiling). SIGTERM or SIGINT stops scheduling, releases the Lease and exits 0.
@@ -101,7 +102,7 @@ scheduler could not run, 2 for bad flags or configuration.`,
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
 	f.DurationVar(&o.startup, "startup-timeout", kube.DefaultStartupTimeout, "how long to wait at start for the API server to answer and the informer caches to fill before exiting with status 1 and the reason (0: wait for ever)")
-	f.StringVar(&o.groupSource, "podgroup-source", string(kube.GroupSourceAuto), "PodGroup APIs to read: auto (every one the server serves, asked at start), crd (phalanx's PodGroup CRD) or native (scheduling.k8s.io PodGroups and Workloads, in the newest version served: v1beta1, v1alpha3 or v1alpha2)")
+	f.StringVar(&o.groupSource, "podgroup-source", string(kube.GroupSourceAuto), "PodGroup APIs to read: auto (every one the server serves, asked at start), crd (phalanx's PodGroup CRD) or native (scheduling.k8s.io PodGroups and Workloads, in the newest version served: v1beta1, v1alpha3 or v1alpha2); CompositePodGroups come from those APIs when served")
 	f.BoolVar(&o.debug, "debug-endpoints", false, "also serve /debug/cache-comparison (it names pods and nodes; the listener has no authentication)")
 	f.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles on /debug/pprof/ (the listener has no authentication)")
 	f.BoolVar(&o.contention, "contention-profiling", false, "with --profiling, also profile blocking on locks and channels")

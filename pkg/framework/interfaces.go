@@ -262,6 +262,11 @@ type Snapshot interface {
 	// GroupMembers returns the bound (or assumed) members of a group. It reflects the
 	// cluster outside simulations: pods removed or added under a checkpoint do not change it.
 	GroupMembers(key string) []*PodInfo
+	// Composite returns a CompositePodGroup by namespace/name, or nil.
+	Composite(key string) *GroupInfo
+	// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy (its
+	// child groups, and those of its child composites), sorted.
+	CompositeGroups(key string) []string
 	// LayoutVersion changes whenever nodes are added or removed, so arrays indexed by
 	// NodeInfo.Index must be rebuilt.
 	LayoutVersion() uint64

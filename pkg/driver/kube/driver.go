@@ -375,7 +375,7 @@ func (d *Driver) Run(ctx context.Context) error {
 	}
 	logger.Info("Starting informers", "identity", d.identity, "profiles", len(d.cfg.Profiles),
 		"asyncPreemption", d.opts.AsyncPreemption, "leaderElection", d.opts.LeaderElection.Enabled, "address", d.server.Addr(),
-		"podGroupAPIs", apis.String())
+		"podGroupAPIs", apis.String(), "compositePodGroupAPIs", apis.composites())
 	d.factory.Start(ctx.Done())
 	synced := make([]cache.InformerSynced, len(d.informers))
 	for i, inf := range d.informers {

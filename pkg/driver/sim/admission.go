@@ -65,8 +65,10 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.PDBs = append(sc.PDBs, t)
 	case *v1alpha1.PodGroup:
 		sc.PodGroups = append(sc.PodGroups, t)
+	case *v1alpha1.CompositePodGroup:
+		sc.CompositePodGroups = append(sc.CompositePodGroups, t)
 	case *schedulingv1alpha2.PodGroup, *schedulingv1alpha2.Workload,
-		*schedulingv1alpha3.PodGroup, *schedulingv1alpha3.Workload,
+		*schedulingv1alpha3.PodGroup, *schedulingv1alpha3.Workload, *schedulingv1alpha3.CompositePodGroup,
 		*schedulingv1beta1.PodGroup, *schedulingv1beta1.Workload:
 		sc.nativeInputs = append(sc.nativeInputs, t)
 	default:
@@ -155,7 +157,21 @@ func (sc *Scenario) admit() error {
 			continue
 		}
 		t, _ := parseTiming(&pg.ObjectMeta)
-		admitPodGroup(pg, classes, t.createAt)
+		admitGroupPriority(&pg.Spec.PriorityClassName, &pg.Spec.Priority, &pg.Spec.PreemptionPolicy,
+			pg.Spec.ParentCompositePodGroupName != nil, classes, t.createAt)
+	}
+	for _, c := range sc.CompositePodGroups {
+		defaultNamespace(&c.ObjectMeta)
+		desc := describe("CompositePodGroup", c.Namespace, c.Name)
+		if err := sc.checkMeta(c, desc, &c.ObjectMeta, true); err != nil {
+			return err
+		}
+		if err := unique(c, desc); err != nil {
+			return err
+		}
+		t, _ := parseTiming(&c.ObjectMeta)
+		admitGroupPriority(&c.Spec.PriorityClassName, &c.Spec.Priority, &c.Spec.PreemptionPolicy,
+			c.Spec.ParentCompositePodGroupName != nil, classes, t.createAt)
 	}
 	if err := sc.admitNative(classes, unique); err != nil && !errors.Is(err, errRejected) {
 		return err
@@ -503,28 +519,30 @@ func defaultResources(r *v1.ResourceRequirements) {
 	}
 }
 
-// admitPodGroup fills a group's priority and preemptionPolicy from its class or the global
-// default that exist when the group is created, as the KEP has admission do. An unknown
-// class (or one created later) is left for the scheduler to resolve and
-// report in the group's condition meanwhile.
-func admitPodGroup(pg *v1alpha1.PodGroup, classes *priorityClasses, createAt time.Duration) {
+// admitGroupPriority fills a PodGroup's or CompositePodGroup's priority and
+// preemptionPolicy from its class or the global default that exist when it is created, as
+// the KEP has admission do. An unknown class (or one created later) is left for the
+// scheduler to resolve and report in the group's condition meanwhile. A group in a
+// composite (hasParent) that names no class and sets no priority takes its composite's,
+// which the scheduler resolves: the global default is not its own.
+func admitGroupPriority(class *string, priority **int32, policy **v1.PreemptionPolicy, hasParent bool, classes *priorityClasses, createAt time.Duration) {
 	var pc *schedulingv1.PriorityClass
-	if name := pg.Spec.PriorityClassName; name != "" {
+	if name := *class; name != "" {
 		pc = classes.existsAt(classes.byName[name], createAt)
-	} else if pg.Spec.Priority == nil && classes.existsAt(classes.globalDefault, createAt) != nil {
+	} else if *priority == nil && !hasParent && classes.existsAt(classes.globalDefault, createAt) != nil {
 		pc = classes.globalDefault
-		pg.Spec.PriorityClassName = pc.Name
+		*class = pc.Name
 	}
 	if pc == nil {
 		return
 	}
-	if pg.Spec.Priority == nil {
+	if *priority == nil {
 		v := pc.Value
-		pg.Spec.Priority = &v
+		*priority = &v
 	}
-	if pg.Spec.PreemptionPolicy == nil && pc.PreemptionPolicy != nil {
+	if *policy == nil && pc.PreemptionPolicy != nil {
 		pp := *pc.PreemptionPolicy
-		pg.Spec.PreemptionPolicy = &pp
+		*policy = &pp
 	}
 }
 

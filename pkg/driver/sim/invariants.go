@@ -144,40 +144,95 @@ func (o *invariantObserver) checkWholeGroups(victims []*framework.PodInfo) {
 	c := o.s.sched.Cache()
 	for _, v := range victims {
 		key := framework.GroupKey(v)
-		g := c.Group(key)
-		if g == nil || !g.DisruptAll() {
-			continue
+		var whole []string
+		what := key
+		switch root := framework.DisruptionRoot(c, key); {
+		case root != nil:
+			whole, what = c.CompositeGroups(root.Key), "composite "+root.Key
+		case c.Group(key) != nil && c.Group(key).DisruptAll():
+			whole = []string{key}
 		}
-		for _, m := range c.GroupMembers(key) {
-			if !in[m] {
-				o.s.violate("group %s (disruption mode All) preempted in part: %s is a victim, %s is not", key, v.Key, m.Key)
-				return
+		for _, k := range whole {
+			for _, m := range c.GroupMembers(k) {
+				if !in[m] {
+					o.s.violate("group %s (disruption mode All) preempted in part: %s is a victim, %s is not", what, v.Key, m.Key)
+					return
+				}
 			}
 		}
 	}
 }
 
-// GroupPlaced checks that a gang is never started below its minCount, and that the
-// running members of a group share one domain of each Required topology level.
+// GroupPlaced checks that a gang is never started below its minCount, that the running
+// members of a group share one domain of each Required topology level, and, for a
+// composite, that at least minGroupCount of its groups run complete and all of it shares
+// one domain of each of its levels.
 func (o *invariantObserver) GroupPlaced(g *framework.GroupInfo, assigned []framework.Assignment) {
 	c := o.s.sched.Cache()
 	for _, p := range o.devicesLater {
-		for _, pc := range framework.ResolvePodClaims(p.Pod, g.PodGroup) {
+		var pg *v1alpha1.PodGroup
+		if own := c.Group(framework.GroupKey(p)); own != nil {
+			pg = own.PodGroup
+		}
+		for _, pc := range framework.ResolvePodClaims(p.Pod, pg) {
 			if ci := c.DRA().Claim(p.Pod.Namespace + "/" + pc.Name); pc.Name != "" && (ci == nil || ci.Allocation() == nil) {
 				o.s.violate("pod %s assumed with claim %s unallocated", p.Key, pc.Name)
 			}
 		}
 	}
 	o.devicesLater = nil
-	members := c.GroupMembers(g.Key)
-	if g.Gang() && len(members) < g.MinCount() {
-		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, len(members), g.MinCount(), len(assigned))
-	}
-	sc := g.PodGroup.Spec.SchedulingConstraints
-	if sc == nil {
+	if !g.IsComposite() {
+		o.checkGroup(g, len(assigned))
 		return
 	}
-	for _, level := range sc.Topology {
+	var members []*framework.PodInfo
+	for _, key := range c.CompositeGroups(g.Key) {
+		if own := c.Group(key); own != nil && len(c.GroupMembers(key)) > 0 {
+			o.checkGroup(own, len(assigned))
+			members = append(members, c.GroupMembers(key)...)
+		}
+	}
+	if n := o.completeChildren(g); g.Gang() && n < g.MinCount() {
+		o.violate("composite %s started with %d of its minGroupCount %d groups complete", g.Key, n, g.MinCount())
+	}
+	o.checkDomains(g, members)
+}
+
+// checkGroup checks one PodGroup's running members: a gang's minCount, and one domain of
+// each of its Required levels.
+func (o *invariantObserver) checkGroup(g *framework.GroupInfo, placed int) {
+	members := o.s.sched.Cache().GroupMembers(g.Key)
+	if g.Gang() && len(members) < g.MinCount() {
+		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, len(members), g.MinCount(), placed)
+	}
+	o.checkDomains(g, members)
+}
+
+// completeChildren counts a composite's children that run complete: a PodGroup with its
+// minCount members bound, a composite with minGroupCount complete children.
+func (o *invariantObserver) completeChildren(g *framework.GroupInfo) int {
+	c := o.s.sched.Cache()
+	groups, composites := c.CompositeChildren(g.Key)
+	n := 0
+	for _, key := range groups {
+		if own := c.Group(key); own != nil && len(c.GroupMembers(key)) >= own.MinCount() {
+			n++
+		}
+	}
+	for _, key := range composites {
+		if sub := c.Composite(key); sub != nil && o.completeChildren(sub) >= sub.MinCount() {
+			n++
+		}
+	}
+	return n
+}
+
+func (o *invariantObserver) violate(format string, args ...any) { o.s.violate(format, args...) }
+
+// checkDomains checks that members share one domain of each of g's Required levels.
+func (o *invariantObserver) checkDomains(g *framework.GroupInfo, members []*framework.PodInfo) {
+	c := o.s.sched.Cache()
+	for _, level := range g.Topology() {
 		if level.Mode == v1alpha1.TopologyModePreferred {
 			continue
 		}

@@ -62,11 +62,16 @@ type Simulator struct {
 	groupGone map[string]bool
 	// native holds the native PodGroups by namespace/name; sources merges them with the
 	// CRD's groups into what the scheduler sees.
-	native    map[string]*nativeRecord
-	sources   *nativegroup.Sources
-	pdbs      []*policyv1.PodDisruptionBudget
-	pdbsDirty bool
-	nodeUsage nodeUsage
+	native map[string]*nativeRecord[*nativegroup.PodGroup]
+	// composites are the CRD's CompositePodGroups (compositeGone: deleted on the timeline),
+	// nativeComposites the native ones, merged by sources alike.
+	composites       map[string]*v1alpha1.CompositePodGroup
+	compositeGone    map[string]bool
+	nativeComposites map[string]*nativeRecord[*nativegroup.CompositePodGroup]
+	sources          *nativegroup.Sources
+	pdbs             []*policyv1.PodDisruptionBudget
+	pdbsDirty        bool
+	nodeUsage        nodeUsage
 	// waitingForNode are the pods created bound to a node that does not exist (yet), by
 	// node name: no kubelet runs them.
 	waitingForNode map[string][]*podRecord
@@ -107,8 +112,12 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 		nodes:     map[string]*v1.Node{},
 		groups:    map[string]*v1alpha1.PodGroup{},
 		groupGone: map[string]bool{},
-		native:    map[string]*nativeRecord{},
-		nodeUsage: nodeUsage{},
+		native:    map[string]*nativeRecord[*nativegroup.PodGroup]{},
+
+		composites:       map[string]*v1alpha1.CompositePodGroup{},
+		compositeGone:    map[string]bool{},
+		nativeComposites: map[string]*nativeRecord[*nativegroup.CompositePodGroup]{},
+		nodeUsage:        nodeUsage{},
 
 		waitingForNode: map[string][]*podRecord{},
 
@@ -136,6 +145,7 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 	}
 	s.sched = sched
 	s.sources = nativegroup.NewSources(sched, s.nativeClash)
+	s.sources.OnCompositeClash(s.nativeCompositeClash)
 	s.plan()
 	return s, nil
 }
@@ -176,6 +186,23 @@ func (s *Simulator) plan() {
 	for _, pdb := range s.sc.PDBs {
 		t, _ := parseTiming(&pdb.ObjectMeta)
 		s.at(Epoch.Add(t.createAt), func() { s.pdbs = append(s.pdbs, pdb); s.pdbsDirty = true })
+	}
+	for _, c := range s.sc.CompositePodGroups {
+		t, _ := parseTiming(&c.ObjectMeta)
+		key := c.Namespace + "/" + c.Name
+		s.at(Epoch.Add(t.createAt), func() {
+			cur := c.DeepCopy()
+			s.composites[key] = cur
+			s.sources.SetCRDComposite(cur)
+		})
+		if t.hasDelete {
+			s.at(Epoch.Add(t.deleteAt), func() {
+				if cur := s.composites[key]; cur != nil && !s.compositeGone[key] {
+					s.compositeGone[key] = true
+					s.sources.DeleteCRDComposite(cur)
+				}
+			})
+		}
 	}
 	for _, pg := range s.sc.PodGroups {
 		t, _ := parseTiming(&pg.ObjectMeta)

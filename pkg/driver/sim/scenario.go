@@ -26,13 +26,16 @@ type Scenario struct {
 	RuntimeClasses []*nodev1.RuntimeClass
 	PDBs           []*policyv1.PodDisruptionBudget
 	PodGroups      []*v1alpha1.PodGroup
+	// CompositePodGroups are phalanx's groups of PodGroups.
+	CompositePodGroups []*v1alpha1.CompositePodGroup
 	// NativePodGroups and Workloads are Kubernetes' own scheduling.k8s.io kinds (v1beta1,
 	// v1alpha3 or v1alpha2, read into one shape by pkg/nativegroup, their apiVersion kept),
-	// scheduled as phalanx's PodGroups are. They are filled by admission, from
-	// nativeInputs, the documents as they were decoded.
-	NativePodGroups []*nativegroup.PodGroup
-	Workloads       []*nativegroup.Workload
-	nativeInputs    []any
+	// and NativeComposites its v1alpha3 CompositePodGroups, scheduled as phalanx's are.
+	// They are filled by admission, from nativeInputs, the documents as they were decoded.
+	NativePodGroups  []*nativegroup.PodGroup
+	NativeComposites []*nativegroup.CompositePodGroup
+	Workloads        []*nativegroup.Workload
+	nativeInputs     []any
 	// Storage and DRA objects (resources.go).
 	Resources Resources
 	// Warnings are things a user should know that did not stop the load (skipped kinds).
