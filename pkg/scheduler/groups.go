@@ -204,14 +204,3 @@ func (pg *pendingGroups) refile() {
 		}
 	}
 }
-
-// running reports whether a unit already runs what it needs: a PodGroup at least its
-// minCount members, a composite a complete hierarchy. Its pending members are then extras,
-// and their failures do not change its status.
-func (pg *pendingGroups) running(gs *groupState) bool {
-	if gs.composite {
-		t, problem := pg.tree(gs)
-		return problem == "" && t.Satisfied()
-	}
-	return len(pg.cache.GroupMembers(gs.key)) >= gs.info.MinCount()
-}
