@@ -155,19 +155,20 @@ func (a *rawAPI) apply(t *testing.T, in badinput.Input) error {
 			case "default":
 			default:
 				// A namespace the input names exists, as the simulator assumes.
-				if err := a.create("/api/v1/namespaces", "application/json", []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"`+objNS+`"}}`)); err == nil {
+				if _, err := a.create("/api/v1/namespaces", "application/json", []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"`+objNS+`"}}`)); err == nil {
 					created = append(created, "/api/v1/namespaces/"+objNS)
 				}
 			}
 			path += "/namespaces/" + objNS
 		}
 		path += "/" + m.Resource.Resource
-		if err := a.create(path, contentType, body); err != nil {
+		name, err := a.create(path, contentType, body)
+		if err != nil {
 			return fmt.Errorf("document %d (%s %s): %w", i+1, head.Kind, head.Metadata.Name, err)
 		}
-		if name := head.Metadata.Name; name != "" {
-			created = append(created, path+"/"+name)
-		}
+		// The name the server gave (generateName) is deleted too: a node left behind
+		// would be tainted unreachable and seen by the tests after this one.
+		created = append(created, path+"/"+name)
 	}
 	return nil
 }
@@ -177,22 +178,30 @@ type notServedError struct{ gvk string }
 
 func (e *notServedError) Error() string { return e.gvk + " is not served" }
 
-func (a *rawAPI) create(path, contentType string, body []byte) error {
+// create posts an object and returns the name it was stored under.
+func (a *rawAPI) create(path, contentType string, body []byte) (string, error) {
 	req, err := http.NewRequest(http.MethodPost, a.c.Config.Host+path+"?fieldValidation=Strict", bytes.NewReader(body))
 	if err != nil {
-		return err
+		return "", err
 	}
 	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", "application/json")
 	resp, err := a.http.Do(req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
+		return "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
 	}
-	return nil
+	var stored struct {
+		Metadata struct{ Name string } `json:"metadata"`
+	}
+	if err := json.Unmarshal(msg, &stored); err != nil || stored.Metadata.Name == "" {
+		return "", fmt.Errorf("HTTP %d: no name in the answer: %.200s", resp.StatusCode, msg)
+	}
+	return stored.Metadata.Name, nil
 }
 
 // deleteAll deletes what an input created, last first, finalizers dropped (the e2e
