@@ -7,10 +7,16 @@ import (
 )
 
 // SetGroup records or replaces a PodGroup.
-func (c *Cache) SetGroup(g *framework.GroupInfo) { c.groups[g.Key] = g }
+func (c *Cache) SetGroup(g *framework.GroupInfo) {
+	c.groups[g.Key] = g
+	c.unitsChanged()
+}
 
 // RemoveGroup forgets a PodGroup.
-func (c *Cache) RemoveGroup(key string) { delete(c.groups, key) }
+func (c *Cache) RemoveGroup(key string) {
+	delete(c.groups, key)
+	c.unitsChanged()
+}
 
 // Group returns a PodGroup by namespace/name, or nil (framework.Snapshot).
 func (c *Cache) Group(key string) *framework.GroupInfo { return c.groups[key] }
@@ -26,6 +32,7 @@ func (c *Cache) trackMember(pi *framework.PodInfo, added bool) {
 		return
 	}
 	key := framework.GroupKey(pi)
+	c.unitsChanged()
 	list := c.members[key]
 	if added {
 		c.members[key] = append(list, pi)

@@ -262,6 +262,10 @@ type Snapshot interface {
 	// GroupMembers returns the bound (or assumed) members of a group. It reflects the
 	// cluster outside simulations: pods removed or added under a checkpoint do not change it.
 	GroupMembers(key string) []*PodInfo
+	// UnitsVersion changes when what groups pods into preemption units or protects them
+	// changes: PodDisruptionBudgets, PodGroups and groups' bound members. With the nodes'
+	// generations, it says when preemption's per-node results are stale.
+	UnitsVersion() int64
 	// LayoutVersion changes whenever nodes are added or removed, so arrays indexed by
 	// NodeInfo.Index must be rebuilt.
 	LayoutVersion() uint64
