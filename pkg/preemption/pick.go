@@ -13,6 +13,9 @@ type Candidate struct {
 	// unverified marks a candidate computed on resource vectors only (see
 	// selectVictimsByResources); it is checked by simulation before it is used.
 	unverified bool
+	// approximate: the exact search for its victims stopped at its budget, so they are
+	// the best set found, not proven the least disruptive.
+	approximate bool
 }
 
 func newCandidate(node *framework.NodeInfo, victims []*unit, pdbs []*framework.PDBInfo) *Candidate {

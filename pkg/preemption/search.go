@@ -33,6 +33,32 @@ type oracle interface {
 	witness() any
 }
 
+// roomOracle is an oracle that knows, on resource vectors, how much room its preemptor
+// needs where it looks (a node, or a domain in aggregate): the exact search bounds each
+// branch by the fewest undecided units that can make up what would be missing
+// (roombound.go). The room it reports is a relaxation: the preemptor fitting implies it,
+// never the other way round.
+type roomOracle interface {
+	oracle
+	// freed is the room a unit's pods free where the oracle looks, per resource it
+	// looks at (always the same slice for a unit).
+	freed(u *unit) []int64
+	// slack is the room left beyond the preemptor's needs as the simulation stands, per
+	// resource (negative where it lacks). The caller does not keep it.
+	slack() []int64
+}
+
+// alikeOracle is an oracle for which units with the same nonempty key are interchangeable
+// but for their importance past priority (later start): they free the same room where it
+// looks, make no other difference to whether the preemptor fits, and cost the same but
+// for the least important victim. Of such a class, a least disruptive set takes the least
+// important units (swapping a victim for a less important unit of its class never costs
+// more), so the exact search only takes victims from that end.
+type alikeOracle interface {
+	oracle
+	alikeKey(u *unit) string
+}
+
 // victimSearch chooses which of the candidate units of a domain to preempt: the set of
 // least Cost whose removal lets the preemptor fit.
 type victimSearch struct {
@@ -40,8 +66,11 @@ type victimSearch struct {
 	pdbs  []*framework.PDBInfo
 	o     oracle
 	// exactMax: with at most this many units the search is exact (branch and bound);
-	// otherwise, and beyond exactSearchBudget simulations, greedy reprieval decides.
+	// otherwise, and beyond its budget of simulations, greedy reprieval decides.
 	exactMax int
+	// budget bounds the simulations (keep calls) of the exact search (0:
+	// exactSearchBudget).
+	budget int
 	// checks counts keep calls, for the budget and for tests.
 	checks int
 	// shared, when set, is what is left of the decision's budget of simulations.
@@ -52,7 +81,8 @@ type victimSearch struct {
 	// logger tells, at V(4) and V(5), how the search decided: greedily for too many
 	// units, or exactly until its budget ran out.
 	logger klog.Logger
-	// exhaustedSaid: the end of the budget is logged once per search.
+	// exhaustedSaid: the end of the budget is logged once per search; the set found is
+	// then the best so far, not proven the least disruptive.
 	exhaustedSaid bool
 }
 
@@ -85,7 +115,7 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 	if len(victims) == 0 || len(s.units) > s.exactMax || leastAlone || (s.monotone && len(kept) == 0) {
 		return victims, witness, nil
 	}
-	b := &branchAndBound{s: s, best: victims, bestCost: costOfUnits(victims, s.pdbs), witness: witness}
+	b := newBranchAndBound(s, victims, witness)
 	if err := b.visit(0, NoCost); err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +156,11 @@ func (s *victimSearch) keep(u *unit) (bool, error) {
 // exhausted reports whether the exact search must stop exploring; the best set found so
 // far then stands.
 func (s *victimSearch) exhausted() bool {
-	done := s.checks >= exactSearchBudget || (s.shared != nil && *s.shared <= 0)
+	budget := s.budget
+	if budget == 0 {
+		budget = exactSearchBudget
+	}
+	done := s.checks >= budget || (s.shared != nil && *s.shared <= 0)
 	if done && !s.exhaustedSaid {
 		s.exhaustedSaid = true
 		s.logger.V(4).Info("Exact victim search stopped at its budget of simulations; the best set found so far stands",
@@ -138,14 +172,48 @@ func (s *victimSearch) exhausted() bool {
 // branchAndBound finds the least-cost victim set exactly: units are decided most important
 // first, keeping one (when the preemptor still fits without it) before trying to preempt
 // it. The cost of the units chosen so far bounds every completion from below (adding a
-// less important unit never lowers a cost), so a branch stops as soon as it cannot beat the
-// best set found; the greedy answer is the first incumbent.
+// less important unit never lowers a cost), and, with an oracle that knows the room it
+// lacks, so do the fewest undecided units that can make it up (roomBound); a branch stops
+// as soon as it cannot beat the best set found. The greedy answer is the first incumbent.
+// Of a class of alike units (alikeOracle), once one is preempted every less important one
+// is too.
 type branchAndBound struct {
 	s        *victimSearch
 	chosen   []*unit
 	best     []*unit
 	bestCost Cost
 	witness  any
+	// class is each unit's class of alike units (-1: none); taken counts the victims
+	// chosen so far of each class.
+	class []int
+	taken []int
+	room  *roomBound
+}
+
+func newBranchAndBound(s *victimSearch, incumbent []*unit, witness any) *branchAndBound {
+	b := &branchAndBound{s: s, best: incumbent, bestCost: costOfUnits(incumbent, s.pdbs), witness: witness}
+	if ro, ok := s.o.(roomOracle); ok {
+		b.room = newRoomBound(ro, s.units)
+	}
+	b.class = make([]int, len(s.units))
+	ids := map[string]int{}
+	ao, alike := s.o.(alikeOracle)
+	for i, u := range s.units {
+		b.class[i] = -1
+		if !alike {
+			continue
+		}
+		if k := ao.alikeKey(u); k != "" {
+			id, ok := ids[k]
+			if !ok {
+				id = len(ids)
+				ids[k] = id
+			}
+			b.class[i] = id
+		}
+	}
+	b.taken = make([]int, len(ids))
+	return b
 }
 
 func (b *branchAndBound) visit(i int, partial Cost) error {
@@ -157,8 +225,13 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 		b.best, b.bestCost, b.witness = slices.Clone(b.chosen), partial, s.o.witness()
 		return nil
 	}
-	u := s.units[i]
-	if !s.exhausted() {
+	if b.room != nil {
+		if lb, ok := b.room.lower(i, partial); !ok || lb.Compare(b.bestCost) >= 0 {
+			return nil
+		}
+	}
+	u, class := s.units[i], b.class[i]
+	if (class < 0 || b.taken[class] == 0) && !s.exhausted() {
 		back, err := s.keep(u)
 		if err != nil {
 			return err
@@ -172,9 +245,15 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 			}
 		}
 	}
+	if class >= 0 {
+		b.taken[class]++
+	}
 	b.chosen = append(b.chosen, u)
 	err := b.visit(i+1, b.with(partial, u))
 	b.chosen = b.chosen[:len(b.chosen)-1]
+	if class >= 0 {
+		b.taken[class]--
+	}
 	return err
 }
 
