@@ -56,6 +56,9 @@ type GroupResult struct {
 	Cost Cost
 	// Reprieved counts the potential victim units put back.
 	Reprieved int
+	// Approximate: the victims are the best set found within the search's limits (too
+	// many units, or its budget ran out), not proven the least disruptive.
+	Approximate bool
 	// Message explains a failure.
 	Message string
 	// Eligible is false when the group may not preempt now (policy, or victims of its

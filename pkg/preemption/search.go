@@ -105,10 +105,11 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 			return nil, nil, err
 		}
 	}
-	// Nothing to improve on: no victims; too many units; the least important unit alone
-	// (any other set has a more important victim, or more victims of its priority); or,
-	// when taking more units off never hurts, greedy kept none, so every unit was needed.
-	leastAlone := len(victims) == 1 && victims[0] == s.units[len(s.units)-1]
+	// Nothing to improve on: no victims; too many units; the least important unit alone, a
+	// single pod (any other set has a more important victim, or more victims of its
+	// priority); or, when taking more units off never hurts, greedy kept none, so every
+	// unit was needed.
+	leastAlone := len(victims) == 1 && len(victims[0].pods) == 1 && s.leastImportant(victims[0])
 	if len(victims) > 0 && len(s.units) > s.exactMax {
 		s.logger.V(5).Info("Victims chosen by greedy reprieval: too many units for an exact search", "units", len(s.units), "exactSearchMaxUnits", s.exactMax, "victims", len(victims))
 	}
@@ -120,6 +121,17 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 		return nil, nil, err
 	}
 	return b.best, b.witness, nil
+}
+
+// leastImportant reports whether no unit is less important than v (units may come in
+// another order than importance within a priority level).
+func (s *victimSearch) leastImportant(v *unit) bool {
+	for _, u := range s.units {
+		if u != v && moreImportantUnit(v, u) {
+			return false
+		}
+	}
+	return true
 }
 
 // greedy is the preemption design's reprieval: the units whose eviction would violate a

@@ -12,6 +12,7 @@ import (
 
 // mediumClusters is how many generated medium clusters of each kind the optimality test
 // runs: a short run in `make test`, more with PREEMPTION_MEDIUM_CLUSTERS (`make fuzz`).
+// PREEMPTION_MEDIUM_SEED draws another series of clusters.
 func mediumClusters(t *testing.T, short int) int {
 	if v, err := strconv.Atoi(os.Getenv("PREEMPTION_MEDIUM_CLUSTERS")); err == nil && v > 0 {
 		return v
@@ -24,8 +25,9 @@ func mediumClusters(t *testing.T, short int) int {
 
 // minOptimalPercent is, per kind of preemptor, the share of generated medium clusters on
 // which phalanx must choose victims of the least cost. Issue 20 aims at 95% for every
-// kind; the gangs' searches are not there yet, so their floors only keep what is reached.
-var minOptimalPercent = map[medKind]int{medPod: 95, medGang: 50, medRackGang: 85}
+// kind; a gang in the whole cluster is not there yet, so its floor only keeps what is
+// reached.
+var minOptimalPercent = map[medKind]int{medPod: 95, medGang: 75, medRackGang: 95}
 
 // TestPreemptionOptimalOnMediumClusters (issue 20): on generated medium clusters, the
 // victims phalanx chooses (through the simulator, the real scheduler end to end) cost what
@@ -35,11 +37,12 @@ var minOptimalPercent = map[medKind]int{medPod: 95, medGang: 50, medRackGang: 85
 // preempted runs in the end).
 func TestPreemptionOptimalOnMediumClusters(t *testing.T) {
 	n := mediumClusters(t, 24)
+	series, _ := strconv.ParseUint(os.Getenv("PREEMPTION_MEDIUM_SEED"), 10, 64)
 	for _, kind := range medKinds {
 		t.Run(strings.ReplaceAll(kind.String(), " ", "-"), func(t *testing.T) {
 			var st mediumStats
 			for seed := range uint64(n) {
-				rng := rand.New(rand.NewPCG(seed, 2020+uint64(kind)))
+				rng := rand.New(rand.NewPCG(seed, 2020+uint64(kind)+1000*series))
 				c := generateMedium(rng, kind, medium)
 				if msg := st.record(c, simulate(t, c.yaml(), 1)); msg != "" {
 					t.Errorf("cluster %d: %s\n%s", seed, msg, c.yaml())
