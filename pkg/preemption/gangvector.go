@@ -1,6 +1,7 @@
 package preemption
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -87,6 +88,14 @@ type gangVectorOracle struct {
 	// placed[k][n] is how many members of kind k the last successful packing put on n.
 	placed [][]int
 	steps  int
+	// For fewestVictims: the candidates' pods per node, per resource in the order of
+	// what they free; the least member request; scratch.
+	items   [][]nodeItem
+	largest [][][]int
+	least   []int64
+	base    []int64
+	top     [][]int64
+	fewest  []int
 }
 
 type gangKind struct {
@@ -452,3 +461,167 @@ func (o *gangVectorOracle) slack() []int64 {
 // alikeKey: single pods under no budget with the same requests on the same node, of one
 // priority and QoS class, are interchangeable in the model.
 func (o *gangVectorOracle) alikeKey(u *unit) string { return o.keys[u] }
+
+// victimCounter is an oracle that bounds, from below, how many pods of the undecided units
+// (those from position i of the search's list on) must still be victims.
+type victimCounter interface {
+	oracle
+	// prepare is told the search's units, in its order, once before fewestVictims.
+	prepare(units []*unit)
+	// fewestVictims returns the bound; false when even every undecided unit gone leaves
+	// the preemptor unable to fit.
+	fewestVictims(i int) (int, bool)
+}
+
+// nodeItem is a pod of a candidate unit on a node of the model, by its unit's position.
+type nodeItem struct {
+	pos int
+	req []int64
+}
+
+// prepare lists, per node, the candidates' pods there, and per resource their order by
+// what they free, largest first; and the members' smallest request per resource (a member
+// of any kind needs at least that).
+func (o *gangVectorOracle) prepare(units []*unit) {
+	o.items = make([][]nodeItem, len(o.nodes))
+	for pos, u := range units {
+		for _, p := range o.on[u] {
+			o.items[p.node] = append(o.items[p.node], nodeItem{pos: pos, req: p.req})
+		}
+	}
+	o.largest = make([][][]int, len(o.nodes))
+	for n, items := range o.items {
+		o.largest[n] = make([][]int, len(o.idx))
+		for j := range o.idx {
+			order := make([]int, len(items))
+			for x := range order {
+				order[x] = x
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(items[b].req[j], items[a].req[j]) })
+			o.largest[n][j] = order
+		}
+	}
+	o.least = slices.Clone(o.kinds[0].req)
+	for _, kd := range o.kinds[1:] {
+		for j, v := range kd.req {
+			o.least[j] = min(o.least[j], v)
+		}
+	}
+	o.base, o.top = make([]int64, len(o.idx)), make([][]int64, len(o.idx))
+	o.fewest = make([]int, len(o.pr.members)+1)
+}
+
+// fewestVictims bounds the victims still needed: the members of each kind alone must fit
+// (where that kind may go), and so must all of them with the least request each; the
+// largest of these bounds holds.
+func (o *gangVectorOracle) fewestVictims(i int) (int, bool) {
+	k, ok := o.fewestFor(i, o.least, o.need, -1)
+	if len(o.kinds) == 1 || !ok {
+		return k, ok
+	}
+	for kind, kd := range o.kinds {
+		v, ok := o.fewestFor(i, kd.req, len(kd.members), kind)
+		if !ok {
+			return 0, false
+		}
+		k = max(k, v)
+	}
+	return k, true
+}
+
+// fewestFor bounds the victims still needed for need members of request req (on the
+// nodes kind may go to; -1: any) node by node: each node holds at most as many as req fits
+// in its room; with the undecided pods there back, and then with the k of them that free
+// most of each resource gone (more than any k pods free), a node gains at most so many.
+// The fewest pods whose removal gains the members still missing, over all nodes, is a
+// small knapsack (members needed at most).
+func (o *gangVectorOracle) fewestFor(i int, req []int64, need, kind int) (int, bool) {
+	missing := need
+	for n := range o.nodes {
+		if kind >= 0 && !o.ok[n][kind] {
+			continue
+		}
+		for j, v := range o.free[n] {
+			o.base[j] = v
+		}
+		for _, it := range o.items[n] {
+			if it.pos >= i {
+				for j, r := range it.req {
+					o.base[j] -= r
+				}
+			}
+		}
+		missing -= fitCount(o.base, req)
+	}
+	if missing <= 0 {
+		return 0, true
+	}
+	const unreachable = 1 << 30
+	best := o.fewest[:missing+1]
+	for m := range best {
+		best[m] = unreachable
+	}
+	best[0] = 0
+	next := make([]int, missing+1)
+	for n := range o.nodes {
+		if kind >= 0 && !o.ok[n][kind] {
+			continue
+		}
+		undecided := 0
+		for _, it := range o.items[n] {
+			if it.pos >= i {
+				undecided++
+			}
+		}
+		if undecided == 0 {
+			continue
+		}
+		for j, v := range o.free[n] {
+			o.base[j] = v
+		}
+		for _, it := range o.items[n] {
+			if it.pos >= i {
+				for j, r := range it.req {
+					o.base[j] -= r
+				}
+			}
+		}
+		// top[j][k-1]: what the k undecided pods freeing most of resource j free of it.
+		for j := range o.idx {
+			o.top[j] = o.top[j][:0]
+			var sum int64
+			for _, x := range o.largest[n][j] {
+				if it := o.items[n][x]; it.pos >= i {
+					sum += it.req[j]
+					o.top[j] = append(o.top[j], sum)
+				}
+			}
+		}
+		had := fitCount(o.base, req)
+		copy(next, best)
+		room := make([]int64, len(o.idx))
+		for k := 1; k <= undecided; k++ {
+			for j := range o.idx {
+				room[j] = o.base[j] + o.top[j][k-1]
+			}
+			gain := min(fitCount(room, req)-had, missing)
+			if gain <= 0 {
+				continue
+			}
+			for m := range best {
+				if best[m] < unreachable {
+					t := min(missing, m+gain)
+					next[t] = min(next[t], best[m]+k)
+				}
+			}
+			if gain == missing {
+				break
+			}
+		}
+		copy(best, next)
+	}
+	if best[missing] >= unreachable {
+		return 0, false
+	}
+	return best[missing], true
+}

@@ -200,12 +200,26 @@ type branchAndBound struct {
 	class []int
 	taken []int
 	room  *roomBound
+	// counter bounds the victims still needed pod by pod (victimCounter); tail[k] sums
+	// the shifted priorities of the k least important pods of the units.
+	counter victimCounter
+	tail    []int64
 }
 
 func newBranchAndBound(s *victimSearch, incumbent []*unit, witness any) *branchAndBound {
 	b := &branchAndBound{s: s, best: incumbent, bestCost: costOfUnits(incumbent, s.pdbs), witness: witness}
 	if ro, ok := s.o.(roomOracle); ok {
 		b.room = newRoomBound(ro, s.units)
+	}
+	if vc, ok := s.o.(victimCounter); ok {
+		vc.prepare(s.units)
+		b.counter = vc
+		b.tail = []int64{0}
+		for i := len(s.units) - 1; i >= 0; i-- {
+			for range s.units[i].pods {
+				b.tail = append(b.tail, b.tail[len(b.tail)-1]+shifted(s.units[i].priority))
+			}
+		}
 	}
 	b.class = make([]int, len(s.units))
 	ids := map[string]int{}
@@ -238,8 +252,23 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 		return nil
 	}
 	if b.room != nil {
-		if lb, ok := b.room.lower(i, partial); !ok || lb.Compare(b.bestCost) >= 0 {
+		lb, ok := b.room.lower(i, partial)
+		if !ok || lb.Compare(b.bestCost) >= 0 {
 			return nil
+		}
+		if b.counter != nil {
+			// Pod by pod: at least k more victims, each of a priority no lower than
+			// the least important pods'.
+			k, ok := b.counter.fewestVictims(i)
+			if !ok {
+				return nil
+			}
+			if k > lb.Count-partial.Count {
+				lb.Count, lb.Sum = partial.Count+k, partial.Sum+b.tail[min(k, len(b.tail)-1)]
+				if lb.Compare(b.bestCost) >= 0 {
+					return nil
+				}
+			}
 		}
 	}
 	u, class := s.units[i], b.class[i]
