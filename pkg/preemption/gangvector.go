@@ -22,17 +22,22 @@ import (
 // does not apply (members that need other pods nearby, devices, too few alike members) or
 // its decision is not confirmed, and the caller then simulates.
 func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
-	o := e.newGangVectorOracle(ctx, pr, dom)
-	if o == nil {
+	snap := e.Handle.Snapshot()
+	limit := e.Pod.vectorExactMax()
+	if limit <= 0 {
 		return nil, nil
 	}
-	snap := e.Handle.Snapshot()
-	all := e.candidates(pr, o.nodes, 0)
-	if !o.start(all) {
+	// Beyond the exact search's bound, the simulation's planning decides, as before.
+	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), limit)
+	if len(all.units) > limit {
+		return nil, nil
+	}
+	o := e.newGangVectorOracle(ctx, pr, dom, all)
+	if o == nil || !o.start(all) {
 		return nil, nil
 	}
 	units := o.helping(all.units, snap.PDBs())
-	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: e.Pod.vectorExactMax(), budget: vectorSearchBudget,
+	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
 		monotone: true, logger: klog.FromContext(ctx)}
 	victims, witness, err := search.runWithWitness()
 	if err != nil {
@@ -111,8 +116,9 @@ type podRoom struct {
 // packSteps bounds the packing search of one check.
 const packSteps = 400
 
-// newGangVectorOracle builds the model of dom, or returns nil when it does not apply.
-func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom domain) *gangVectorOracle {
+// newGangVectorOracle builds the model of dom, or returns nil when it does not apply. Its
+// nodes are those where a member may go and would fit with every candidate gone.
+func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom domain, all domainUnits) *gangVectorOracle {
 	h := e.Handle
 	snap := h.Snapshot()
 	dra := snap.DRA()
@@ -176,12 +182,39 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 			}
 		}
 	}
+	// What the candidates and the leaving pods free on each node.
+	gone := map[string][]int64{}
+	free := func(q *framework.PodInfo) {
+		v := gone[q.NodeName]
+		if v == nil {
+			v = make([]int64, len(idx))
+			gone[q.NodeName] = v
+		}
+		for j, i := range idx {
+			v[j] += q.Requests.Vector[i]
+		}
+	}
+	for _, q := range all.leaving {
+		free(q)
+	}
+	for _, u := range all.units {
+		if !u.bestEffort() {
+			for _, q := range u.pods {
+				free(q)
+			}
+		}
+	}
+	off := make([]int64, len(idx))
 	for _, n := range dom.nodesOr(snap.NodeInfos()) {
 		free := make([]int64, len(idx))
 		overcommitted := false
 		for j, i := range idx {
 			free[j] = n.Allocatable[i] - n.Requested[i]
 			overcommitted = overcommitted || free[j] < 0
+			off[j] = free[j]
+			if g := gone[n.Name]; g != nil {
+				off[j] += g[j]
+			}
 		}
 		if overcommitted {
 			// The aggregate bound counts room linearly; a node already past its room
@@ -191,7 +224,8 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 		ok := make([]bool, len(o.kinds))
 		some := false
 		for k, kd := range o.kinds {
-			ok[k] = (allowed[k] == nil || allowed[k][n.Name]) && h.RunStaticFilterPlugins(ctx, states[k], kd.members[0], n).IsSuccess()
+			ok[k] = fitCount(off, kd.req) > 0 && (allowed[k] == nil || allowed[k][n.Name]) &&
+				h.RunStaticFilterPlugins(ctx, states[k], kd.members[0], n).IsSuccess()
 			some = some || ok[k]
 		}
 		if some {
