@@ -101,38 +101,35 @@ type vectorOracle struct {
 	idx    []int8
 	free   resource.Vector
 	onNode map[*unit][]*framework.PodInfo
-	// room and keys are what each candidate frees, per resource of idx, and its alike key.
-	room    map[*unit][]int64
-	keys    map[*unit]string
+	// pdbs tell which single pods are alike (none under a budget); scratch is slack's.
+	pdbs    []*framework.PDBInfo
 	scratch []int64
 }
 
 // helping measures the candidates, all taken off, and returns those that can help: a unit
 // that frees nothing of what the pod would lack with every candidate in place is put back
-// for good (a set without it fits whenever one with it does, and costs less).
+// for good (a set without it fits whenever one with it does, and costs less). It runs for
+// every node searched, so it measures into one flat slice and keeps nothing per unit.
 func (o *vectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit {
-	o.room, o.keys = make(map[*unit][]int64, len(units)), make(map[*unit]string, len(units))
-	o.scratch = make([]int64, len(o.idx))
-	lack := make([]int64, len(o.idx))
+	o.pdbs = pdbs
+	d := len(o.idx)
+	lack := make([]int64, d, d*(len(units)+1))
 	for j, i := range o.idx {
 		lack[j] = o.p.Requests.Vector[i] - o.free[i]
 	}
+	room := lack[d:d]
 	for _, u := range units {
-		v := make([]int64, len(o.idx))
-		for _, q := range o.here(u) {
-			for j, i := range o.idx {
-				v[j] += q.Requests.Vector[i]
-			}
-		}
-		o.room[u] = v
+		v := room[len(room) : len(room)+d]
+		room = room[:len(room)+d]
+		o.measure(u, v)
 		for j := range lack {
 			lack[j] += v[j]
 		}
 	}
 	out := units[:0:0]
-	for _, u := range units {
+	for x, u := range units {
 		helps := false
-		for j, v := range o.room[u] {
+		for j, v := range room[x*d : (x+1)*d] {
 			helps = helps || (v > 0 && lack[j] > 0)
 		}
 		if !helps {
@@ -140,23 +137,44 @@ func (o *vectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit
 			continue
 		}
 		out = append(out, u)
-		if !u.group && !underBudget(u.pods[0], pdbs) {
-			o.keys[u] = fmt.Sprint(o.room[u], u.priority, u.qos)
-		}
 	}
 	return out
 }
 
-func (o *vectorOracle) freed(u *unit) []int64 { return o.room[u] }
+// measure writes into v what a unit's pods on the node free, per resource of idx.
+func (o *vectorOracle) measure(u *unit, v []int64) {
+	clear(v)
+	for _, q := range o.here(u) {
+		for j, i := range o.idx {
+			v[j] += q.Requests.Vector[i]
+		}
+	}
+}
+
+func (o *vectorOracle) freed(u *unit) []int64 {
+	v := make([]int64, len(o.idx))
+	o.measure(u, v)
+	return v
+}
 
 func (o *vectorOracle) slack() []int64 {
+	if o.scratch == nil {
+		o.scratch = make([]int64, len(o.idx))
+	}
 	for j, i := range o.idx {
 		o.scratch[j] = o.free[i] - o.p.Requests.Vector[i]
 	}
 	return o.scratch
 }
 
-func (o *vectorOracle) alikeKey(u *unit) string { return o.keys[u] }
+// alikeKey: single pods under no budget that free the same room, of one priority and QoS
+// class, are interchangeable on the node.
+func (o *vectorOracle) alikeKey(u *unit) string {
+	if u.group || underBudget(u.pods[0], o.pdbs) {
+		return ""
+	}
+	return fmt.Sprint(o.freed(u), u.priority, u.qos)
+}
 
 func (o *vectorOracle) here(u *unit) []*framework.PodInfo {
 	if u.group {
