@@ -38,7 +38,7 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 	}
 	units := o.helping(all.units, snap.PDBs())
 	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
-		monotone: true, logger: klog.FromContext(ctx)}
+		monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units)}
 	victims, witness, err := search.runWithWitness()
 	if err != nil {
 		return nil, err
@@ -53,10 +53,10 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 		return nil, err
 	}
 	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
-		"units", len(units), "victims", len(victims), "exact", !search.exhaustedSaid && len(units) <= search.exactMax)
+		"units", len(units), "victims", len(victims), "exact", !search.exhaustedSaid && len(units) <= search.exactMax && !o.cut)
 	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
 		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
-		Approximate: search.exhaustedSaid || len(units) > search.exactMax}
+		Approximate: search.exhaustedSaid || len(units) > search.exactMax || o.cut}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
 	}
@@ -68,8 +68,9 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 // static filters pass and its requests fit the room. With one kind, the members that fit
 // are counted node by node; with several (every member then needed), they are packed
 // exactly by a depth-first search over how many of each kind each node takes, within
-// packSteps steps (past them the members are taken not to fit, which may cost an extra
-// victim but never a wrong decision: every decision is confirmed).
+// packSteps steps per check and packBudget per decision (past them the members are taken
+// not to fit, which may cost an extra victim but never a wrong decision: every decision is
+// confirmed; the decision is then not proven the least disruptive).
 type gangVectorOracle struct {
 	pr    *preemptor
 	idx   []int8 // the resources members ask for, pod slots included
@@ -92,15 +93,22 @@ type gangVectorOracle struct {
 	agg, want, scratch []int64
 	// placed[k][n] is how many members of kind k the last successful packing put on n.
 	placed [][]int
-	steps  int
+	// steps counts the current packing's steps, spent all of them; cut is set when a
+	// packing stopped at a limit.
+	steps, spent int
+	cut          bool
 	// For fewestVictims: the candidates' pods per node, per resource in the order of
 	// what they free; the least member request; scratch.
 	items   [][]nodeItem
 	largest [][][]int
 	least   []int64
-	base    []int64
-	top     [][]int64
-	fewest  []int
+	// Per node, from measureUndecided: the room with the undecided pods back, how many
+	// they are, and what the k of them freeing most of each resource free.
+	nbase        [][]int64
+	nund         []int
+	ntop         [][][]int64
+	room1        []int64
+	fewest, next []int
 }
 
 type gangKind struct {
@@ -113,8 +121,11 @@ type podRoom struct {
 	req  []int64
 }
 
-// packSteps bounds the packing search of one check.
-const packSteps = 400
+// packSteps bounds the packing search of one check, packBudget those of one decision.
+const (
+	packSteps  = 20000
+	packBudget = 2000000
+)
 
 // newGangVectorOracle builds the model of dom, or returns nil when it does not apply. Its
 // nodes are those where a member may go and would fit with every candidate gone.
@@ -388,7 +399,9 @@ func (o *gangVectorOracle) fits() bool {
 		return o.total >= o.need
 	}
 	o.steps = 0
-	return o.pack(0, 0, len(o.kinds[0].members), nil)
+	ok := o.pack(0, 0, len(o.kinds[0].members), nil)
+	o.spent += o.steps
+	return ok
 }
 
 // pack places the members of kind k from node n on, left of them still to place; bound
@@ -415,7 +428,8 @@ func (o *gangVectorOracle) pack(k, n, left int, bound []int) bool {
 		return false
 	}
 	o.steps++
-	if o.steps > packSteps {
+	if o.steps > packSteps || o.spent+o.steps > packBudget {
+		o.cut = true
 		return false
 	}
 	req, free := o.kinds[k].req, o.free[n]
@@ -541,20 +555,26 @@ func (o *gangVectorOracle) prepare(units []*unit) {
 			o.least[j] = min(o.least[j], v)
 		}
 	}
-	o.base, o.top = make([]int64, len(o.idx)), make([][]int64, len(o.idx))
-	o.fewest = make([]int, len(o.pr.members)+1)
+	o.nbase, o.nund, o.ntop = make([][]int64, len(o.nodes)), make([]int, len(o.nodes)), make([][][]int64, len(o.nodes))
+	for n := range o.nodes {
+		o.nbase[n] = make([]int64, len(o.idx))
+		o.ntop[n] = make([][]int64, len(o.idx))
+	}
+	o.room1 = make([]int64, len(o.idx))
+	o.fewest, o.next = make([]int, len(o.pr.members)+1), make([]int, len(o.pr.members)+1)
 }
 
 // fewestVictims bounds the victims still needed: the members of each kind alone must fit
 // (where that kind may go), and so must all of them with the least request each; the
 // largest of these bounds holds.
 func (o *gangVectorOracle) fewestVictims(i int) (int, bool) {
-	k, ok := o.fewestFor(i, o.least, o.need, -1)
+	o.measureUndecided(i)
+	k, ok := o.fewestFor(o.least, o.need, -1)
 	if len(o.kinds) == 1 || !ok {
 		return k, ok
 	}
 	for kind, kd := range o.kinds {
-		v, ok := o.fewestFor(i, kd.req, len(kd.members), kind)
+		v, ok := o.fewestFor(kd.req, len(kd.members), kind)
 		if !ok {
 			return 0, false
 		}
@@ -563,80 +583,68 @@ func (o *gangVectorOracle) fewestVictims(i int) (int, bool) {
 	return k, true
 }
 
-// fewestFor bounds the victims still needed for need members of request req (on the
-// nodes kind may go to; -1: any) node by node: each node holds at most as many as req fits
-// in its room; with the undecided pods there back, and then with the k of them that free
-// most of each resource gone (more than any k pods free), a node gains at most so many.
-// The fewest pods whose removal gains the members still missing, over all nodes, is a
-// small knapsack (members needed at most).
-func (o *gangVectorOracle) fewestFor(i int, req []int64, need, kind int) (int, bool) {
-	missing := need
+// measureUndecided takes, per node, the room with the undecided pods there (those of units
+// from position i on) back, how many they are, and per resource what the k of them that
+// free most of it free.
+func (o *gangVectorOracle) measureUndecided(i int) {
 	for n := range o.nodes {
-		if kind >= 0 && !o.ok[n][kind] {
-			continue
-		}
-		for j, v := range o.free[n] {
-			o.base[j] = v
-		}
+		base := o.nbase[n]
+		copy(base, o.free[n])
+		o.nund[n] = 0
 		for _, it := range o.items[n] {
 			if it.pos >= i {
+				o.nund[n]++
 				for j, r := range it.req {
-					o.base[j] -= r
+					base[j] -= r
 				}
 			}
 		}
-		missing -= fitCount(o.base, req)
+		for j := range o.idx {
+			top := o.ntop[n][j][:0]
+			var sum int64
+			for _, x := range o.largest[n][j] {
+				if it := o.items[n][x]; it.pos >= i {
+					sum += it.req[j]
+					top = append(top, sum)
+				}
+			}
+			o.ntop[n][j] = top
+		}
+	}
+}
+
+// fewestFor bounds the victims still needed for need members of request req (on the
+// nodes kind may go to; -1: any) node by node, from measureUndecided: each node holds at
+// most as many as req fits in its room; with the undecided pods there back, and then with
+// the k of them that free most of each resource gone (more than any k pods free), a node
+// gains at most so many. The fewest pods whose removal gains the members still missing,
+// over all nodes, is a small knapsack (members needed at most).
+func (o *gangVectorOracle) fewestFor(req []int64, need, kind int) (int, bool) {
+	missing := need
+	for n := range o.nodes {
+		if kind < 0 || o.ok[n][kind] {
+			missing -= fitCount(o.nbase[n], req)
+		}
 	}
 	if missing <= 0 {
 		return 0, true
 	}
 	const unreachable = 1 << 30
-	best := o.fewest[:missing+1]
+	best, next, room := o.fewest[:missing+1], o.next[:missing+1], o.room1
 	for m := range best {
 		best[m] = unreachable
 	}
 	best[0] = 0
-	next := make([]int, missing+1)
 	for n := range o.nodes {
-		if kind >= 0 && !o.ok[n][kind] {
+		if (kind >= 0 && !o.ok[n][kind]) || o.nund[n] == 0 {
 			continue
 		}
-		undecided := 0
-		for _, it := range o.items[n] {
-			if it.pos >= i {
-				undecided++
-			}
-		}
-		if undecided == 0 {
-			continue
-		}
-		for j, v := range o.free[n] {
-			o.base[j] = v
-		}
-		for _, it := range o.items[n] {
-			if it.pos >= i {
-				for j, r := range it.req {
-					o.base[j] -= r
-				}
-			}
-		}
-		// top[j][k-1]: what the k undecided pods freeing most of resource j free of it.
-		for j := range o.idx {
-			o.top[j] = o.top[j][:0]
-			var sum int64
-			for _, x := range o.largest[n][j] {
-				if it := o.items[n][x]; it.pos >= i {
-					sum += it.req[j]
-					o.top[j] = append(o.top[j], sum)
-				}
-			}
-		}
-		had := fitCount(o.base, req)
+		base := o.nbase[n]
+		had := fitCount(base, req)
 		copy(next, best)
-		room := make([]int64, len(o.idx))
-		for k := 1; k <= undecided; k++ {
+		for k := 1; k <= o.nund[n]; k++ {
 			for j := range o.idx {
-				room[j] = o.base[j] + o.top[j][k-1]
+				room[j] = base[j] + o.ntop[n][j][k-1]
 			}
 			gain := min(fitCount(room, req)-had, missing)
 			if gain <= 0 {
@@ -658,4 +666,26 @@ func (o *gangVectorOracle) fewestFor(i int, req []int64, need, kind int) (int, b
 		return 0, false
 	}
 	return best[missing], true
+}
+
+// largestLast orders the units of each priority level by the share of the members' needs
+// they free, smallest first: a reprieval in that order keeps the small units and preempts
+// the large ones, so few of them.
+func (o *gangVectorOracle) largestLast(units []*unit) []*unit {
+	size := make(map[*unit]float64, len(units))
+	for _, u := range units {
+		for j, v := range o.room[u] {
+			if o.want[j] > 0 {
+				size[u] += float64(v) / float64(o.want[j])
+			}
+		}
+	}
+	out := slices.Clone(units)
+	slices.SortStableFunc(out, func(a, b *unit) int {
+		if a.priority != b.priority {
+			return cmp.Compare(b.priority, a.priority)
+		}
+		return cmp.Compare(size[a], size[b])
+	})
+	return out
 }

@@ -84,6 +84,9 @@ type victimSearch struct {
 	// exhaustedSaid: the end of the budget is logged once per search; the set found is
 	// then the best so far, not proven the least disruptive.
 	exhaustedSaid bool
+	// second, when set, is another order of the units for a second greedy reprieval,
+	// whose set starts the exact search when it costs less.
+	second []*unit
 }
 
 // run returns the units to preempt, most important first. The oracle is left as it
@@ -116,6 +119,21 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 	if len(victims) == 0 || len(s.units) > s.exactMax || leastAlone || (s.monotone && len(kept) == 0) {
 		return victims, witness, nil
 	}
+	if s.second != nil {
+		// Another reprieval order may start the exact search from a better set.
+		other, kept, err := s.greedyIn(s.second)
+		if err != nil {
+			return nil, nil, err
+		}
+		if costOfUnits(other, s.pdbs).Compare(costOfUnits(victims, s.pdbs)) < 0 {
+			victims, witness = other, s.o.witness()
+		}
+		for i := len(kept) - 1; i >= 0; i-- {
+			if err := s.o.drop(kept[i]); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	b := newBranchAndBound(s, victims, witness)
 	if err := b.visit(0, NoCost); err != nil {
 		return nil, nil, err
@@ -139,7 +157,12 @@ func (s *victimSearch) leastImportant(v *unit) bool {
 // stays back when the preemptor still fits. It returns the victims (most important first)
 // and the units it kept, in the order kept.
 func (s *victimSearch) greedy() (victims, kept []*unit, err error) {
-	violating, ok := splitUnitsByPDB(s.units, s.pdbs)
+	return s.greedyIn(s.units)
+}
+
+// greedyIn is greedy with the units in that order.
+func (s *victimSearch) greedyIn(units []*unit) (victims, kept []*unit, err error) {
+	violating, ok := splitUnitsByPDB(units, s.pdbs)
 	for _, list := range [][]*unit{violating, ok} {
 		for _, u := range list {
 			back, err := s.keep(u)
