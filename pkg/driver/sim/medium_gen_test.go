@@ -306,12 +306,7 @@ func (c *mCluster) yaml() string {
 			nd.name, nd.rack, nd.alloc[0], nd.alloc[1], nd.alloc[3], nd.alloc[2])
 	}
 	for _, g := range c.groups {
-		mode := "single: {}"
-		if g.all {
-			mode = "all: {}"
-		}
-		doc("apiVersion: scheduling.phalanx.dev/v1alpha1\nkind: PodGroup\nmetadata: {name: %s}\nspec:\n  schedulingPolicy: {gang: {minCount: %d}}\n  disruptionMode: {%s}\n  priority: %d",
-			g.name, len(g.members), mode, g.prio)
+		doc("%s", podGroupYAML(g.name, len(g.members), g.all, int64(g.prio)))
 	}
 	for i, p := range c.pdbs {
 		doc("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: %s}\nspec: {maxUnavailable: %d, selector: {matchLabels: {app: app-%d}}}", p.name, p.maxUnavailable, i)

@@ -13,14 +13,8 @@ import (
 // mediumClusters is how many generated medium clusters of each kind the optimality test
 // runs: a short run in `make test`, more with PREEMPTION_MEDIUM_CLUSTERS (`make fuzz`).
 // PREEMPTION_MEDIUM_SEED draws another series of clusters.
-func mediumClusters(t *testing.T, short int) int {
-	if v, err := strconv.Atoi(os.Getenv("PREEMPTION_MEDIUM_CLUSTERS")); err == nil && v > 0 {
-		return v
-	}
-	if testing.Short() {
-		return short / 4
-	}
-	return short
+func mediumClusters(short int) int {
+	return clustersFromEnv("PREEMPTION_MEDIUM_CLUSTERS", short)
 }
 
 // minOptimalPercent is, per kind of preemptor, the share of generated medium clusters on
@@ -36,7 +30,7 @@ var minOptimalPercent = map[medKind]int{medPod: 95, medGang: 75, medRackGang: 95
 // (the preemptor fits without it, or fits in no way) and never fails (a preemptor that
 // preempted runs in the end).
 func TestPreemptionOptimalOnMediumClusters(t *testing.T) {
-	n := mediumClusters(t, 24)
+	n := mediumClusters(24)
 	series, _ := strconv.ParseUint(os.Getenv("PREEMPTION_MEDIUM_SEED"), 10, 64)
 	for _, kind := range medKinds {
 		t.Run(strings.ReplaceAll(kind.String(), " ", "-"), func(t *testing.T) {
