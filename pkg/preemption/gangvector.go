@@ -91,14 +91,16 @@ type gangVectorOracle struct {
 	// agg is the aggregate room of the nodes as the simulation stands, want what the
 	// members need of it.
 	agg, want, scratch []int64
-	// placed[k][n] is how many members of kind k the last successful packing put on n.
-	placed [][]int
+	// placed[k][n] is how many members of kind k the packing being searched puts on n;
+	// last is the last packing found.
+	placed, last [][]int
 	// steps counts the current packing's steps, spent all of them; cut is set when a
 	// packing stopped at a limit.
 	steps, spent int
 	cut          bool
-	// For fewestVictims: the candidates' pods per node, per resource in the order of
-	// what they free; the least member request; scratch.
+	// least is the members' smallest request per resource (a member of any kind needs
+	// at least that). For fewestVictims: the candidates' pods per node, per resource in
+	// the order of what they free.
 	items   [][]nodeItem
 	largest [][][]int
 	least   []int64
@@ -177,6 +179,12 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 	slices.SortStableFunc(order, func(a, b int) int { return slices.Compare(kinds[b].req, kinds[a].req) })
 	for _, k := range order {
 		o.kinds = append(o.kinds, kinds[k])
+	}
+	o.least = slices.Clone(o.kinds[0].req)
+	for _, kd := range o.kinds[1:] {
+		for j, v := range kd.req {
+			o.least[j] = min(o.least[j], v)
+		}
 	}
 	states := make([]*framework.CycleState, len(o.kinds))
 	allowed := make([]map[string]bool, len(o.kinds))
@@ -398,10 +406,68 @@ func (o *gangVectorOracle) fits() bool {
 	if len(o.kinds) == 1 {
 		return o.total >= o.need
 	}
+	if o.lastHolds() {
+		return true
+	}
+	if !o.mayPack() {
+		return false
+	}
 	o.steps = 0
 	ok := o.pack(0, 0, len(o.kinds[0].members), nil)
 	o.spent += o.steps
+	if ok {
+		for k := range o.placed {
+			copy(o.last[k], o.placed[k])
+		}
+	}
 	return ok
+}
+
+// lastHolds reports whether the last packing found still fits the nodes' room: most
+// checks change the room of a few nodes only.
+func (o *gangVectorOracle) lastHolds() bool {
+	if o.last == nil {
+		o.last = make([][]int, len(o.kinds))
+		for k := range o.last {
+			o.last[k] = make([]int, len(o.nodes))
+		}
+		return false
+	}
+	for n, free := range o.free {
+		for j, v := range free {
+			for k, kd := range o.kinds {
+				v -= int64(o.last[k][n]) * kd.req[j]
+			}
+			if v < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mayPack rules out, cheaply, packings that cannot exist: each kind must fit by count where
+// it may go, and all members with the least request each.
+func (o *gangVectorOracle) mayPack() bool {
+	total := 0
+	for n := range o.nodes {
+		total += fitCount(o.free[n], o.least)
+	}
+	if total < len(o.pr.members) {
+		return false
+	}
+	for k, kd := range o.kinds {
+		c := 0
+		for n := range o.nodes {
+			if o.ok[n][k] {
+				c += fitCount(o.free[n], kd.req)
+			}
+		}
+		if c < len(kd.members) {
+			return false
+		}
+	}
+	return true
 }
 
 // pack places the members of kind k from node n on, left of them still to place; bound
@@ -485,7 +551,7 @@ func (o *gangVectorOracle) witness() any {
 	}
 	for k, kd := range o.kinds {
 		next := 0
-		for n, c := range o.placed[k] {
+		for n, c := range o.last[k] {
 			for range c {
 				out = append(out, framework.Assignment{Pod: kd.members[next], Node: o.nodes[n]})
 				next++
@@ -528,8 +594,7 @@ type nodeItem struct {
 }
 
 // prepare lists, per node, the candidates' pods there, and per resource their order by
-// what they free, largest first; and the members' smallest request per resource (a member
-// of any kind needs at least that).
+// what they free, largest first.
 func (o *gangVectorOracle) prepare(units []*unit) {
 	o.items = make([][]nodeItem, len(o.nodes))
 	for pos, u := range units {
@@ -547,12 +612,6 @@ func (o *gangVectorOracle) prepare(units []*unit) {
 			}
 			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(items[b].req[j], items[a].req[j]) })
 			o.largest[n][j] = order
-		}
-	}
-	o.least = slices.Clone(o.kinds[0].req)
-	for _, kd := range o.kinds[1:] {
-		for j, v := range kd.req {
-			o.least[j] = min(o.least[j], v)
 		}
 	}
 	o.nbase, o.nund, o.ntop = make([][]int64, len(o.nodes)), make([]int, len(o.nodes)), make([][][]int64, len(o.nodes))
