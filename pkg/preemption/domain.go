@@ -209,7 +209,7 @@ func (e *GroupEvaluator) searchUnits(ctx context.Context, pr *preemptor, dom dom
 		return nil, err
 	}
 	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
-		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims)}
+		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims), Approximate: search.exhaustedSaid}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
 	}

@@ -53,10 +53,10 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 		return nil, err
 	}
 	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
-		"units", len(units), "victims", len(victims), "exact", !search.exhaustedSaid && len(units) <= search.exactMax && !o.cut)
+		"units", len(units), "victims", len(victims), "exact", !search.exhaustedSaid && !o.cut)
 	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
 		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
-		Approximate: search.exhaustedSaid || len(units) > search.exactMax || o.cut}
+		Approximate: search.exhaustedSaid || o.cut}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
 	}

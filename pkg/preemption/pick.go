@@ -18,6 +18,10 @@ type Candidate struct {
 	approximate bool
 }
 
+// Approximate reports whether the victim search stopped at its budget: the victims are the
+// best set found, not proven the least disruptive.
+func (c *Candidate) Approximate() bool { return c.approximate }
+
 func newCandidate(node *framework.NodeInfo, victims []*unit, pdbs []*framework.PDBInfo) *Candidate {
 	return &Candidate{Node: node, Victims: podsOf(victims), Cost: costOfUnits(victims, pdbs)}
 }

@@ -64,6 +64,7 @@ func TestVictimSearch(t *testing.T) {
 			units := slices.Clone(tc.units)
 			sortUnits(units)
 			s := &victimSearch{units: units, o: o, exactMax: tc.exactMax}
+			outOfBudget := tc.budget == 0
 			if tc.budget >= 0 {
 				s.shared = &tc.budget
 			}
@@ -82,6 +83,10 @@ func TestVictimSearch(t *testing.T) {
 			}
 			if o.free != before {
 				t.Errorf("the oracle is left with %d free, it started with %d: every unit must be off again", o.free, before)
+			}
+			// Only a search stopped by its budget is said to be one.
+			if s.exhaustedSaid != outOfBudget {
+				t.Errorf("stopped at its budget: %v, want %v", s.exhaustedSaid, outOfBudget)
 			}
 		})
 	}
