@@ -59,6 +59,17 @@ type alikeOracle interface {
 	alikeKey(u *unit) string
 }
 
+// victimCounter is an oracle that bounds, from below, how many pods of the undecided units
+// (those from position i of the search's list on) must still be victims.
+type victimCounter interface {
+	oracle
+	// prepare is told the search's units, in its order, once before fewestVictims.
+	prepare(units []*unit)
+	// fewestVictims returns the bound; false when even every undecided unit gone leaves
+	// the preemptor unable to fit.
+	fewestVictims(i int) (int, bool)
+}
+
 // victimSearch chooses which of the candidate units of a domain to preempt: the set of
 // least Cost whose removal lets the preemptor fit.
 type victimSearch struct {
