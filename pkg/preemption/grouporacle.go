@@ -129,22 +129,39 @@ func (o *groupOracle) measure(units []*unit) {
 		a.want = append(a.want, rp.Sums[j][min(o.pr.need, len(o.pr.members))])
 	}
 	a.free, a.kept, a.scratch = make([]int64, len(a.idx)), make([]int64, len(a.idx)), make([]int64, len(a.idx))
+	// Each node's room with every unit back, to see that none is past its room.
+	back := make(map[*framework.NodeInfo][]int64, len(o.nodes))
 	for _, n := range o.nodes {
+		r := make([]int64, len(a.idx))
 		for j, i := range a.idx {
-			a.free[j] += n.Allocatable[i] - n.Requested[i]
+			r[j] = n.Allocatable[i] - n.Requested[i]
+			a.free[j] += r[j]
 		}
+		back[n] = r
 	}
 	a.units = make(map[*unit][]int64, len(units))
 	for _, u := range units {
 		v := make([]int64, len(a.idx))
 		for _, q := range o.removed[u] {
 			if !o.holders.has(q) {
+				r := back[o.home[q]]
 				for j, i := range a.idx {
 					v[j] += q.Requests.Vector[i]
+					if r != nil {
+						r[j] -= q.Requests.Vector[i]
+					}
 				}
 			}
 		}
 		a.units[u] = v
+	}
+	for _, r := range back {
+		if slices.ContainsFunc(r, func(v int64) bool { return v < 0 }) {
+			// A node past its room even as the cluster stands: the room summed no
+			// longer bounds what members can use there, so there is no bound.
+			*a = aggregateRoom{}
+			return
+		}
 	}
 }
 
