@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates what the Helm chart and the release manifest derive from the rest of the
 # repository, with helm built from its Go module (hack/tools/go.mod):
-#   charts/phalanx/templates/crds.yaml          the PodGroup CRD of config/crd, behind crds.install
+#   charts/phalanx/templates/crds.yaml          the CRDs of config/crd, behind crds.install
 #   charts/phalanx/dashboards/*.json            the Grafana dashboard of config/grafana
 #   deploy/phalanx.yaml                         the release manifest: the chart rendered with
 #                                               its defaults into phalanx-system, namespace included
@@ -13,8 +13,8 @@ CHART=charts/phalanx
 
 helm() { go tool -modfile="$ROOT/hack/tools/go.mod" helm "$@"; }
 
-# The CRD, installed and upgraded with the chart, kept on uninstall unless crds.keep is
-# false (deleting it would delete every PodGroup).
+# The CRDs, installed and upgraded with the chart, kept on uninstall unless crds.keep is
+# false (deleting them would delete every PodGroup and CompositePodGroup).
 {
 	echo '{{- if .Values.crds.install }}'
 	for crd in config/crd/*.yaml; do

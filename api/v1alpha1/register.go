@@ -16,7 +16,7 @@ var (
 	// SchemeBuilder collects the functions that register this package's types, so that a
 	// client or the simulator's decoder can add them to its runtime.Scheme.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
-	// AddToScheme registers PodGroup and PodGroupList with a scheme.
+	// AddToScheme registers PodGroup, CompositePodGroup and their lists with a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
@@ -32,7 +32,7 @@ func Kind(kind string) schema.GroupKind {
 }
 
 func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion, &PodGroup{}, &PodGroupList{})
+	scheme.AddKnownTypes(SchemeGroupVersion, &PodGroup{}, &PodGroupList{}, &CompositePodGroup{}, &CompositePodGroupList{})
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
 }

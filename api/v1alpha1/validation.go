@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -44,7 +45,7 @@ func ValidatePodGroup(pg *PodGroup) field.ErrorList {
 func validateSpec(spec *PodGroupSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateSchedulingPolicy(&spec.SchedulingPolicy, path.Child("schedulingPolicy"))...)
-	errs = append(errs, validateDisruptionMode(spec, path.Child("disruptionMode"))...)
+	errs = append(errs, validateDisruptionMode(spec.DisruptionMode, spec.SchedulingPolicy.Gang != nil, path.Child("disruptionMode"))...)
 	if spec.PriorityClassName != "" {
 		errs = append(errs, validateObjectName(spec.PriorityClassName, path.Child("priorityClassName"))...)
 	}
@@ -75,10 +76,8 @@ func validateSchedulingPolicy(p *PodGroupSchedulingPolicy, path *field.Path) fie
 	return nil
 }
 
-// validateDisruptionMode takes the whole spec because whether all is allowed depends on the
-// scheduling policy.
-func validateDisruptionMode(spec *PodGroupSpec, path *field.Path) field.ErrorList {
-	m := spec.DisruptionMode
+// validateDisruptionMode checks a disruption mode; all is allowed only with the gang policy.
+func validateDisruptionMode(m *DisruptionMode, gang bool, path *field.Path) field.ErrorList {
 	if m == nil {
 		return nil
 	}
@@ -89,7 +88,7 @@ func validateDisruptionMode(spec *PodGroupSpec, path *field.Path) field.ErrorLis
 	case m.Single != nil && m.All != nil:
 		errs = append(errs, field.Invalid(path, "{single, all}", msgOneDisruption))
 	}
-	if m.All != nil && spec.SchedulingPolicy.Gang == nil {
+	if m.All != nil && !gang {
 		errs = append(errs, field.Forbidden(path.Child("all"), msgAllNeedsGang))
 	}
 	return errs
@@ -130,18 +129,22 @@ func validateTopology(levels []TopologyConstraint, path *field.Path) field.Error
 }
 
 func validateStatus(st *PodGroupStatus, path *field.Path) field.ErrorList {
+	return validatePhaseAndConditions(st.Phase, st.ObservedGeneration, st.Conditions, path)
+}
+
+func validatePhaseAndConditions(phase PodGroupPhase, observed int64, conditions []metav1.Condition, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	switch st.Phase {
+	switch phase {
 	case "", PodGroupPhasePending, PodGroupPhaseScheduled, PodGroupPhasePreempted:
 	default:
-		errs = append(errs, field.NotSupported(path.Child("phase"), st.Phase,
+		errs = append(errs, field.NotSupported(path.Child("phase"), phase,
 			[]PodGroupPhase{PodGroupPhasePending, PodGroupPhaseScheduled, PodGroupPhasePreempted}))
 	}
-	if st.ObservedGeneration < 0 {
-		errs = append(errs, field.Invalid(path.Child("observedGeneration"), st.ObservedGeneration,
+	if observed < 0 {
+		errs = append(errs, field.Invalid(path.Child("observedGeneration"), observed,
 			"must be greater than or equal to 0"))
 	}
-	errs = append(errs, metav1validation.ValidateConditions(st.Conditions, path.Child("conditions"))...)
+	errs = append(errs, metav1validation.ValidateConditions(conditions, path.Child("conditions"))...)
 	return errs
 }
 

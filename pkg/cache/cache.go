@@ -34,6 +34,10 @@ type Cache struct {
 	groups     map[string]*framework.GroupInfo
 	// unitsVersion: see UnitsVersion.
 	unitsVersion int64
+	// composites are the CompositePodGroups; children indexes, by composite, the groups
+	// and composites that name it as their parent.
+	composites map[string]*framework.GroupInfo
+	children   map[string]*childSet
 	// members are the bound or assumed members of each group, outside simulations.
 	members map[string][]*framework.PodInfo
 	// dra and vols are the devices and volumes pods use (dra.go, volumes.go).
@@ -63,6 +67,8 @@ func New() *Cache {
 		nominator:     newNominator(),
 		pdbs:          map[string]*framework.PDBInfo{},
 		groups:        map[string]*framework.GroupInfo{},
+		composites:    map[string]*framework.GroupInfo{},
+		children:      map[string]*childSet{},
 		members:       map[string][]*framework.PodInfo{},
 	}
 	c.dra = newDRAState(c)

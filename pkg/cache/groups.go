@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -8,12 +9,19 @@ import (
 
 // SetGroup records or replaces a PodGroup.
 func (c *Cache) SetGroup(g *framework.GroupInfo) {
+	if old := c.groups[g.Key]; old != nil {
+		c.unlinkChild(old.ParentKey(), g.Key, false)
+	}
 	c.groups[g.Key] = g
+	c.linkChild(g.ParentKey(), g.Key, false)
 	c.unitsChanged()
 }
 
 // RemoveGroup forgets a PodGroup.
 func (c *Cache) RemoveGroup(key string) {
+	if old := c.groups[key]; old != nil {
+		c.unlinkChild(old.ParentKey(), key, false)
+	}
 	delete(c.groups, key)
 	c.unitsChanged()
 }
@@ -47,3 +55,97 @@ func (c *Cache) trackMember(pi *framework.PodInfo, added bool) {
 		c.members[key] = list
 	}
 }
+
+// SetComposite records or replaces a CompositePodGroup.
+func (c *Cache) SetComposite(g *framework.GroupInfo) {
+	if old := c.composites[g.Key]; old != nil {
+		c.unlinkChild(old.ParentKey(), g.Key, true)
+	}
+	c.composites[g.Key] = g
+	c.linkChild(g.ParentKey(), g.Key, true)
+	c.unitsChanged()
+}
+
+// RemoveComposite forgets a CompositePodGroup.
+func (c *Cache) RemoveComposite(key string) {
+	if old := c.composites[key]; old != nil {
+		c.unlinkChild(old.ParentKey(), key, true)
+	}
+	delete(c.composites, key)
+	c.unitsChanged()
+}
+
+// Composite returns a CompositePodGroup by namespace/name, or nil (framework.Snapshot).
+func (c *Cache) Composite(key string) *framework.GroupInfo { return c.composites[key] }
+
+// CompositeChildren returns the keys of the PodGroups and of the composites that name a
+// composite as their parent, sorted.
+func (c *Cache) CompositeChildren(key string) (groups, composites []string) {
+	ch := c.children[key]
+	if ch == nil {
+		return nil, nil
+	}
+	return slices.Sorted(maps.Keys(ch.groups)), slices.Sorted(maps.Keys(ch.composites))
+}
+
+// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy, sorted
+// (framework.Snapshot). A cycle of composites naming each other is walked once.
+func (c *Cache) CompositeGroups(key string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(k string)
+	walk = func(k string) {
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		groups, composites := c.CompositeChildren(k)
+		out = append(out, groups...)
+		for _, sub := range composites {
+			walk(sub)
+		}
+	}
+	walk(key)
+	slices.Sort(out)
+	return out
+}
+
+// childSet holds the children of one composite, by kind.
+type childSet struct {
+	groups, composites map[string]bool
+}
+
+// linkChild records that child names parent as its composite ("" parent: none).
+func (c *Cache) linkChild(parent, child string, composite bool) {
+	if parent == "" {
+		return
+	}
+	ch := c.children[parent]
+	if ch == nil {
+		ch = &childSet{groups: map[string]bool{}, composites: map[string]bool{}}
+		c.children[parent] = ch
+	}
+	if composite {
+		ch.composites[child] = true
+	} else {
+		ch.groups[child] = true
+	}
+}
+
+func (c *Cache) unlinkChild(parent, child string, composite bool) {
+	ch := c.children[parent]
+	if ch == nil {
+		return
+	}
+	if composite {
+		delete(ch.composites, child)
+	} else {
+		delete(ch.groups, child)
+	}
+	if len(ch.groups)+len(ch.composites) == 0 {
+		delete(c.children, parent)
+	}
+}
+
+// CompositeKeys returns the keys of the known CompositePodGroups, sorted.
+func (c *Cache) CompositeKeys() []string { return slices.Sorted(maps.Keys(c.composites)) }

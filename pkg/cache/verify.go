@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -10,13 +11,13 @@ import (
 // Verify checks that every index the cache keeps equals one rebuilt from scratch out of
 // the pods on the nodes: per-node pod positions and usage vectors, the pod map, the label
 // index, the node sets, ghost nodes, nominations, (outside simulations) group
-// membership, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
+// membership, the composites' children, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
 // rollbacks; it is O(pods × labels).
 func (c *Cache) Verify() error {
 	if len(c.faults) > 0 {
 		return fmt.Errorf("refused: %s", c.faults[0])
 	}
-	for _, check := range []func() error{c.verifyNodes, c.verifyPods, c.verifyLabels, c.verifyNodeSets, c.verifyNominations, c.verifyMembers, c.verifyResources} {
+	for _, check := range []func() error{c.verifyNodes, c.verifyPods, c.verifyLabels, c.verifyNodeSets, c.verifyNominations, c.verifyMembers, c.verifyHierarchy, c.verifyResources} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -233,4 +234,26 @@ func (c *Cache) verifyMembers() error {
 func (s *nodeSet) has(n *framework.NodeInfo) bool {
 	_, ok := s.pos[n]
 	return ok
+}
+
+// verifyHierarchy: each composite's children are exactly the groups and composites that
+// name it as their parent.
+func (c *Cache) verifyHierarchy() error {
+	want := &Cache{children: map[string]*childSet{}}
+	for key, g := range c.groups {
+		want.linkChild(g.ParentKey(), key, false)
+	}
+	for key, g := range c.composites {
+		want.linkChild(g.ParentKey(), key, true)
+	}
+	if len(want.children) != len(c.children) {
+		return fmt.Errorf("%d composites have children, %d indexed", len(want.children), len(c.children))
+	}
+	for parent, ch := range want.children {
+		got := c.children[parent]
+		if got == nil || !maps.Equal(got.groups, ch.groups) || !maps.Equal(got.composites, ch.composites) {
+			return fmt.Errorf("composite %s: children indexed differ from those naming it", parent)
+		}
+	}
+	return nil
 }

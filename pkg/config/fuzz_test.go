@@ -34,6 +34,7 @@ func FuzzParse(f *testing.F) {
 		"profiles: [{plugins: {enabled: [{name: '', weight: 101}], disabled: [{name: '*'}]}}]",
 		"profiles: [{plugins: {score: {enabled: [{name: A, weight: 3}], disabled: [{name: '*'}]}, filter: {disabled: [{name: B}]}}}]",
 		"profiles: [{plugins: {placementScore: null, bind: {}}}]",
+		"profiles: [{plugins: {score: {enabled: []}, disabled: []}}]",
 		"seed: 9223372036854775807\ngangWaitTimeout: 2562047h47m16.854775807s",
 		"apiVersion: 1\nkind: [x]",
 		"&a [*a]",

@@ -95,6 +95,10 @@ type PluginSet struct {
 	Disabled []Plugin `json:"disabled,omitempty"`
 }
 
+// IsZero says whether the set changes nothing. An empty list (`enabled: []`) changes nothing
+// either, so the set is left out when written, as an absent one is (omitzero asks this).
+func (s PluginSet) IsZero() bool { return len(s.Enabled) == 0 && len(s.Disabled) == 0 }
+
 // Extension points that a per-point plugin set names, with the spelling of the
 // configuration file (kube-scheduler's). PreEnqueue covers phalanx's pod group gates too,
 // and PostFilter its PodGroupPostFilter.
@@ -121,6 +125,19 @@ type PointSet struct {
 }
 
 // Points returns every per-point set, in the order the extension points run.
+// IsZero says whether the plugins change nothing at any extension point (omitzero asks this).
+func (p Plugins) IsZero() bool {
+	if len(p.Enabled) > 0 || len(p.Disabled) > 0 {
+		return false
+	}
+	for _, point := range p.Points() {
+		if !point.Set.IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
 func (p *Plugins) Points() []PointSet {
 	return []PointSet{
 		{PreEnqueue, &p.PreEnqueue}, {QueueSort, &p.QueueSort}, {PreFilter, &p.PreFilter},

@@ -5,22 +5,83 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 )
 
-// GroupInfo is a PodGroup as the scheduler uses it: its priority and preemptionPolicy
-// resolved (priority, else the class, else the global default, else 0), and the problem
-// that makes it unschedulable as written, if any.
+// GroupInfo is a PodGroup, or a CompositePodGroup (a group of groups), as the scheduler
+// uses it: its priority and preemptionPolicy resolved (its own priority, else its class,
+// else its parent composite's, up the hierarchy, else the global default, else 0: a lower
+// level overrides a higher one, KEP-5710), and the problem that makes it unschedulable as
+// written, if any. Exactly one of PodGroup and Composite is set.
 type GroupInfo struct {
 	PodGroup *v1alpha1.PodGroup
+	// Composite is set, instead of PodGroup, for a CompositePodGroup.
+	Composite *v1alpha1.CompositePodGroup
 	// Key is namespace/name.
 	Key              string
 	Priority         int32
 	PreemptionPolicy v1.PreemptionPolicy
 	// Invalid says why the group can never be scheduled as written (a validation error, an
-	// unknown priority class); "" for a valid group.
+	// unknown priority class, a hierarchy too deep); "" for a valid group.
 	Invalid string
+}
+
+// IsComposite reports whether the group is a CompositePodGroup.
+func (g *GroupInfo) IsComposite() bool { return g.Composite != nil }
+
+// Object is the group's API object, for events and status.
+func (g *GroupInfo) Object() runtime.Object {
+	if g.Composite != nil {
+		return g.Composite
+	}
+	return g.PodGroup
+}
+
+// Meta is the group's object metadata.
+func (g *GroupInfo) Meta() *metav1.ObjectMeta {
+	if g.Composite != nil {
+		return &g.Composite.ObjectMeta
+	}
+	return &g.PodGroup.ObjectMeta
+}
+
+// ParentKey is the namespace/name of the composite the group belongs to, "" for none.
+func (g *GroupInfo) ParentKey() string {
+	var parent *string
+	if g.Composite != nil {
+		parent = g.Composite.Spec.ParentCompositePodGroupName
+	} else {
+		parent = g.PodGroup.Spec.ParentCompositePodGroupName
+	}
+	if parent == nil || *parent == "" {
+		return ""
+	}
+	return g.Meta().Namespace + "/" + *parent
+}
+
+// Topology is the group's own topology levels, coarse to fine, modes defaulted.
+func (g *GroupInfo) Topology() []v1alpha1.TopologyConstraint {
+	var levels []v1alpha1.TopologyConstraint
+	switch {
+	case g.Composite != nil && g.Composite.Spec.SchedulingConstraints != nil:
+		levels = g.Composite.Spec.SchedulingConstraints.Topology
+	case g.PodGroup != nil && g.PodGroup.Spec.SchedulingConstraints != nil:
+		levels = g.PodGroup.Spec.SchedulingConstraints.Topology
+	}
+	if len(levels) == 0 {
+		return nil
+	}
+	out := make([]v1alpha1.TopologyConstraint, len(levels))
+	for i, l := range levels {
+		if l.Mode == "" {
+			l.Mode = v1alpha1.TopologyModeRequired
+		}
+		out[i] = l
+	}
+	return out
 }
 
 // PodGroupOf returns the group's PodGroup, nil for a nil group.
@@ -32,13 +93,29 @@ func PodGroupOf(g *GroupInfo) *v1alpha1.PodGroup {
 }
 
 // Gang reports whether the group is all-or-nothing.
-func (g *GroupInfo) Gang() bool { return g.PodGroup.IsGang() }
+func (g *GroupInfo) Gang() bool {
+	if g.Composite != nil {
+		return g.Composite.IsGang()
+	}
+	return g.PodGroup.IsGang()
+}
 
-// MinCount is how many members must be placed at once (1 for a basic group).
-func (g *GroupInfo) MinCount() int { return int(g.PodGroup.MinCount()) }
+// MinCount is how many members must be placed at once (1 for a basic group); for a
+// composite, how many child groups.
+func (g *GroupInfo) MinCount() int {
+	if g.Composite != nil {
+		return int(g.Composite.MinGroupCount())
+	}
+	return int(g.PodGroup.MinCount())
+}
 
 // DisruptAll reports whether the group is preempted as a whole.
-func (g *GroupInfo) DisruptAll() bool { return g.PodGroup.DisruptAll() }
+func (g *GroupInfo) DisruptAll() bool {
+	if g.Composite != nil {
+		return g.Composite.DisruptAll()
+	}
+	return g.PodGroup.DisruptAll()
+}
 
 // GroupKey returns the key of the group a pod belongs to ("" for none).
 func GroupKey(p *PodInfo) string {
@@ -144,6 +221,8 @@ type PodGroupPostFilterResult struct {
 
 // GroupAttempt is a group cycle that failed, as PodGroupPostFilter plugins see it.
 type GroupAttempt struct {
+	// Group is the unit the cycle scheduled: a PodGroup, or a CompositePodGroup whose
+	// whole hierarchy is placed at once.
 	Group *GroupInfo
 	// Pending are the members the cycle tried to place.
 	Pending []*PodInfo
@@ -155,6 +234,10 @@ type GroupAttempt struct {
 	Placements *PlacementCandidates
 	// Placer places members as the cycle does, in the cycle's state.
 	Placer GroupPlacer
+	// Need is how many pending members must fit for the group to make progress: the rest
+	// of a gang's minCount, one for a basic group or a gang already running, and for a
+	// composite the fewest that complete it.
+	Need int
 }
 
 // PodGroupPostFilterPlugin runs once when a group's cycle fails (KEP-5710). Plugins run in
@@ -186,7 +269,31 @@ func GroupNeed(g *GroupInfo, running int) int {
 	return max(1, g.MinCount()-running)
 }
 
-// InGroup reports whether a pod belongs to a group (without building the group's key).
+// InGroup reports whether a pod belongs to a PodGroup (without building the group's key).
 func InGroup(p *PodInfo, g *GroupInfo) bool {
-	return p.Group != "" && p.Group == g.PodGroup.Name && p.Pod.Namespace == g.PodGroup.Namespace
+	return p.Group != "" && g.PodGroup != nil && p.Group == g.PodGroup.Name && p.Pod.Namespace == g.PodGroup.Namespace
+}
+
+// DisruptionRoot returns the highest CompositePodGroup above a PodGroup whose disruption
+// mode is All (nil when there is none): preemption then takes its whole hierarchy
+// together, whatever the modes below it.
+func DisruptionRoot(snap Snapshot, groupKey string) *GroupInfo {
+	g := snap.Group(groupKey)
+	if g == nil {
+		return nil
+	}
+	var root *GroupInfo
+	seen := map[string]bool{}
+	for parent := g.ParentKey(); parent != "" && !seen[parent]; {
+		seen[parent] = true
+		c := snap.Composite(parent)
+		if c == nil {
+			break
+		}
+		if c.DisruptAll() {
+			root = c
+		}
+		parent = c.ParentKey()
+	}
+	return root
 }

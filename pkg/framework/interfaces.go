@@ -266,6 +266,11 @@ type Snapshot interface {
 	// changes: PodDisruptionBudgets, PodGroups and groups' bound members. With the nodes'
 	// generations, it says when preemption's per-node results are stale.
 	UnitsVersion() int64
+	// Composite returns a CompositePodGroup by namespace/name, or nil.
+	Composite(key string) *GroupInfo
+	// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy (its
+	// child groups, and those of its child composites), sorted.
+	CompositeGroups(key string) []string
 	// LayoutVersion changes whenever nodes are added or removed, so arrays indexed by
 	// NodeInfo.Index must be rebuilt.
 	LayoutVersion() uint64

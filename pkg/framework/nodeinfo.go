@@ -97,11 +97,7 @@ func AllocatableOf(node *v1.Node) resource.Vector {
 		if err != nil {
 			continue
 		}
-		if i == resource.CPU {
-			alloc[i] = q.MilliValue()
-		} else {
-			alloc[i] = q.Value()
-		}
+		alloc[i], _ = resource.Amount(i, q) // beyond MaxAmount: as much as phalanx counts
 	}
 	return alloc
 }

@@ -73,45 +73,66 @@ func ToPodGroup(pg *PodGroup, wl *Workload) *v1alpha1.PodGroup {
 			Name: c.Name, ResourceClaimName: copyPtr(c.ResourceClaimName)})
 	}
 
-	delete(out.Annotations, v1alpha1.AnnotationInvalidReason)
-	delete(out.Annotations, annotationInitiallyScheduled)
-	if len(errs) > 0 {
-		setAnnotation(out, v1alpha1.AnnotationInvalidReason, errs.ToAggregate().Error())
-	}
-	if initiallyScheduled(pg) {
-		setAnnotation(out, annotationInitiallyScheduled, "true")
-	}
-	if len(out.Annotations) == 0 {
-		out.Annotations = nil
-	}
+	setMarkers(&out.ObjectMeta, errs, initiallyScheduled(pg.APIVersion, pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled))
 	return out
 }
 
-func setAnnotation(pg *v1alpha1.PodGroup, key, value string) {
-	if pg.Annotations == nil {
-		pg.Annotations = map[string]string{}
+// setMarkers puts on a mapped object's metadata the in-memory markers phalanx reads: why it
+// cannot be scheduled (AnnotationInvalidReason), and that it was initially scheduled
+// (annotationInitiallyScheduled); markers the native object carried are dropped, so no
+// user sets them.
+func setMarkers(m *metav1.ObjectMeta, errs field.ErrorList, initially bool) {
+	delete(m.Annotations, v1alpha1.AnnotationInvalidReason)
+	delete(m.Annotations, annotationInitiallyScheduled)
+	set := func(key, value string) {
+		if m.Annotations == nil {
+			m.Annotations = map[string]string{}
+		}
+		m.Annotations[key] = value
 	}
-	pg.Annotations[key] = value
+	if len(errs) > 0 {
+		set(v1alpha1.AnnotationInvalidReason, errs.ToAggregate().Error())
+	}
+	if initially {
+		set(annotationInitiallyScheduled, "true")
+	}
+	if len(m.Annotations) == 0 {
+		m.Annotations = nil
+	}
 }
 
-// spec is a native PodGroup's spec with the fields it leaves unset taken from its Workload
-// template, remembering which came from the template for messages.
-type spec struct {
-	schedulingv1beta1.PodGroupSpec
+// templateOrigin remembers, for messages, which fields of a native object came from its
+// Workload template.
+type templateOrigin struct {
 	version      string
 	template     string
 	workload     string
 	fromTemplate map[string]bool
 }
 
-func (s *spec) path(name string) *field.Path { return field.NewPath("spec", name) }
+func (s *templateOrigin) path(name string) *field.Path { return field.NewPath("spec", name) }
 
 // from says, for a message, that a field came from the Workload template.
-func (s *spec) from(name string) string {
+func (s *templateOrigin) from(name string) string {
 	if !s.fromTemplate[name] {
 		return ""
 	}
 	return fmt.Sprintf(" (from %s %q of Workload %q)", templateWord(s.version), s.template, s.workload)
+}
+
+// fill takes a field from the template when the object leaves it unset.
+func (s *templateOrigin) fill(name string, unset bool, take func()) {
+	if unset {
+		take()
+		s.fromTemplate[name] = true
+	}
+}
+
+// spec is a native PodGroup's spec with the fields it leaves unset taken from its Workload
+// template, remembering which came from the template for messages.
+type spec struct {
+	schedulingv1beta1.PodGroupSpec
+	templateOrigin
 }
 
 // templateWord is what the version calls a Workload's PodGroup template in messages.
@@ -136,7 +157,7 @@ func refPaths(version string) (workload, template *field.Path) {
 // effectiveSpec fills the fields pg leaves unset from the Workload template it refers to,
 // and reports a reference to a Workload or template that is not there.
 func effectiveSpec(pg *PodGroup, wl *Workload) (*spec, field.ErrorList) {
-	s := &spec{PodGroupSpec: pg.Spec, version: pg.APIVersion, fromTemplate: map[string]bool{}}
+	s := &spec{PodGroupSpec: pg.Spec, templateOrigin: templateOrigin{version: pg.APIVersion, fromTemplate: map[string]bool{}}}
 	ref := pg.Spec.WorkloadRef
 	if ref == nil {
 		return s, nil
@@ -150,12 +171,7 @@ func effectiveSpec(pg *PodGroup, wl *Workload) (*spec, field.ErrorList) {
 		return s, field.ErrorList{field.NotFound(tmplPath, ref.TemplateName)}
 	}
 	s.template, s.workload = tmpl.Name, wl.Name
-	fill := func(name string, unset bool, take func()) {
-		if unset {
-			take()
-			s.fromTemplate[name] = true
-		}
-	}
+	fill := s.fill
 	p := &s.PodGroupSpec
 	fill("schedulingConstraints", p.SchedulingConstraints == nil,
 		func() { p.SchedulingConstraints = tmpl.SchedulingConstraints })
@@ -213,20 +229,25 @@ func mapPreemptionPolicy(p *schedulingv1beta1.PreemptionPolicy) *corev1.Preempti
 // it is for the CRD: the unit of preemption may not be larger than the unit of scheduling.
 func mapDisruptionMode(s *spec) (*v1alpha1.DisruptionMode, *field.Error) {
 	m := s.DisruptionMode
-	switch {
-	case m == nil:
+	if m == nil {
 		return nil, nil
-	case m.All != nil && m.Single != nil:
-		return nil, field.Invalid(s.path("disruptionMode"), "{all, single}", "must specify exactly one of: `single`, `all`")
-	case m.All != nil:
-		if s.SchedulingPolicy.Gang == nil {
-			if s.version == V1alpha2 {
-				return nil, field.Invalid(s.path("disruptionMode"), "PodGroup",
-					"may only be used with the gang scheduling policy"+s.from("disruptionMode"))
-			}
-			return nil, field.Forbidden(s.path("disruptionMode").Child("all"),
-				"may only be used with the gang scheduling policy"+s.from("disruptionMode"))
-		}
+	}
+	return disruptionMode(m.All != nil, m.Single != nil, s.SchedulingPolicy.Gang != nil, &s.templateOrigin)
+}
+
+// disruptionMode maps a native disruption mode, set, of a group or composite (gang or not)
+// whose fields came as origin says.
+func disruptionMode(all, single, gang bool, origin *templateOrigin) (*v1alpha1.DisruptionMode, *field.Error) {
+	switch {
+	case all && single:
+		return nil, field.Invalid(origin.path("disruptionMode"), "{all, single}", "must specify exactly one of: `single`, `all`")
+	case all && !gang && origin.version == V1alpha2:
+		return nil, field.Invalid(origin.path("disruptionMode"), "PodGroup",
+			"may only be used with the gang scheduling policy"+origin.from("disruptionMode"))
+	case all && !gang:
+		return nil, field.Forbidden(origin.path("disruptionMode").Child("all"),
+			"may only be used with the gang scheduling policy"+origin.from("disruptionMode"))
+	case all:
 		return &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}, nil
 	}
 	return &v1alpha1.DisruptionMode{Single: &v1alpha1.SingleDisruptionMode{}}, nil

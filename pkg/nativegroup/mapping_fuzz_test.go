@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
@@ -76,15 +77,9 @@ func FuzzToPodGroupV1beta1(f *testing.F) {
 		if json.Unmarshal(pgData, &in) != nil {
 			return
 		}
-		var wlIn *schedulingv1beta1.Workload
-		if json.Unmarshal(wlData, &wlIn) != nil {
+		wl, wlValid, ok := fuzzWorkload(wlData)
+		if !ok {
 			return
-		}
-		var wl *Workload
-		wlValid := true
-		if wlIn != nil {
-			wlValid = len(Validate(wlIn)) == 0
-			wl, _ = WorkloadFrom(wlIn)
 		}
 		apiErrs := Validate(&in)
 		pg, err := PodGroupFrom(&in)
@@ -106,4 +101,64 @@ func FuzzToPodGroupV1beta1(f *testing.F) {
 			t.Errorf("a native group the API server accepts maps onto one phalanx refuses without a reason: %v", errs)
 		}
 	})
+}
+
+// FuzzToCompositePodGroup is FuzzToPodGroupV1beta1 for v1alpha3 CompositePodGroups: validation
+// and the mapping never panic nor change their input, and a composite the API server would
+// accept maps onto one phalanx accepts, or carries the reason it cannot be scheduled.
+func FuzzToCompositePodGroup(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`{"metadata":{"name":"c"},"spec":{"workloadRef":{"workloadName":"w","templateName":"t"},"schedulingPolicy":{"gang":{"minGroupCount":2}}}}`,
+			`{"metadata":{"name":"w"},"spec":{"compositePodGroupTemplates":[{"name":"t","schedulingPolicy":{"gang":{}},"disruptionMode":{"all":{}},"schedulingConstraints":{"topology":[{"key":"a"}]},"podGroupTemplates":[{"name":"p","schedulingPolicy":{"basic":{}}}]}]}}`},
+		{`{"metadata":{"name":"c"},"spec":{"parentCompositePodGroupName":"c","workloadRef":{"workloadName":"w","templateName":"t"},"schedulingPolicy":{"basic":{}},"disruptionMode":{"all":{}}}}`, `{}`},
+		{`{"spec":{"schedulingPolicy":{"gang":{"minGroupCount":0},"basic":{}},"disruptionMode":{"single":{},"all":{}},"preemptionPolicy":"x"}}`, `{"spec":{}}`},
+	} {
+		f.Add([]byte(seed[0]), []byte(seed[1]))
+	}
+	f.Fuzz(func(t *testing.T, cData, wlData []byte) {
+		var in schedulingv1alpha3.CompositePodGroup
+		if json.Unmarshal(cData, &in) != nil {
+			return
+		}
+		wl, wlValid, ok := fuzzWorkload(wlData)
+		if !ok {
+			return
+		}
+		apiErrs := Validate(&in)
+		c, err := CompositeFrom(&in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := c.DeepCopy()
+		got := ToCompositePodGroup(c, wl)
+		if !IsNativeComposite(got) || got.Name != in.Name {
+			t.Fatalf("mapped composite %s (%s %s) does not name its source", got.Name, got.APIVersion, got.Kind)
+		}
+		if !apiequality.Semantic.DeepEqual(before, c) {
+			t.Fatal("the mapping changed its input")
+		}
+		if len(apiErrs) > 0 || !wlValid || got.Annotations[v1alpha1.AnnotationInvalidReason] != "" {
+			return
+		}
+		if p := got.Spec.ParentCompositePodGroupName; p != nil && *p == got.Name {
+			return // a cycle of one, which phalanx's validation names
+		}
+		if errs := v1alpha1.ValidateCompositePodGroup(got); len(errs) > 0 {
+			t.Errorf("a native composite the API server accepts maps onto one phalanx refuses without a reason: %v", errs)
+		}
+	})
+}
+
+// fuzzWorkload decodes a fuzzed v1beta1 Workload (nil for "null"), and says whether the API
+// server would accept it; ok is false for data that is no Workload.
+func fuzzWorkload(data []byte) (wl *Workload, valid, ok bool) {
+	var in *schedulingv1beta1.Workload
+	if json.Unmarshal(data, &in) != nil {
+		return nil, false, false
+	}
+	if in == nil {
+		return nil, true, true
+	}
+	wl, _ = WorkloadFrom(in)
+	return wl, len(Validate(in)) == 0, true
 }

@@ -14,12 +14,15 @@ import (
 
 // recorder is a Sink that writes down what it is told, and a ClashFunc.
 type recorder struct {
-	calls   []string
-	last    map[string]*v1alpha1.PodGroup
-	clashes []string
+	calls         []string
+	last          map[string]*v1alpha1.PodGroup
+	lastComposite map[string]*v1alpha1.CompositePodGroup
+	clashes       []string
 }
 
-func newRecorder() *recorder { return &recorder{last: map[string]*v1alpha1.PodGroup{}} }
+func newRecorder() *recorder {
+	return &recorder{last: map[string]*v1alpha1.PodGroup{}, lastComposite: map[string]*v1alpha1.CompositePodGroup{}}
+}
 
 func describeGroup(pg *v1alpha1.PodGroup) string {
 	src := "crd"
@@ -49,6 +52,40 @@ func (r *recorder) UpdatePodGroup(old, pg *v1alpha1.PodGroup) {
 func (r *recorder) DeletePodGroup(pg *v1alpha1.PodGroup) {
 	r.calls = append(r.calls, "delete "+describeGroup(pg))
 	delete(r.last, pg.Namespace+"/"+pg.Name)
+}
+
+func describeComposite(c *v1alpha1.CompositePodGroup) string {
+	src := "crd"
+	if IsNativeComposite(c) {
+		src = "native"
+	}
+	s := fmt.Sprintf("composite %s/%s %s %s", c.Namespace, c.Name, src, c.UID)
+	if r := c.Annotations[v1alpha1.AnnotationInvalidReason]; r != "" {
+		s += " invalid: " + r
+	}
+	return s
+}
+
+func (r *recorder) AddCompositePodGroup(c *v1alpha1.CompositePodGroup) {
+	r.calls = append(r.calls, "add "+describeComposite(c))
+	r.lastComposite[c.Namespace+"/"+c.Name] = c
+}
+
+func (r *recorder) UpdateCompositePodGroup(old, c *v1alpha1.CompositePodGroup) {
+	if r.lastComposite[old.Namespace+"/"+old.Name] != old {
+		r.calls = append(r.calls, "update with a stale old composite")
+	}
+	r.calls = append(r.calls, "update "+describeComposite(c))
+	r.lastComposite[c.Namespace+"/"+c.Name] = c
+}
+
+func (r *recorder) DeleteCompositePodGroup(c *v1alpha1.CompositePodGroup) {
+	r.calls = append(r.calls, "delete "+describeComposite(c))
+	delete(r.lastComposite, c.Namespace+"/"+c.Name)
+}
+
+func (r *recorder) compositeClash(native *CompositePodGroup, crd *v1alpha1.CompositePodGroup, msg string) {
+	r.clashes = append(r.clashes, fmt.Sprintf("composite %s %s %s: %s", native.Name, native.UID, crd.UID, msg))
 }
 
 func (r *recorder) clash(native *PodGroup, crd *v1alpha1.PodGroup, msg string) {

@@ -28,12 +28,14 @@ func ScheduledCondition(apiVersion string) string {
 // read (pkg/scheduler's updateGroupStatus), so it is current at every write.
 const annotationInitiallyScheduled = v1alpha1.GroupName + "/initially-scheduled"
 
-func initiallyScheduled(pg *PodGroup) bool {
-	if pg.APIVersion == V1alpha2 {
+// initiallyScheduled reports whether a native object read as apiVersion has its terminal
+// scheduled condition (typ) True: v1alpha2's PodGroupScheduled is not terminal.
+func initiallyScheduled(apiVersion string, conditions []metav1.Condition, typ string) bool {
+	if apiVersion == V1alpha2 {
 		return false
 	}
-	for _, c := range pg.Status.Conditions {
-		if c.Type == schedulingv1beta1.PodGroupInitiallyScheduled && c.Status == metav1.ConditionTrue {
+	for _, c := range conditions {
+		if c.Type == typ && c.Status == metav1.ConditionTrue {
 			return true
 		}
 	}
@@ -49,12 +51,25 @@ func initiallyScheduled(pg *PodGroup) bool {
 // writers are left alone, and the phase and observed generation, which the native status
 // does not have, stay phalanx's.
 func StatusConditions(pg *v1alpha1.PodGroup) []metav1.Condition {
+	return statusConditions(pg.Status.Conditions, ScheduledCondition(pg.APIVersion), pg.Annotations[annotationInitiallyScheduled] != "")
+}
+
+// CompositeStatusConditions is StatusConditions for a CompositePodGroup mapped from a
+// native one: phalanx's PodGroupScheduled is written as CompositePodGroupInitiallyScheduled,
+// never False over True.
+func CompositeStatusConditions(c *v1alpha1.CompositePodGroup) []metav1.Condition {
+	return statusConditions(c.Status.Conditions, CompositeInitiallyScheduled, c.Annotations[annotationInitiallyScheduled] != "")
+}
+
+// statusConditions renames phalanx's PodGroupScheduled to scheduled, dropping a False one
+// when the object is initially scheduled, and keeps DisruptionTarget.
+func statusConditions(conditions []metav1.Condition, scheduled string, initially bool) []metav1.Condition {
 	var out []metav1.Condition
-	for _, c := range pg.Status.Conditions {
+	for _, c := range conditions {
 		switch c.Type {
 		case v1alpha1.PodGroupScheduled:
-			c.Type = ScheduledCondition(pg.APIVersion)
-			if c.Status != metav1.ConditionTrue && pg.Annotations[annotationInitiallyScheduled] != "" {
+			c.Type = scheduled
+			if c.Status != metav1.ConditionTrue && initially {
 				continue
 			}
 			out = append(out, c)
@@ -69,9 +84,17 @@ func StatusConditions(pg *v1alpha1.PodGroup) []metav1.Condition {
 // the same namespace/name holds it back: the scheduler puts the same message on the CRD
 // group.
 func ClashCondition(native *PodGroup, msg string, now time.Time) metav1.Condition {
+	return clashCondition(ScheduledCondition(native.APIVersion), native.Generation, msg, now)
+}
+
+// CompositeClashCondition is ClashCondition for a native CompositePodGroup.
+func CompositeClashCondition(native *CompositePodGroup, msg string, now time.Time) metav1.Condition {
+	return clashCondition(CompositeInitiallyScheduled, native.Generation, msg, now)
+}
+
+func clashCondition(typ string, generation int64, msg string, now time.Time) metav1.Condition {
 	return metav1.Condition{
-		Type: ScheduledCondition(native.APIVersion), Status: metav1.ConditionFalse,
-		Reason: v1alpha1.PodGroupReasonSchedulerError, Message: msg,
-		ObservedGeneration: native.Generation, LastTransitionTime: metav1.NewTime(now),
+		Type: typ, Status: metav1.ConditionFalse, Reason: v1alpha1.PodGroupReasonSchedulerError, Message: msg,
+		ObservedGeneration: generation, LastTransitionTime: metav1.NewTime(now),
 	}
 }

@@ -15,8 +15,8 @@ import (
 	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
 )
 
-// Validate applies the API server's defaults to a native PodGroup or Workload of any
-// version and checks it as that version's API server does on creation, in its words. The
+// Validate applies the API server's defaults to a native PodGroup, CompositePodGroup or
+// Workload of any version and checks it as that version's API server does on creation, in its words. The
 // simulator refuses what it reports, as a cluster would.
 func Validate(obj any) field.ErrorList {
 	switch o := obj.(type) {
@@ -35,8 +35,13 @@ func Validate(obj any) field.ErrorList {
 		return validateV1beta1PodGroup(o)
 	case *schedulingv1beta1.Workload, *schedulingv1alpha3.Workload:
 		return validateV1beta1Workload(o)
+	case *schedulingv1alpha3.CompositePodGroup:
+		if o.Spec.DisruptionMode == nil {
+			o.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{Single: &schedulingv1alpha3.SingleCompositeDisruptionMode{}}
+		}
+		return validateV1alpha3Composite(o)
 	}
-	return field.ErrorList{field.InternalError(nil, fmt.Errorf("not a native PodGroup or Workload: %T", obj))}
+	return field.ErrorList{field.InternalError(nil, fmt.Errorf("not a native PodGroup, CompositePodGroup or Workload: %T", obj))}
 }
 
 // The 1.36 API server's limits for the v1alpha2 kinds.

@@ -57,6 +57,13 @@ func validateV1beta1PodGroup(obj any) field.ErrorList {
 	return errs
 }
 
+// validateV1alpha3Composite checks a v1alpha3 CompositePodGroup as the 1.37 API server does
+// on creation (its declarative validation and its name), after defaulting.
+func validateV1alpha3Composite(c *schedulingv1alpha3.CompositePodGroup) field.ErrorList {
+	errs := nameErrors(c.Name, field.NewPath("metadata", "name"))
+	return append(errs, schedulingv1alpha3.Validate_CompositePodGroup(context.Background(), createV1beta1, nil, c, nil)...)
+}
+
 // validateV1beta1Workload checks a v1beta1 or v1alpha3 Workload as the 1.37 API server does
 // on creation.
 func validateV1beta1Workload(obj any) field.ErrorList {

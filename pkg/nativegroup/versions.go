@@ -41,8 +41,9 @@ const (
 // The object's apiVersion names the version it was read from, which is the version its
 // status is written back to.
 type (
-	PodGroup = schedulingv1beta1.PodGroup
-	Workload = schedulingv1beta1.Workload
+	PodGroup          = schedulingv1beta1.PodGroup
+	Workload          = schedulingv1beta1.Workload
+	WorkloadReference = schedulingv1beta1.WorkloadReference
 )
 
 // IsNative reports whether a PodGroup was mapped from a native one. ToPodGroup gives the

@@ -86,10 +86,14 @@ func (gp *Group) Place(ctx context.Context, members []*framework.PodInfo, opts f
 // before it: it is added to the snapshot and Reserve records its claims and volumes before
 // the next one is checked, as the group cycle places them (framework.GroupPlacer).
 func (gp *Group) Confirm(ctx context.Context, assignments []framework.Assignment) (bool, error) {
-	fwk, snap := gp.pl.opts.Framework, gp.pl.opts.Snapshot
+	return gp.pl.confirm(ctx, assignments)
+}
+
+func (pl *Placer) confirm(ctx context.Context, assignments []framework.Assignment) (bool, error) {
+	fwk, snap := pl.opts.Framework, pl.opts.Snapshot
 	for _, a := range assignments {
 		state := framework.NewCycleState()
-		st := gp.pl.opts.Pods.FitsOn(ctx, state, a.Pod, a.Node)
+		st := pl.opts.Pods.FitsOn(ctx, state, a.Pod, a.Node)
 		if st.Code() == framework.Error {
 			return false, st.AsError()
 		}

@@ -28,19 +28,29 @@ type SearchResult struct {
 // best chosen. When none holds the group, the result explains why and lists every
 // placement for preemption. The snapshot is left as it was.
 func (gp *Group) Search(ctx context.Context, pending []*framework.PodInfo, need int, placements []*framework.Placement) (*SearchResult, error) {
-	est, err := gp.pl.capacity(ctx, pending)
-	if err != nil {
-		return nil, err
-	}
-	ps := &placementSearch{gp: gp, pending: pending, need: need, est: est,
+	ps := &placementSearch{pl: gp.pl, g: gp.g, state: gp.state, pending: pending, need: need,
 		running: map[*framework.NodeInfo]bool{}, evals: map[*framework.Placement]*placementEval{}}
+	ps.fill = func(ctx context.Context, p *framework.Placement) (*framework.GroupPlacement, error) {
+		return ps.fillGroup(ctx, p, ps.pending)
+	}
 	snap := gp.pl.opts.Snapshot
 	for _, m := range snap.GroupMembers(gp.g.Key) {
 		if n := snap.Get(m.NodeName); n != nil {
 			ps.running[n] = true
 		}
 	}
-	m := gp.pl.opts.Metrics
+	return ps.run(ctx, placements)
+}
+
+// run runs the three phases over the placements.
+func (ps *placementSearch) run(ctx context.Context, placements []*framework.Placement) (*SearchResult, error) {
+	est, err := ps.pl.capacity(ctx, ps.pending)
+	if err != nil {
+		return nil, err
+	}
+	ps.est = est
+	pending, need := ps.pending, ps.need
+	m := ps.pl.opts.Metrics
 	m.PodGroupPlacements.WithLabelValues("generated").Add(float64(len(placements)))
 	start := time.Now()
 	defer func() { m.PodGroupPlacementDuration.WithLabelValues("evaluate").Observe(time.Since(start).Seconds()) }()
@@ -65,7 +75,7 @@ func (gp *Group) Search(ctx context.Context, pending []*framework.PodInfo, need 
 	}
 
 	// Phase 2: evaluate, rank by rank, until enough feasible placements are found.
-	limit := gp.pl.opts.FeasiblePlacementsToFind
+	limit := ps.pl.opts.FeasiblePlacementsToFind
 	var feasible []*placementEval
 	for rank := 0; rank <= maxRank && len(feasible) == 0; rank++ {
 		for _, e := range byRank[rank] {
@@ -106,7 +116,7 @@ func (gp *Group) Search(ctx context.Context, pending []*framework.PodInfo, need 
 			best, ties = e, 1
 		case sc == best.score:
 			ties++
-			if gp.pl.opts.Rand.IntN(ties) == 0 {
+			if ps.pl.opts.Rand.IntN(ties) == 0 {
 				best = e
 			}
 		}
@@ -118,10 +128,14 @@ func (gp *Group) Search(ctx context.Context, pending []*framework.PodInfo, need 
 
 // placementSearch is what one Search learns about the group's placements.
 type placementSearch struct {
-	gp      *Group
+	pl      *Placer
+	g       *framework.GroupInfo
+	state   *framework.CycleState
 	pending []*framework.PodInfo
 	need    int
-	est     *capacity
+	// fill places the group inside a placement (its members, or a composite's tree).
+	fill func(ctx context.Context, p *framework.Placement) (*framework.GroupPlacement, error)
+	est  *capacity
 	// running marks the nodes of the group's running members: a fallback fills the
 	// domains holding them first.
 	running map[*framework.NodeInfo]bool
@@ -150,16 +164,16 @@ func (ps *placementSearch) eval(p *framework.Placement) *placementEval {
 
 // score scores a placement holding the placed members with the PlacementScore plugins.
 func (ps *placementSearch) score(ctx context.Context, p *framework.Placement, placed *framework.GroupPlacement) (int64, *framework.Status) {
-	return ps.gp.pl.opts.Framework.RunPlacementScorePlugins(ctx, ps.gp.state, ps.gp.g, p, placed, len(ps.pending))
+	return ps.pl.opts.Framework.RunPlacementScorePlugins(ctx, ps.state, ps.g, p, placed, len(ps.pending))
 }
 
 // evaluate places the group inside a placement on the snapshot and takes it off again.
 func (ps *placementSearch) evaluate(ctx context.Context, e *placementEval) error {
-	fwk, snap, gp := ps.gp.pl.opts.Framework, ps.gp.pl.opts.Snapshot, ps.gp
+	fwk, snap := ps.pl.opts.Framework, ps.pl.opts.Snapshot
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	e.evaluated = true
-	if st := fwk.RunAssumePlacement(ctx, gp.state, gp.g, e.p); !st.IsSuccess() {
+	if st := fwk.RunAssumePlacement(ctx, ps.state, ps.g, e.p); !st.IsSuccess() {
 		if st.Code() == framework.Error {
 			return st.AsError()
 		}
@@ -167,8 +181,8 @@ func (ps *placementSearch) evaluate(ctx context.Context, e *placementEval) error
 			UnschedulablePlugins: []string{st.Plugin()}}
 		return nil
 	}
-	defer fwk.RunRevertPlacement(ctx, gp.state, gp.g, e.p)
-	placed, err := ps.fill(ctx, e.p, ps.pending)
+	defer fwk.RunRevertPlacement(ctx, ps.state, ps.g, e.p)
+	placed, err := ps.fill(ctx, e.p)
 	if err != nil {
 		return err
 	}
@@ -176,13 +190,13 @@ func (ps *placementSearch) evaluate(ctx context.Context, e *placementEval) error
 	return nil
 }
 
-// fill places members inside p. A placement whose Preferred level was given up fills its
-// children one after the other (those holding running members first, then the roomiest),
-// so the group spans as few of them as it can, and then the rest of its nodes.
-func (ps *placementSearch) fill(ctx context.Context, p *framework.Placement, members []*framework.PodInfo) (*framework.GroupPlacement, error) {
+// fillGroup places members inside p. A placement whose Preferred level was given up fills
+// its children one after the other (those holding running members first, then the
+// roomiest), so the group spans as few of them as it can, and then the rest of its nodes.
+func (ps *placementSearch) fillGroup(ctx context.Context, p *framework.Placement, members []*framework.PodInfo) (*framework.GroupPlacement, error) {
 	opts := framework.PlaceOptions{Nodes: p.Nodes, Pack: p.PackWeight, Need: ps.need}
 	if len(p.Children) == 0 {
-		return ps.gp.pl.place(ctx, members, opts)
+		return ps.pl.place(ctx, members, opts)
 	}
 	children := slices.Clone(p.Children)
 	holds := func(c *framework.Placement) bool {
@@ -214,7 +228,7 @@ func (ps *placementSearch) fill(ctx context.Context, p *framework.Placement, mem
 		if ps.eval(c).capacity <= 0 {
 			continue
 		}
-		placed, err := ps.fill(ctx, c, rest)
+		placed, err := ps.fillGroup(ctx, c, rest)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +238,7 @@ func (ps *placementSearch) fill(ctx context.Context, p *framework.Placement, mem
 	if len(rest) > 0 {
 		// Nodes outside every child (without the finer label) and what the children
 		// could not take one member at a time.
-		placed, err := ps.gp.pl.place(ctx, rest, opts)
+		placed, err := ps.pl.place(ctx, rest, opts)
 		if err != nil {
 			return nil, err
 		}

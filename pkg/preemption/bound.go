@@ -18,7 +18,7 @@ import (
 // resource) bound the number of victims.
 type disruptionBound struct {
 	snap framework.Snapshot
-	g    *framework.GroupInfo
+	pr   *preemptor
 	idx  []int8
 	want resource.Vector
 }
@@ -55,7 +55,7 @@ var boundScratch = sync.Pool{New: func() any { return &boundBuffers{} }}
 
 func newDisruptionBound(snap framework.Snapshot, pr *preemptor) *disruptionBound {
 	rp := framework.NewRequestPrefixes(pr.members)
-	b := &disruptionBound{snap: snap, g: pr.g, idx: rp.Idx}
+	b := &disruptionBound{snap: snap, pr: pr, idx: rp.Idx}
 	for j, i := range rp.Idx {
 		b.want[i] = rp.Sums[j][min(pr.need, len(pr.members))]
 	}
@@ -85,11 +85,11 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 			deficit[j] -= n.Allocatable[i] - n.Requested[i]
 		}
 		for _, q := range n.Pods {
-			if q.Holder() || framework.InGroup(q, b.g) {
+			if q.Holder() || b.pr.owns(q) {
 				continue
 			}
 			p := VictimPriority(b.snap, q)
-			if p >= b.g.Priority {
+			if p >= b.pr.g.Priority {
 				continue
 			}
 			switch {

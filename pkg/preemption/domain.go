@@ -91,7 +91,7 @@ func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, 
 	seen := map[string]bool{}
 	for _, n := range nodes {
 		for _, q := range n.Pods {
-			if q.Holder() || framework.InGroup(q, pr.g) || VictimPriority(snap, q) >= pr.g.Priority {
+			if q.Holder() || pr.owns(q) || VictimPriority(snap, q) >= pr.g.Priority {
 				continue
 			}
 			if q.Terminating {

@@ -68,25 +68,41 @@ type GroupResult struct {
 	Waiting bool
 }
 
-// preemptor is a group that preempts: the members the scheduler can place (a spec it
-// cannot parse is reported elsewhere), how many of them must fit, and the cycle's placer,
-// which places them as the group cycle does.
+// preemptor is a group that preempts (a PodGroup, or a composite's hierarchy): the
+// members the scheduler can place (a spec it cannot parse is reported elsewhere), how many
+// of them must fit, the cycle's placer, which places them as the group cycle does, and the
+// PodGroups whose pods are its own (never its victims).
 type preemptor struct {
 	g       *framework.GroupInfo
 	members []*framework.PodInfo
 	need    int
 	placer  framework.GroupPlacer
+	groups  map[string]bool
 }
 
 func newPreemptor(snap framework.Snapshot, a *framework.GroupAttempt) *preemptor {
-	pr := &preemptor{g: a.Group, placer: a.Placer,
-		need: framework.GroupNeed(a.Group, len(snap.GroupMembers(a.Group.Key)))}
+	pr := &preemptor{g: a.Group, placer: a.Placer, need: a.Need, groups: map[string]bool{}}
+	if pr.need == 0 {
+		pr.need = framework.GroupNeed(a.Group, len(snap.GroupMembers(a.Group.Key)))
+	}
+	if a.Group.IsComposite() {
+		for _, k := range snap.CompositeGroups(a.Group.Key) {
+			pr.groups[k] = true
+		}
+	} else {
+		pr.groups[a.Group.Key] = true
+	}
 	for _, m := range a.Pending {
 		if m.ParseErr == nil {
 			pr.members = append(pr.members, m)
 		}
 	}
 	return pr
+}
+
+// owns reports whether a pod is one of the preemptor's own (a member of one of its groups).
+func (pr *preemptor) owns(q *framework.PodInfo) bool {
+	return q.Group != "" && pr.groups[framework.GroupKey(q)]
 }
 
 // place places the members in dom as preemption does: the first node that fits each.
@@ -135,7 +151,8 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, a *framework.GroupAttempt)
 		return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 	}
 	var res *GroupResult
-	if pr.need == 1 {
+	if pr.need == 1 && !pr.g.IsComposite() {
+		// (A composite's member is never placed alone: its group must be complete too.)
 		res, err = e.preemptForOne(ctx, pr)
 	} else {
 		res, err = e.preemptIn(ctx, pr, domain{})

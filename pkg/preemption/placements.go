@@ -55,7 +55,7 @@ func (e *GroupEvaluator) preemptInPlacements(ctx context.Context, pr *preemptor,
 			return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
 		}
 	}
-	if !e.anyLowerPriority(pr.g, cands.List) {
+	if !e.anyLowerPriority(pr, cands.List) {
 		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
 	}
 	lb := newDisruptionBound(e.Handle.Snapshot(), pr)
@@ -137,12 +137,12 @@ func (e *GroupEvaluator) preemptInPlacements(ctx context.Context, pr *preemptor,
 
 // anyLowerPriority reports whether any placement runs a pod of lower priority than the
 // group (one of its own members aside).
-func (e *GroupEvaluator) anyLowerPriority(g *framework.GroupInfo, list []*framework.Placement) bool {
+func (e *GroupEvaluator) anyLowerPriority(pr *preemptor, list []*framework.Placement) bool {
 	snap := e.Handle.Snapshot()
 	for _, p := range list {
 		for _, n := range p.Nodes {
 			for _, q := range n.Pods {
-				if !framework.InGroup(q, g) && VictimPriority(snap, q) < g.Priority {
+				if !pr.owns(q) && VictimPriority(snap, q) < pr.g.Priority {
 					return true
 				}
 			}

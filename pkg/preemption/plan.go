@@ -45,7 +45,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []
 	var levels []int32
 	for _, n := range nodes {
 		for _, q := range n.Pods {
-			if p := VictimPriority(snap, q); p < g.Priority && !q.Terminating && !q.Holder() && !framework.InGroup(q, g) {
+			if p := VictimPriority(snap, q); p < g.Priority && !q.Terminating && !q.Holder() && !pr.owns(q) {
 				levels = append(levels, p)
 			}
 		}
@@ -71,7 +71,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []
 		}
 		for _, q := range n.Pods {
 			p := VictimPriority(snap, q)
-			if p >= g.Priority || q.Holder() || framework.InGroup(q, g) || (freesNoResources(q) && !q.Terminating) {
+			if p >= g.Priority || q.Holder() || pr.owns(q) || (freesNoResources(q) && !q.Terminating) {
 				// A BestEffort pod frees no room as a victim (only its slot, which it keeps).
 				continue
 			}

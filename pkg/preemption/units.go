@@ -66,12 +66,18 @@ func (u *unit) mayHelp(pods []*framework.PodInfo) bool {
 	return false
 }
 
-// VictimPriority is the priority a pod has as a preemption victim: its group's when it
-// belongs to a known PodGroup (KEP-5710: the group's priority is authoritative), else
-// its own. Both preemption paths and the invariant checks use it.
+// VictimPriority is the priority a pod has as a preemption victim: that of the smallest
+// unit holding it (KEP-5710): a CompositePodGroup of disruption mode All above its group,
+// else its group's when it belongs to a known PodGroup (the group's priority is
+// authoritative), else its own. Both preemption paths and the invariant checks use it.
 func VictimPriority(snap framework.Snapshot, p *framework.PodInfo) int32 {
 	if p.Group != "" {
 		if g := snap.Group(framework.GroupKey(p)); g != nil {
+			if g.ParentKey() != "" {
+				if root := framework.DisruptionRoot(snap, g.Key); root != nil {
+					return root.Priority
+				}
+			}
 			return g.Priority
 		}
 	}
@@ -100,6 +106,11 @@ func (x *unitIndex) of(p *framework.PodInfo) *unit {
 		gk = framework.GroupKey(p)
 		g = x.snap.Group(gk)
 	}
+	if g != nil && g.ParentKey() != "" {
+		if root := framework.DisruptionRoot(x.snap, gk); root != nil {
+			return x.compositeUnit(root, p)
+		}
+	}
 	if g == nil || !g.DisruptAll() {
 		prio := p.Priority
 		if g != nil {
@@ -118,6 +129,29 @@ func (x *unitIndex) of(p *framework.PodInfo) *unit {
 		members = append(slices.Clone(members), p)
 	}
 	u.pods = members
+	for i, q := range u.pods {
+		if t := q.StartTime(); i == 0 || t.Before(u.start) {
+			u.start = t
+		}
+	}
+	x.units[key] = u
+	return u
+}
+
+// compositeUnit is the unit of a CompositePodGroup of disruption mode All: every bound
+// member of every PodGroup of its hierarchy, with the composite's priority.
+func (x *unitIndex) compositeUnit(root *framework.GroupInfo, p *framework.PodInfo) *unit {
+	key := "CompositePodGroup:" + root.Key
+	if u := x.units[key]; u != nil {
+		return u
+	}
+	u := &unit{key: key, group: true, priority: root.Priority}
+	for _, gk := range x.snap.CompositeGroups(root.Key) {
+		u.pods = append(u.pods, x.snap.GroupMembers(gk)...)
+	}
+	if !slices.Contains(u.pods, p) {
+		u.pods = append(u.pods, p)
+	}
 	for i, q := range u.pods {
 		if t := q.StartTime(); i == 0 || t.Before(u.start) {
 			u.start = t

@@ -147,12 +147,11 @@ func (cc cacheComparer) tracksPending(key string, p *v1.Pod) bool {
 	if s.binder.binding[key] != nil || s.pods.waiting[key] != nil {
 		return true
 	}
-	g := v1alpha1.PodGroupNameOf(p)
-	if g == "" {
+	if v1alpha1.PodGroupNameOf(p) == "" {
 		return s.queue.Get(key) != nil
 	}
-	gs := s.pending.groups[p.Namespace+"/"+g]
-	return gs != nil && s.queue.Get(groupEntryKey(gs.key)) != nil &&
+	gs := s.pending.filed[key]
+	return gs != nil && s.queue.Get(gs.entryKey()) != nil &&
 		slices.ContainsFunc(gs.pending, func(q *framework.PodInfo) bool { return q.Key == key })
 }
 

@@ -54,7 +54,7 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 				return
 			}
 			if old != nil && v1alpha1.PodGroupNameOf(old) != g {
-				s.pending.removeMember(key, pod.Namespace+"/"+v1alpha1.PodGroupNameOf(old))
+				s.pending.removeMember(key)
 			}
 			s.pending.updateMember(pod, pendingPodMayHelp(old, pod))
 			return
@@ -80,9 +80,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	s.status.forget(key)
 	victimOf := s.preemptions.podGone(key)
 	s.queue.Delete(key)
-	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
-		s.pending.removeMember(key, pod.Namespace+"/"+g)
-	}
+	s.pending.removeMember(key)
 	s.cache.ClearNomination(key)
 	if pi := s.cache.RemoveBoundPod(key); pi != nil {
 		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
@@ -99,9 +97,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	s.preemptions.forgetVictims(key)
 	s.queue.Delete(key)
-	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
-		s.pending.removeMember(key, pod.Namespace+"/"+g)
-	}
+	s.pending.removeMember(key)
 	s.cache.ClearNomination(key)
 	s.status.forget(key)
 	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName {
@@ -208,6 +204,20 @@ func (s *Scheduler) UpdatePodGroup(_, pg *v1alpha1.PodGroup) { s.pending.setGrou
 
 // DeletePodGroup forgets a PodGroup; its pending members wait for it to come back.
 func (s *Scheduler) DeletePodGroup(pg *v1alpha1.PodGroup) { s.pending.deleteGroup(pg) }
+
+// AddCompositePodGroup handles a CompositePodGroup that appeared or changed.
+func (s *Scheduler) AddCompositePodGroup(c *v1alpha1.CompositePodGroup) { s.pending.setComposite(c) }
+
+// UpdateCompositePodGroup handles a changed CompositePodGroup.
+func (s *Scheduler) UpdateCompositePodGroup(_, c *v1alpha1.CompositePodGroup) {
+	s.pending.setComposite(c)
+}
+
+// DeleteCompositePodGroup forgets a CompositePodGroup; the groups that name it wait for it
+// to come back.
+func (s *Scheduler) DeleteCompositePodGroup(c *v1alpha1.CompositePodGroup) {
+	s.pending.deleteComposite(c)
+}
 
 // preEnqueue decides whether an entry may enter the active queue: a group's gates, or a
 // pod's preemption in progress and its profile's PreEnqueue plugins.

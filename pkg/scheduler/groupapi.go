@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -27,21 +28,27 @@ type groupAPI struct {
 	// nativeClaimsUpstream says upstream's ResourceClaim controller makes and releases the
 	// claims of Kubernetes' own PodGroups (see Options.NativeGroupClaimsUpstream).
 	nativeClaimsUpstream bool
-	// writers serialise each PodGroup's status writes, by namespace/name.
-	writers map[string]*groupStatusWriter
+	// writers serialise each group's status writes, and conditions are the last
+	// PodGroupScheduled condition written (to write only changes), by queue key.
+	writers    map[string]*groupStatusWriter
+	conditions map[string]string
 	// claimsMaking are the group claims being made from templates.
 	claimsMaking map[string]bool
 	// claimMade is told of a group whose status now names a claim it made.
 	claimMade func(*v1alpha1.PodGroup)
 }
 
-// forget drops what is kept about a group that is gone.
-func (api *groupAPI) forget(key string) { delete(api.writers, key) }
+// forget drops what is kept about a group that is gone, by its queue key.
+func (api *groupAPI) forget(key string) {
+	delete(api.writers, key)
+	delete(api.conditions, key)
+}
 
 // setCondition writes the group's PodGroupScheduled condition (and phase) when it changes,
-// off the loop. It reports whether it changed, so callers emit events only then.
-func (api *groupAPI) setCondition(gs *groupState, scheduled bool, reason, msg string) bool {
-	if gs.info == nil {
+// off the loop; the group is a PodGroup or a CompositePodGroup. It reports whether it
+// changed, so callers emit events only then.
+func (api *groupAPI) setCondition(g *framework.GroupInfo, scheduled bool, reason, msg string) bool {
+	if g == nil {
 		return false
 	}
 	status := metav1.ConditionFalse
@@ -50,24 +57,25 @@ func (api *groupAPI) setCondition(gs *groupState, scheduled bool, reason, msg st
 		status, phase = metav1.ConditionTrue, v1alpha1.PodGroupPhaseScheduled
 	}
 	sig := string(status) + "\x00" + reason + "\x00" + msg
-	if gs.condition == sig {
+	if api.conditions[unitKey(g)] == sig {
 		return false
 	}
-	gs.condition = sig
-	api.writeStatus(gs.info.PodGroup, phase, metav1.Condition{
+	api.conditions[unitKey(g)] = sig
+	api.writeStatus(g, phase, metav1.Condition{
 		Type: v1alpha1.PodGroupScheduled, Status: status, Reason: reason, Message: msg,
 	})
 	return true
 }
 
-// groupStatusWriter serialises the status writes of one PodGroup: one write in flight at
-// a time, and the latest status wins. Writes issued close together would otherwise race
+// groupStatusWriter serialises the status writes of one group: one write in flight at a
+// time, and the latest status wins. Writes issued close together would otherwise race
 // (each on its own goroutine in a real cluster), and an older one landing last, or
 // re-applied after a conflict, would leave a stale condition for good.
 type groupStatusWriter struct {
 	uid types.UID
-	// desired is the last status phalanx decided; every write builds on it.
-	desired  *v1alpha1.PodGroup
+	// desired is the last status phalanx decided (a PodGroup or a CompositePodGroup);
+	// every write builds on it.
+	desired  runtime.Object
 	inFlight bool
 	// dirty says desired changed while a write was in flight.
 	dirty bool
@@ -75,30 +83,47 @@ type groupStatusWriter struct {
 
 // writeStatus sets a condition and the phase on the group's desired status and writes
 // it, after the write in flight if there is one.
-func (api *groupAPI) writeStatus(pg *v1alpha1.PodGroup, phase v1alpha1.PodGroupPhase, cond metav1.Condition) {
-	cond.ObservedGeneration = pg.Generation
+func (api *groupAPI) writeStatus(g *framework.GroupInfo, phase v1alpha1.PodGroupPhase, cond metav1.Condition) {
+	gen := g.Meta().Generation
+	cond.ObservedGeneration = gen
 	cond.LastTransitionTime = metav1.NewTime(api.clock.Now())
-	api.updateStatus(pg, func(st *v1alpha1.PodGroupStatus) {
-		meta.SetStatusCondition(&st.Conditions, cond)
+	set := func(conditions *[]metav1.Condition, p *v1alpha1.PodGroupPhase, observed *int64) {
+		meta.SetStatusCondition(conditions, cond)
 		if phase != "" {
-			st.Phase = phase
+			*p = phase
 		}
-		st.ObservedGeneration = pg.Generation
+		*observed = gen
+	}
+	if g.IsComposite() {
+		api.updateCompositeStatus(g.Composite, func(st *v1alpha1.CompositePodGroupStatus) {
+			set(&st.Conditions, &st.Phase, &st.ObservedGeneration)
+		})
+		return
+	}
+	api.updateStatus(g.PodGroup, func(st *v1alpha1.PodGroupStatus) {
+		set(&st.Conditions, &st.Phase, &st.ObservedGeneration)
 	})
+}
+
+// writer returns the status writer of an object, by its queue key, anew for a new object
+// of the same name.
+func (api *groupAPI) writer(key string, uid types.UID) *groupStatusWriter {
+	w := api.writers[key]
+	if w == nil || w.uid != uid {
+		w = &groupStatusWriter{uid: uid}
+		api.writers[key] = w
+	}
+	return w
 }
 
 // updateStatus applies a change to the group's desired status and writes it, after the
 // write in flight if there is one.
 func (api *groupAPI) updateStatus(pg *v1alpha1.PodGroup, change func(*v1alpha1.PodGroupStatus)) {
 	key := pg.Namespace + "/" + pg.Name
-	w := api.writers[key]
-	if w == nil || w.uid != pg.UID {
-		w = &groupStatusWriter{uid: pg.UID}
-		api.writers[key] = w
-	}
+	w := api.writer(groupEntryKey(key), pg.UID)
 	next := pg.DeepCopy()
-	if w.desired != nil {
-		next.Status = *w.desired.Status.DeepCopy()
+	if desired, ok := w.desired.(*v1alpha1.PodGroup); ok {
+		next.Status = *desired.Status.DeepCopy()
 		if next.Status.ResourceClaimStatuses == nil {
 			// Written by an earlier run of phalanx, known from the informer.
 			next.Status.ResourceClaimStatuses = pg.Status.ResourceClaimStatuses
@@ -110,6 +135,27 @@ func (api *groupAPI) updateStatus(pg *v1alpha1.PodGroup, change func(*v1alpha1.P
 		// Later decisions see this status even before the informer reports it back.
 		g.PodGroup = next
 	}
+	api.write(groupEntryKey(key), w)
+}
+
+// updateCompositeStatus is updateStatus for a CompositePodGroup.
+func (api *groupAPI) updateCompositeStatus(c *v1alpha1.CompositePodGroup, change func(*v1alpha1.CompositePodGroupStatus)) {
+	key := c.Namespace + "/" + c.Name
+	w := api.writer(compositeEntryKey(key), c.UID)
+	next := c.DeepCopy()
+	if desired, ok := w.desired.(*v1alpha1.CompositePodGroup); ok {
+		next.Status = *desired.Status.DeepCopy()
+	}
+	change(&next.Status)
+	w.desired = next
+	if g := api.cache.Composite(key); g != nil && g.Composite == c {
+		g.Composite = next
+	}
+	api.write(compositeEntryKey(key), w)
+}
+
+// write writes the desired status now, or after the write in flight.
+func (api *groupAPI) write(key string, w *groupStatusWriter) {
 	if w.inFlight {
 		w.dirty = true
 		return
@@ -126,7 +172,7 @@ func (api *groupAPI) flush(key string, w *groupStatusWriter) {
 	}, func(err error) {
 		w.inFlight = false
 		if err != nil {
-			api.logger.V(2).Info("Could not update the PodGroup status", "podgroup", key, "err", err)
+			api.logger.V(2).Info("Could not update the status", "group", key, "err", err)
 		}
 		if w.dirty && api.writers[key] == w {
 			api.flush(key, w)

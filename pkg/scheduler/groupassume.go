@@ -54,20 +54,25 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 	c.preemptions.forgetDecision(a.entry.Key)
 	for _, m := range done {
 		gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q == m.Pod })
+		delete(c.pending.filed, m.Pod.Key)
 		c.status.forget(m.Pod.Key)
 		as := assumedMember(m)
 		c.binder.bind(fwk, as, func(o bindOutcome, st *framework.Status) { c.finishMemberBinding(a, as, o, st) })
 	}
 	c.observe(a, metrics.ResultScheduled)
-	bound := len(c.cache.GroupMembers(g.Key))
-	if bound >= g.MinCount() {
-		if c.groupAPI.setCondition(gs, true, v1alpha1.PodGroupReasonScheduled, "") {
-			c.metrics.PodGroupScheduled(g.Gang(), a.fwk.SchedulerName(), c.queue.Waited(a.entry))
-			msg := fmt.Sprintf("Scheduled %d pods of pod group %s", bound, g.Key)
-			if placed.Placement != nil {
-				msg += " in " + placed.Placement.Name
-			}
-			c.actuator.Event(g.PodGroup, nil, v1.EventTypeNormal, "Scheduled", "Scheduling", msg)
+	groups := []*framework.GroupInfo{g}
+	if a.tree != nil {
+		// A composite placed is complete: it and each of its groups that now runs its
+		// minCount say so.
+		groups = nil
+		for _, t := range a.tree.Groups() {
+			groups = append(groups, t.Group)
+		}
+		c.reportScheduled(a, g, len(done), placed.Placement)
+	}
+	for _, pg := range groups {
+		if bound := len(c.cache.GroupMembers(pg.Key)); bound >= pg.MinCount() {
+			c.reportScheduled(a, pg, bound, placed.Placement)
 		}
 	}
 	if len(gs.pending) == 0 {
@@ -82,6 +87,26 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 	for _, p := range placed.Unplaced {
 		c.status.reportFailure(p, v1.PodReasonUnschedulable, placed.Message)
 	}
+}
+
+// reportScheduled sets a group's (or composite's) PodGroupScheduled condition and emits
+// its Scheduled event, once.
+func (c *groupCycle) reportScheduled(a groupAttempt, g *framework.GroupInfo, pods int, where *framework.Placement) {
+	if !c.groupAPI.setCondition(g, true, v1alpha1.PodGroupReasonScheduled, "") {
+		return
+	}
+	if g == a.gs.info {
+		c.metrics.PodGroupScheduled(g.Gang(), a.fwk.SchedulerName(), c.queue.Waited(a.entry))
+	}
+	kind := "pod group"
+	if g.IsComposite() {
+		kind = "composite pod group"
+	}
+	msg := fmt.Sprintf("Scheduled %d pods of %s %s", pods, kind, g.Key)
+	if where != nil {
+		msg += " in " + where.Name
+	}
+	c.actuator.Event(g.Object(), nil, v1.EventTypeNormal, "Scheduled", "Scheduling", msg)
 }
 
 // assumedMember is a placed member as the binder sees it.
@@ -100,6 +125,6 @@ func (c *groupCycle) finishMemberBinding(a groupAttempt, as assumed, o bindOutco
 		c.binder.forget(context.Background(), a.fwk, as)
 		c.status.reportFailure(as.pod, v1.PodReasonSchedulerError, "Binding rejected: "+st.Message())
 		c.pending.addMember(as.pod, a.gs.profile, true)
-		c.queue.Backoff(groupEntryKey(a.gs.key))
+		c.queue.Backoff(a.gs.entryKey())
 	}
 }

@@ -42,17 +42,35 @@ type groupCycle struct {
 	placers     map[*fwkruntime.Framework]*placement.Placer
 }
 
-// groupAttempt is one attempt at scheduling a group: its queue entry and state, the
-// profile, the members it tries and how many must fit, the checkpoint the cycle's
+// groupAttempt is one attempt at scheduling a unit (a PodGroup, or a gang composite's
+// hierarchy): its queue entry and state, the profile, the members it tries and how many
+// must fit, whether the unit already runs what it needs, the checkpoint the cycle's
 // simulations are rolled back to, and when it began.
 type groupAttempt struct {
 	fwk     *fwkruntime.Framework
 	entry   *queue.Entry
 	gs      *groupState
+	tree    *placement.Tree
 	pending []*framework.PodInfo
 	need    int
+	running bool
 	cp      framework.Checkpoint
 	start   time.Time
+}
+
+// unitPlacer places a unit's members: a PodGroup's (placement.Group) or a composite's
+// hierarchy (placement.TreePlacer).
+type unitPlacer interface {
+	framework.GroupPlacer
+	Search(ctx context.Context, pending []*framework.PodInfo, need int, placements []*framework.Placement) (*placement.SearchResult, error)
+}
+
+// placer is the attempt's placer, in state (nil without placements).
+func (c *groupCycle) placer(a groupAttempt, state *framework.CycleState) unitPlacer {
+	if a.tree != nil {
+		return c.placers[a.fwk].ForTree(a.tree, state)
+	}
+	return c.placers[a.fwk].For(a.gs.info, state)
 }
 
 func (c *groupCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entry *queue.Entry) {
@@ -62,21 +80,32 @@ func (c *groupCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, en
 		c.queue.Done(entry.Key)
 		return
 	}
-	a := groupAttempt{fwk: fwk, entry: entry, gs: gs, pending: slices.Clone(gs.pending), start: time.Now(),
-		need: framework.GroupNeed(g, len(c.cache.GroupMembers(g.Key)))}
+	a := groupAttempt{fwk: fwk, entry: entry, gs: gs, start: time.Now()}
+	if gs.composite {
+		tree, problem := c.pending.tree(gs)
+		if problem != "" {
+			// The gate let it through before the hierarchy changed: it says why next time.
+			c.fail(a, framework.NewStatus(framework.Error, problem), nil, nil)
+			return
+		}
+		a.tree, a.pending, a.need, a.running = tree, tree.Members(), tree.Need(), tree.Satisfied()
+	} else {
+		running := len(c.cache.GroupMembers(g.Key))
+		a.pending, a.need, a.running = slices.Clone(gs.pending), framework.GroupNeed(g, running), running >= g.MinCount()
+	}
 	a.cp = c.cache.Checkpoint()
-	c.addNominatedPods(g)
+	c.addNominatedPods(a)
 	if fwk.HasPlacementGenerators() {
 		state := framework.NewCycleState()
 		genStart := time.Now()
 		placements, generated, st := fwk.RunPlacementGeneratePlugins(ctx, state, g, a.pending)
 		c.metrics.PodGroupPlacementDuration.WithLabelValues("generate").Observe(time.Since(genStart).Seconds())
 		if !st.IsSuccess() || generated {
-			c.scheduleInPlacements(ctx, a, state, placements, st)
+			c.scheduleInPlacements(ctx, a, c.placer(a, state), placements, st)
 			return
 		}
 	}
-	gp := c.placers[fwk].For(g, nil)
+	gp := c.placer(a, nil)
 	placed, err := gp.Place(ctx, a.pending, framework.PlaceOptions{Need: a.need})
 	if err != nil {
 		c.cache.Rollback(a.cp)
@@ -85,10 +114,10 @@ func (c *groupCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, en
 	}
 	if len(placed.Assignments) < a.need {
 		msg := placed.Message
-		if g.Gang() {
+		if g.Gang() && !g.IsComposite() {
 			msg = fmt.Sprintf("%d of the %d pods needed fit: %s", len(placed.Assignments), a.need, placed.Message)
 		}
-		res, st := fwk.RunPodGroupPostFilterPlugins(ctx, &framework.GroupAttempt{Group: g, Pending: a.pending, Placed: placed, Placer: gp})
+		res, st := fwk.RunPodGroupPostFilterPlugins(ctx, &framework.GroupAttempt{Group: g, Pending: a.pending, Placed: placed, Placer: gp, Need: a.need})
 		c.cache.Rollback(a.cp)
 		if st.Code() == framework.Error {
 			c.fail(a, st, placed.UnschedulablePlugins, nil)
@@ -109,7 +138,7 @@ func (c *groupCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, en
 // PodGroupPostFilter gets the placements so that preemption keeps the group inside one.
 // generated is the status of the placements' generation; the attempt's checkpoint is
 // rolled back here.
-func (c *groupCycle) scheduleInPlacements(ctx context.Context, a groupAttempt, state *framework.CycleState, placements []*framework.Placement, generated *framework.Status) {
+func (c *groupCycle) scheduleInPlacements(ctx context.Context, a groupAttempt, gp unitPlacer, placements []*framework.Placement, generated *framework.Status) {
 	g := a.gs.info
 	switch {
 	case !generated.IsSuccess():
@@ -121,7 +150,6 @@ func (c *groupCycle) scheduleInPlacements(ctx context.Context, a groupAttempt, s
 		c.fail(a, framework.NewStatus(framework.Unschedulable, "no placement was generated for the pod group"), nil, nil)
 		return
 	}
-	gp := c.placers[a.fwk].For(g, state)
 	out, err := gp.Search(ctx, a.pending, a.need, placements)
 	if err != nil {
 		c.cache.Rollback(a.cp)
@@ -134,7 +162,7 @@ func (c *groupCycle) scheduleInPlacements(ctx context.Context, a groupAttempt, s
 		return
 	}
 	res, st := a.fwk.RunPodGroupPostFilterPlugins(ctx, &framework.GroupAttempt{Group: g, Pending: a.pending,
-		Placed: &framework.GroupPlacement{}, Placements: out.Candidates, Placer: gp})
+		Placed: &framework.GroupPlacement{}, Placements: out.Candidates, Placer: gp, Need: a.need})
 	c.cache.Rollback(a.cp)
 	if st.Code() == framework.Error {
 		c.fail(a, st, nil, nil)
@@ -148,10 +176,19 @@ func (c *groupCycle) scheduleInPlacements(ctx context.Context, a groupAttempt, s
 }
 
 // addNominatedPods places the pods nominated to nodes with a priority not lower than the
-// group's, its own members aside, so the cycle treats their room as taken.
-func (c *groupCycle) addNominatedPods(g *framework.GroupInfo) {
+// unit's, its own members aside, so the cycle treats their room as taken.
+func (c *groupCycle) addNominatedPods(a groupAttempt) {
+	g := a.gs.info
+	own := func(np *framework.PodInfo) bool { return framework.GroupKey(np) == g.Key }
+	if a.tree != nil {
+		groups := map[string]bool{}
+		for _, t := range a.tree.Groups() {
+			groups[t.Group.Key] = true
+		}
+		own = func(np *framework.PodInfo) bool { return groups[framework.GroupKey(np)] }
+	}
 	c.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
-		if framework.GroupKey(np) == g.Key || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Pod(np.Key) != nil {
+		if own(np) || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Pod(np.Key) != nil {
 			return
 		}
 		c.cache.AddPod(np, node)
@@ -186,10 +223,10 @@ func (c *groupCycle) fail(a groupAttempt, st *framework.Status, rejectors []stri
 	}
 	c.queue.Requeue(a.entry, sets.New(rejectors...), isError)
 	c.observe(a, result)
-	// A group that runs (minCount members bound) keeps its Scheduled status while extra
-	// members wait: only the members say why they wait.
-	if !c.pending.running(g) && (c.groupAPI.setCondition(gs, false, reason, condMsg) || !isError) {
-		c.actuator.Event(g.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+	// A unit that runs (minCount members bound, a complete hierarchy) keeps its Scheduled
+	// status while extra members wait: only the members say why they wait.
+	if !a.running && (c.groupAPI.setCondition(g, false, reason, condMsg) || !isError) {
+		c.actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	}
 	for _, p := range gs.pending {
 		c.status.reportFailure(p, podReason, msg)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/placement"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -20,7 +21,14 @@ import (
 const (
 	gateGroupMissing = "PodGroupMissing"
 	gateGroupInvalid = "PodGroupInvalid"
+	// gateCompositeIncomplete holds a gang composite until enough of its groups have their
+	// pods; a new member is what lifts it.
+	gateCompositeIncomplete = "CompositePodGroupIncomplete"
 )
+
+// msgCompositeWaitingForGroups is the gate's message for a gang composite whose groups lack
+// pods, in the words of the GangScheduling plugin's.
+const msgCompositeWaitingForGroups = "waiting for minGroupCount pod groups of a composite pod group to have their pods"
 
 // gate is the PreEnqueue check of a group entry: its preemption still being carried out,
 // the PodGroup missing, the group invalid or inconsistent with its members, or (through the
@@ -29,14 +37,36 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 	if st := pg.preemptions.gate(entry.Key); st != nil {
 		return st
 	}
+	kind := "PodGroup"
+	if gs.composite {
+		kind = "CompositePodGroup"
+	}
 	if gs.info == nil {
-		return framework.NewStatus(framework.Pending, groupMissingMessage(gs.key)).WithPlugin(gateGroupMissing)
+		return framework.NewStatus(framework.Pending, groupMissingMessage(kind, gs.key)).WithPlugin(gateGroupMissing)
 	}
 	g := gs.info
-	if msg := pg.problem(gs); msg != "" {
-		changed := pg.groupAPI.setCondition(gs, false, v1alpha1.PodGroupReasonSchedulerError, msg)
+	if parent := pg.missingAncestor(g); parent != "" {
+		// The group (or composite) is there to say why it waits, as a gang short of members does.
+		msg := groupMissingMessage("CompositePodGroup", parent)
+		pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		return framework.NewStatus(framework.Pending, msg).WithPlugin(gateGroupMissing)
+	}
+	var tree *placement.Tree
+	culprit, msg := pg.aboveProblem(g)
+	switch {
+	case msg != "":
+	case gs.composite:
+		tree, msg = pg.tree(gs)
+	default:
+		msg = pg.problem(gs)
+	}
+	if msg != "" {
+		if culprit != nil && pg.groupAPI.setCondition(culprit, false, v1alpha1.PodGroupReasonSchedulerError, msg) {
+			pg.actuator.Event(culprit.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+		}
+		changed := pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonSchedulerError, msg)
 		if changed {
-			pg.actuator.Event(g.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+			pg.actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 		}
 		// Every member hears why, members that join the invalid group later too.
 		for _, p := range gs.pending {
@@ -46,9 +76,17 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 		}
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msg).WithPlugin(gateGroupInvalid)
 	}
-	fwk := pg.profiles[entry.Profile]
-	running := len(pg.cache.GroupMembers(g.Key))
-	if st := fwk.RunGroupPreEnqueuePlugins(context.Background(), g, gs.pending, running); !st.IsSuccess() {
+	var st *framework.Status
+	if gs.composite {
+		if !tree.Completable() {
+			st = framework.NewStatus(framework.Pending, fmt.Sprintf("%s (%d of %d)", msgCompositeWaitingForGroups,
+				completeChildren(tree), g.MinCount())).WithPlugin(gateCompositeIncomplete)
+		}
+	} else {
+		fwk := pg.profiles[entry.Profile]
+		st = fwk.RunGroupPreEnqueuePlugins(context.Background(), g, gs.pending, len(pg.cache.GroupMembers(g.Key)))
+	}
+	if !st.IsSuccess() {
 		if gs.gatedSince.IsZero() {
 			gs.gatedSince, gs.waitReported = pg.clock.Now(), false
 			pg.gangWaits[gs] = true
@@ -57,7 +95,7 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 		if gs.waitReported {
 			msg = pg.gangWaitMessage(msg)
 		}
-		pg.groupAPI.setCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
 		return st
 	}
 	gs.gatedSince = time.Time{}
@@ -81,8 +119,10 @@ func (pg *pendingGroups) problem(gs *groupState) string {
 	return ""
 }
 
-// groupMissingMessage says a member waits for its PodGroup object.
-func groupMissingMessage(key string) string { return "waiting for PodGroup " + key + " to be created" }
+// groupMissingMessage says a member waits for a PodGroup or CompositePodGroup object.
+func groupMissingMessage(kind, key string) string {
+	return "waiting for " + kind + " " + key + " to be created"
+}
 
 // gangWaitMessage says a gang has waited for its members longer than GangWaitTimeout.
 func (pg *pendingGroups) gangWaitMessage(gate string) string {
@@ -103,7 +143,7 @@ func (pg *pendingGroups) reportGangWaits() {
 			continue
 		}
 		delete(pg.gangWaits, gs)
-		entry := pg.queue.Get(groupEntryKey(gs.key))
+		entry := pg.queue.Get(gs.entryKey())
 		if gs.info == nil || entry == nil || !entry.Gated() {
 			// No longer waiting (its members are gone): a new wait starts afresh.
 			gs.gatedSince = time.Time{}
@@ -111,8 +151,8 @@ func (pg *pendingGroups) reportGangWaits() {
 		}
 		gs.waitReported = true
 		msg := pg.gangWaitMessage(entry.GatedMessage)
-		pg.groupAPI.setCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
-		pg.actuator.Event(gs.info.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+		pg.groupAPI.setCondition(gs.info, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		pg.actuator.Event(gs.info.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 		for _, p := range gs.pending {
 			pg.status.reportFailure(p, v1.PodReasonUnschedulable, msg)
 		}

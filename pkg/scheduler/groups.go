@@ -2,16 +2,12 @@ package scheduler
 
 import (
 	"cmp"
-	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/actuator"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/config"
@@ -20,29 +16,52 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
-// groupState is a PodGroup's pending members, scheduled together as one queue entry.
+// groupState is a scheduling unit's pending members, scheduled together as one queue
+// entry: a PodGroup's, or those of every PodGroup of a gang CompositePodGroup's hierarchy
+// (composite).
 type groupState struct {
 	key string
-	// info is nil until the PodGroup object is seen.
+	// composite says the unit is a CompositePodGroup.
+	composite bool
+	// info is nil until the PodGroup (or CompositePodGroup) object is seen.
 	info    *framework.GroupInfo
 	pending []*framework.PodInfo
 	profile string
 	// schedulerName is the spec.schedulerName of the first member seen; all must agree.
 	schedulerName string
-	// condition is the last PodGroupScheduled condition written, to write only changes.
-	condition string
-	// gatedSince is when the group was first held for lack of members (zero: it is not);
+	// gatedSince is when the unit was first held for lack of members (zero: it is not);
 	// waitReported says the gang wait timeout was reported for this wait.
 	gatedSince   time.Time
 	waitReported bool
 }
 
-// groupEntryKey is the queue key of a group; it cannot clash with a pod's namespace/name.
+// groupEntryKey is the queue key of a PodGroup; it cannot clash with a pod's
+// namespace/name.
 func groupEntryKey(key string) string { return "PodGroup:" + key }
 
-// pendingGroups are the PodGroups with pending members, each one queue entry: the groups
-// as resolved from their objects and PriorityClasses, their members, and the gates that
-// hold an entry back (groupgates.go).
+// compositeEntryKey is the queue key of a CompositePodGroup.
+func compositeEntryKey(key string) string { return "CompositePodGroup:" + key }
+
+// unitKey is the queue key of a group's unit: its PodGroup's, or its composite's.
+func unitKey(g *framework.GroupInfo) string {
+	if g.IsComposite() {
+		return compositeEntryKey(g.Key)
+	}
+	return groupEntryKey(g.Key)
+}
+
+// entryKey is the unit's queue key.
+func (gs *groupState) entryKey() string {
+	if gs.composite {
+		return compositeEntryKey(gs.key)
+	}
+	return groupEntryKey(gs.key)
+}
+
+// pendingGroups are the scheduling units with pending members, each one queue entry: a
+// PodGroup, or a gang CompositePodGroup with every PodGroup of its hierarchy
+// (composites.go). It resolves the groups from their objects and PriorityClasses
+// (groupobjects.go) and holds an entry back at its gates (groupgates.go).
 type pendingGroups struct {
 	cfg         *config.Configuration
 	clock       framework.Clock
@@ -55,121 +74,24 @@ type pendingGroups struct {
 	preemptions *preemptions
 	profileFor  func(schedulerName string) (*fwkruntime.Framework, string, error)
 
-	// classes are the PriorityClasses, for resolving PodGroups' priorities.
+	// classes are the PriorityClasses, for resolving groups' priorities.
 	classes map[string]*schedulingv1.PriorityClass
-	// groups are the PodGroups with pending members, by namespace/name.
-	groups map[string]*groupState
-	// gangWaits are the groups held at their gate for lack of members whose wait has not
+	// groups are the PodGroups with pending members of their own, by namespace/name, and
+	// composites the gang CompositePodGroups with pending members in their hierarchy.
+	groups     map[string]*groupState
+	composites map[string]*groupState
+	// filed says which unit each pending member is filed under, by pod key.
+	filed map[string]*groupState
+	// gangWaits are the units held at their gate for lack of members whose wait has not
 	// been reported yet.
 	gangWaits map[*groupState]bool
-}
-
-// setPriorityClass records a PriorityClass; groups are resolved again.
-func (pg *pendingGroups) setPriorityClass(pc *schedulingv1.PriorityClass) {
-	pg.classes[pc.Name] = pc
-	pg.refresh(func(*v1alpha1.PodGroup) bool { return true })
-}
-
-// deletePriorityClass forgets a PriorityClass; the groups that name it are resolved again.
-func (pg *pendingGroups) deletePriorityClass(pc *schedulingv1.PriorityClass) {
-	delete(pg.classes, pc.Name)
-	pg.refresh(func(g *v1alpha1.PodGroup) bool { return g.Spec.PriorityClassName == pc.Name })
-}
-
-// setGroup records a PodGroup that appeared or changed, and retries its entry when the
-// change may help.
-func (pg *pendingGroups) setGroup(obj *v1alpha1.PodGroup) {
-	g := pg.resolve(obj)
-	old := pg.cache.Group(g.Key)
-	pg.cache.SetGroup(g)
-	pg.groupAPI.ensureClaims(g)
-	gs := pg.groups[g.Key]
-	if gs == nil {
-		return
-	}
-	gs.info = g
-	if entry := pg.queue.Get(groupEntryKey(g.Key)); entry != nil {
-		entry.Priority = g.Priority
-		mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.PodGroup.Spec, obj.Spec) || old.Invalid != g.Invalid ||
-			!apiequality.Semantic.DeepEqual(old.PodGroup.Status.ResourceClaimStatuses, obj.Status.ResourceClaimStatuses)
-		pg.queue.Update(entry, mayHelp)
-	}
-}
-
-// deleteGroup forgets a PodGroup; its pending members wait for it to come back. Their
-// nominations go (the room they held is free for others), and each says why it waits.
-func (pg *pendingGroups) deleteGroup(obj *v1alpha1.PodGroup) {
-	key := obj.Namespace + "/" + obj.Name
-	pg.groupAPI.releaseClaims(obj)
-	pg.cache.RemoveGroup(key)
-	pg.groupAPI.forget(key)
-	if gs := pg.groups[key]; gs != nil {
-		gs.info = nil
-		msg := groupMissingMessage(key)
-		for _, p := range gs.pending {
-			pg.status.dropNomination(p)
-			pg.status.reportFailure(p, v1.PodReasonUnschedulable, msg)
-		}
-		if entry := pg.queue.Get(groupEntryKey(key)); entry != nil {
-			pg.queue.Update(entry, true)
-		}
-	}
-}
-
-func (pg *pendingGroups) refresh(affected func(*v1alpha1.PodGroup) bool) {
-	for _, key := range slices.Sorted(maps.Keys(pg.groups)) {
-		if g := pg.cache.Group(key); g != nil && affected(g.PodGroup) {
-			pg.setGroup(g.PodGroup)
-		}
-	}
-}
-
-// resolve computes a group's priority and preemptionPolicy as admission would for a pod
-// (KEP-5710): priority, else the named class, else the global default, else 0; and says
-// whether the group is invalid as written.
-func (pg *pendingGroups) resolve(obj *v1alpha1.PodGroup) *framework.GroupInfo {
-	g := &framework.GroupInfo{PodGroup: obj, Key: obj.Namespace + "/" + obj.Name, PreemptionPolicy: v1.PreemptLowerPriority}
-	if reason := obj.Annotations[v1alpha1.AnnotationInvalidReason]; reason != "" {
-		g.Invalid = reason // found by the driver edge (pkg/nativegroup)
-	} else if errs := v1alpha1.ValidatePodGroup(obj); len(errs) > 0 {
-		g.Invalid = errs.ToAggregate().Error()
-	}
-	var class *schedulingv1.PriorityClass
-	switch name := obj.Spec.PriorityClassName; {
-	case name != "":
-		class = pg.classes[name]
-		if class == nil && obj.Spec.Priority == nil && g.Invalid == "" {
-			g.Invalid = fmt.Sprintf("spec.priorityClassName: Not found: no PriorityClass with name %q", name)
-		}
-	default:
-		for _, name := range slices.Sorted(maps.Keys(pg.classes)) {
-			if pg.classes[name].GlobalDefault {
-				class = pg.classes[name]
-				break
-			}
-		}
-	}
-	switch {
-	case obj.Spec.Priority != nil:
-		g.Priority = *obj.Spec.Priority
-	case class != nil:
-		g.Priority = class.Value
-	}
-	switch {
-	case obj.Spec.PreemptionPolicy != nil:
-		g.PreemptionPolicy = *obj.Spec.PreemptionPolicy
-	case class != nil && class.PreemptionPolicy != nil:
-		g.PreemptionPolicy = *class.PreemptionPolicy
-	}
-	return g
 }
 
 // updateMember refreshes a pending member after its pod changed. A status-only change (our
 // own condition patches) keeps its PodInfo and does not retry the group.
 func (pg *pendingGroups) updateMember(pod *v1.Pod, mayHelp bool) {
-	gs := pg.groups[pod.Namespace+"/"+v1alpha1.PodGroupNameOf(pod)]
 	key := pod.Namespace + "/" + pod.Name
-	if gs != nil && !mayHelp {
+	if gs := pg.filed[key]; gs != nil && !mayHelp {
 		if i := slices.IndexFunc(gs.pending, func(q *framework.PodInfo) bool { return q.Key == key }); i >= 0 {
 			gs.pending[i].Pod = pod
 			return
@@ -184,15 +106,15 @@ func (pg *pendingGroups) updateMember(pod *v1.Pod, mayHelp bool) {
 	}
 }
 
-// addMember puts a pending pod of a group into its group's queue entry; mayHelp says
-// whether the change could let the group fit now.
+// addMember files a pending pod of a group under its unit's queue entry (its PodGroup's,
+// or its gang composite's); mayHelp says whether the change could let the unit fit now.
 func (pg *pendingGroups) addMember(pi *framework.PodInfo, profile string, mayHelp bool) {
-	key := framework.GroupKey(pi)
-	gs := pg.groups[key]
-	if gs == nil {
-		gs = &groupState{key: key, info: pg.cache.Group(key), profile: profile, schedulerName: pi.Pod.Spec.SchedulerName}
-		pg.groups[key] = gs
+	key, composite := pg.unitOf(framework.GroupKey(pi))
+	gs := pg.unit(key, composite, profile, pi.Pod.Spec.SchedulerName)
+	if old := pg.filed[pi.Key]; old != nil && old != gs {
+		pg.removeMember(pi.Key)
 	}
+	pg.filed[pi.Key] = gs
 	if i := slices.IndexFunc(gs.pending, func(q *framework.PodInfo) bool { return q.Key == pi.Key }); i >= 0 {
 		gs.pending[i] = pi
 	} else {
@@ -204,8 +126,7 @@ func (pg *pendingGroups) addMember(pi *framework.PodInfo, profile string, mayHel
 		}
 		return cmp.Compare(a.Key, b.Key)
 	})
-	ek := groupEntryKey(key)
-	if entry := pg.queue.Get(ek); entry != nil {
+	if entry := pg.queue.Get(gs.entryKey()); entry != nil {
 		pg.queue.Update(entry, mayHelp)
 		return
 	}
@@ -213,23 +134,73 @@ func (pg *pendingGroups) addMember(pi *framework.PodInfo, profile string, mayHel
 	if gs.info != nil {
 		prio = gs.info.Priority
 	}
-	pg.queue.Add(&queue.Entry{QueuedUnit: framework.QueuedUnit{Key: ek, Priority: prio}, Group: gs, Profile: profile})
+	pg.queue.Add(&queue.Entry{QueuedUnit: framework.QueuedUnit{Key: gs.entryKey(), Priority: prio}, Group: gs, Profile: profile})
 }
 
-// removeMember takes a pod out of its group's pending members (bound or deleted).
-func (pg *pendingGroups) removeMember(key, groupKey string) {
-	gs := pg.groups[groupKey]
+// unit returns the state of a unit, made on first use.
+func (pg *pendingGroups) unit(key string, composite bool, profile, schedulerName string) *groupState {
+	units, info := pg.groups, pg.cache.Group(key)
+	if composite {
+		units, info = pg.composites, pg.cache.Composite(key)
+	}
+	gs := units[key]
+	if gs == nil {
+		gs = &groupState{key: key, composite: composite, info: info, profile: profile, schedulerName: schedulerName}
+		units[key] = gs
+	}
+	return gs
+}
+
+// removeMember takes a pod out of its unit's pending members (bound or deleted).
+func (pg *pendingGroups) removeMember(key string) {
+	gs := pg.filed[key]
 	if gs == nil {
 		return
 	}
+	delete(pg.filed, key)
 	gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q.Key == key })
-	if len(gs.pending) == 0 && pg.queue.Get(groupEntryKey(groupKey)) != nil {
-		pg.queue.Delete(groupEntryKey(groupKey))
+	if len(gs.pending) == 0 && pg.queue.Get(gs.entryKey()) != nil {
+		pg.queue.Delete(gs.entryKey())
 	}
 }
 
-// running reports whether a group already runs at least its minCount members: its pending
-// members are extras, and their failures do not change the group's status.
-func (pg *pendingGroups) running(g *framework.GroupInfo) bool {
-	return len(pg.cache.GroupMembers(g.Key)) >= g.MinCount()
+// unitOf returns the unit a PodGroup's members are scheduled in: the highest gang
+// composite above it (whose whole hierarchy is placed at once), or the group itself. A
+// composite not known yet ends the walk: the members wait for it in the unit found so
+// far, whose gate says so.
+func (pg *pendingGroups) unitOf(groupKey string) (key string, composite bool) {
+	key = groupKey
+	g := pg.cache.Group(groupKey)
+	if g == nil {
+		return key, false
+	}
+	seen := map[string]bool{}
+	for parent := g.ParentKey(); parent != "" && !seen[parent]; {
+		seen[parent] = true
+		c := pg.cache.Composite(parent)
+		if c == nil {
+			break
+		}
+		if c.Gang() {
+			key, composite = parent, true
+		}
+		parent = c.ParentKey()
+	}
+	return key, composite
+}
+
+// refile moves every pending member whose unit changed (a composite came, went or
+// changed) to its unit now.
+func (pg *pendingGroups) refile() {
+	for _, key := range sortedKeys(pg.filed) {
+		gs := pg.filed[key]
+		i := slices.IndexFunc(gs.pending, func(q *framework.PodInfo) bool { return q.Key == key })
+		if i < 0 {
+			continue
+		}
+		p := gs.pending[i]
+		if unit, composite := pg.unitOf(framework.GroupKey(p)); unit != gs.key || composite != gs.composite {
+			pg.addMember(p, gs.profile, true)
+		}
+	}
 }

@@ -166,8 +166,8 @@ func (pm *preemptions) done(key string, err error) {
 			pm.actuator.Event(entry.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
 		case entry.Group != nil:
 			if gs := entry.Group.(*groupState); gs.info != nil {
-				pm.groupAPI.setCondition(gs, false, v1alpha1.PodGroupReasonUnschedulable, msg)
-				pm.actuator.Event(gs.info.PodGroup, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+				pm.groupAPI.setCondition(gs.info, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+				pm.actuator.Event(gs.info.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
 			}
 		}
 	}
@@ -180,7 +180,7 @@ func (pm *preemptions) done(key string, err error) {
 // deletions and the members' nominatedNodeName are written off the loop while the group
 // waits behind a gate.
 func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo, approximate bool) {
-	key := groupEntryKey(g.Key)
+	key := unitKey(g)
 	members := make([]*framework.PodInfo, 0, len(nominations))
 	for m := range nominations {
 		members = append(members, m)
@@ -198,7 +198,11 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 		pm.observer.PreemptingForGroup(g, nominations, victims)
 	}
 	pm.markVictimGroups(victims, msgPreemptedForGroup)
-	preemptor := g.PodGroup
+	preemptor := g.Object()
+	who := "podgroup " + g.Key
+	if g.IsComposite() {
+		who = "compositepodgroup " + g.Key
+	}
 	type victimPod struct {
 		pod  *v1.Pod
 		node string
@@ -218,7 +222,7 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 		errs := make([]error, len(vps))
 		pm.actuator.Exec.Parallel(len(vps), func(i int) {
 			errs[i] = pm.evict(ctx, vps[i].pod, msgPreemptedForGroup, preemptor,
-				fmt.Sprintf("Preempted by podgroup %s/%s on node %s", preemptor.Namespace, preemptor.Name, vps[i].node)+budgetNote(approximate))
+				fmt.Sprintf("Preempted by %s on node %s", who, vps[i].node)+budgetNote(approximate))
 		})
 		err := errors.Join(errs...)
 		if err == nil {
@@ -263,31 +267,33 @@ func (pm *preemptions) evict(ctx context.Context, victim *v1.Pod, condMsg string
 	return nil
 }
 
-// markVictimGroups gives the groups preempted whole (disruption mode All) their own
-// DisruptionTarget condition and the Preempted phase (KEP-5710). Members of Single groups
-// are preempted one by one and their group's status is left alone.
+// markVictimGroups gives the groups preempted whole their own DisruptionTarget condition
+// and the Preempted phase (KEP-5710): PodGroups of disruption mode All, and the composites
+// of mode All above the victims. Members of Single groups are preempted one by one and
+// their group's status is left alone.
 func (pm *preemptions) markVictimGroups(victims []*framework.PodInfo, msg string) {
 	seen := map[string]bool{}
-	var keys []string
+	var groups []*framework.GroupInfo
 	for _, v := range victims {
-		if k := framework.GroupKey(v); k != "" && !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		g := pm.cache.Group(k)
-		if g == nil || !g.DisruptAll() {
+		k := framework.GroupKey(v)
+		if k == "" {
 			continue
 		}
-		pm.groupAPI.writeStatus(g.PodGroup, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
+		for _, g := range []*framework.GroupInfo{pm.cache.Group(k), framework.DisruptionRoot(pm.cache, k)} {
+			if g != nil && g.DisruptAll() && !seen[unitKey(g)] {
+				seen[unitKey(g)] = true
+				groups = append(groups, g)
+			}
+		}
+	}
+	slices.SortFunc(groups, func(a, b *framework.GroupInfo) int { return strings.Compare(unitKey(a), unitKey(b)) })
+	for _, g := range groups {
+		pm.groupAPI.writeStatus(g, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
 			Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
 			Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msg,
 		})
-		if gs := pm.pending.groups[k]; gs != nil {
-			gs.condition = ""
-		}
+		// Its next PodGroupScheduled condition is written afresh.
+		delete(pm.groupAPI.conditions, unitKey(g))
 	}
 }
 

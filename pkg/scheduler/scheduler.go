@@ -137,9 +137,10 @@ func New(opts Options) (*Scheduler, error) {
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
 		// Only the end of the preemption's API calls releases this gate; only a change of
 		// the group or its members releases the group gates.
-		gatePreemption:   nil,
-		gateGroupMissing: nil,
-		gateGroupInvalid: nil,
+		gatePreemption:          nil,
+		gateGroupMissing:        nil,
+		gateGroupInvalid:        nil,
+		gateCompositeIncomplete: nil,
 		// Placements too small in aggregate grow only when pods leave or nodes come.
 		placement.CapacityPlugin: placement.CapacityEvents,
 	}
@@ -157,7 +158,7 @@ func New(opts Options) (*Scheduler, error) {
 			ResourceClient:  resources,
 		})
 		if err != nil {
-			return nil, err
+			return nil, &ConfigurationError{Err: err}
 		}
 		s.profiles[prof.SchedulerName] = fwk
 		if s.first == nil {
@@ -213,17 +214,19 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	s.retries = &retries{queue: s.queue, profiles: s.profiles, events: p.events, preemptions: s.preemptions}
 	s.binder = &binder{actuator: act, cache: s.cache, retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}}
 	s.groupAPI = &groupAPI{actuator: act, clock: s.clock, logger: s.logger, cache: s.cache, resources: p.resources,
-		nativeClaimsUpstream: opts.NativeGroupClaimsUpstream, writers: map[string]*groupStatusWriter{},
+		nativeClaimsUpstream: opts.NativeGroupClaimsUpstream, writers: map[string]*groupStatusWriter{}, conditions: map[string]string{},
 		claimsMaking: map[string]bool{}, claimMade: s.AddPodGroup}
 	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, cache: s.cache, queue: s.queue, profiles: s.profiles,
 		actuator: act, status: s.status, groupAPI: s.groupAPI, preemptions: s.preemptions, profileFor: s.profileFor,
-		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, gangWaits: map[*groupState]bool{}}
+		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, composites: map[string]*groupState{},
+		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}}
 	*s.preemptions = preemptions{actuator: act, exec: preemptExec, post: s.Post, clock: s.clock, logger: s.logger,
 		cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, status: s.status,
 		groupAPI: s.groupAPI, pending: s.pending, inFlight: map[string]*inflightPreemption{},
 		victimOf: map[string]*victimWait{}, waitingForVictims: map[string]*victimWait{}, spent: map[string]string{}}
 	s.pods = &podCycle{cache: s.cache, queue: s.queue, finder: p.finder, metrics: s.metrics, observer: opts.Observer,
 		clock: s.clock, status: s.status, binder: s.binder, preemptions: s.preemptions, waiting: map[string]*waitingPod{}}
+	s.status.filed = func(key string) *groupState { return s.pending.filed[key] }
 	s.groups = &groupCycle{cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, actuator: act,
 		status: s.status, binder: s.binder, preemptions: s.preemptions, pending: s.pending, groupAPI: s.groupAPI,
 		placers: p.placers}
@@ -251,3 +254,11 @@ func (s *Scheduler) Metrics() *metrics.Metrics { return s.metrics }
 
 // Resources are the handlers of the storage and Dynamic Resource Allocation objects.
 func (s *Scheduler) Resources() *ResourceEvents { return s.resources }
+
+// ConfigurationError is New's error when the configuration's profiles cannot be built (a
+// plugin that does not exist, arguments a plugin refuses): callers name the file it came
+// from.
+type ConfigurationError struct{ Err error }
+
+func (e *ConfigurationError) Error() string { return e.Err.Error() }
+func (e *ConfigurationError) Unwrap() error { return e.Err }

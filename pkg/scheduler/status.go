@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/actuator"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -24,6 +23,8 @@ type podStatus struct {
 	queue    *queue.Queue
 	// failures keeps the last failure message of pending pods, by key.
 	failures map[string]string
+	// filed says which group unit a pending member is filed under (pendingGroups.filed).
+	filed func(key string) *groupState
 }
 
 // LastFailure returns the message of a pending pod's last failed attempt.
@@ -39,8 +40,8 @@ func (ps *podStatus) pendingMessage(pod *v1.Pod) string {
 		return msg
 	}
 	ek := key
-	if g := v1alpha1.PodGroupNameOf(pod); g != "" {
-		ek = groupEntryKey(pod.Namespace + "/" + g)
+	if gs := ps.filed(key); gs != nil {
+		ek = gs.entryKey()
 	}
 	if entry := ps.queue.Get(ek); entry != nil && entry.Gated() {
 		return entry.GatedMessage

@@ -36,6 +36,15 @@ func pin(pod *corev1.Pod, value string) *corev1.Pod {
 	return pod
 }
 
+// pinnedNode creates a ready node of cpu CPUs (8Gi) that pods pinned to pinValue select,
+// and returns its name.
+func pinnedNode(t *testing.T, c *e2eutil.Cluster, cpu, pinValue string) string {
+	t.Helper()
+	n := c.CreateNode(t, e2eutil.Node{CPU: cpu, Memory: "8Gi", Labels: map[string]string{pinLabel: pinValue}})
+	c.WaitNodeReady(t, n.Name)
+	return n.Name
+}
+
 // member makes pod a member of the PodGroup group.
 func member(pod *corev1.Pod, group string) *corev1.Pod {
 	if pod.Labels == nil {
@@ -180,13 +189,7 @@ func testPodGroupPreemption(t *testing.T, api groupAPI, mode *v1alpha1.Disruptio
 	ns := c.CreateNamespace(t)
 	sched := e2eutil.SchedulerName(t)
 	pinValue := e2eutil.UniqueName(t, "pgp")
-	var nodes []string
-	for range 2 {
-		nodes = append(nodes, c.CreateNode(t, e2eutil.Node{CPU: "4", Memory: "8Gi", Labels: map[string]string{pinLabel: pinValue}}).Name)
-	}
-	for _, n := range nodes {
-		c.WaitNodeReady(t, n)
-	}
+	nodes := []string{pinnedNode(t, c, "4", pinValue), pinnedNode(t, c, "4", pinValue)}
 	low := c.CreatePriorityClass(t, "low", 10)
 	high := c.CreatePriorityClass(t, "high", 1000)
 	h := c.RecordPods(t, ns)

@@ -160,42 +160,81 @@ func podStatusPatch(pod *v1.Pod, cond *v1.PodCondition, nominatedNode *string) (
 	return json.Marshal(patch)
 }
 
-// UpdateStatus writes a PodGroup's status through the status subresource; for a group
-// mapped from a native PodGroup, its conditions go to that object (patchNativeConditions).
-// On a conflict
-// (the scheduler's copy is older than the server's) it reads the group again, puts the
-// conditions, phase and observed generation it was asked to write on the fresh copy, and
-// tries again.
+// UpdateStatus writes the status of a PodGroup or a CompositePodGroup through its status
+// subresource; for one mapped from a native object, its conditions go to that object
+// (patchNativeConditions). On a conflict (the scheduler's copy is older than the server's)
+// it reads the object again, puts the conditions, phase and observed generation it was
+// asked to write on the fresh copy, and tries again.
 func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
-	pg, ok := obj.(*v1alpha1.PodGroup)
-	if !ok {
-		return fmt.Errorf("UpdateStatus: unsupported type %T", obj)
-	}
-	if nativegroup.IsNative(pg) {
-		return c.patchNativeConditions(ctx, pg.APIVersion, pg.Namespace, pg.Name, pg.UID, nativegroup.StatusConditions(pg))
-	}
-	if c.podGroups == nil {
-		return fmt.Errorf("UpdateStatus: no PodGroup client")
-	}
-	cl := &call{class: classNominate, object: "PodGroup/" + pg.Namespace + "/" + pg.Name}
-	if pg.Spec.Priority != nil {
-		cl.priority = *pg.Spec.Priority
-	}
-	return c.calls.do(ctx, cl, func(ctx context.Context) error {
-		next := pg
-		first := true
-		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if !first {
-				latest, err := c.podGroups.Get(ctx, pg.Namespace, pg.Name)
-				if err != nil {
+	switch o := obj.(type) {
+	case *v1alpha1.PodGroup:
+		if nativegroup.IsNative(o) {
+			return c.patchNativeConditions(ctx, nativegroup.KindPodGroup, o.APIVersion, o.Namespace, o.Name, o.UID, nativegroup.StatusConditions(o))
+		}
+		if c.podGroups == nil {
+			return fmt.Errorf("UpdateStatus: no PodGroup client")
+		}
+		return c.calls.do(ctx, statusCall(nativegroup.KindPodGroup, o.Namespace, o.Name, o.Spec.Priority), func(ctx context.Context) error {
+			return updateRetrying(ctx, o,
+				func(ctx context.Context) (*v1alpha1.PodGroup, error) {
+					return c.podGroups.Get(ctx, o.Namespace, o.Name)
+				},
+				func(latest *v1alpha1.PodGroup) *v1alpha1.PodGroup { return mergePodGroupStatus(latest, o) },
+				func(ctx context.Context, next *v1alpha1.PodGroup) error {
+					_, err := c.podGroups.UpdateStatus(ctx, next)
 					return err
-				}
-				next = mergePodGroupStatus(latest, pg)
-			}
-			first = false
-			_, err := c.podGroups.UpdateStatus(ctx, next)
-			return err
+				})
 		})
+	case *v1alpha1.CompositePodGroup:
+		if nativegroup.IsNativeComposite(o) {
+			return c.patchNativeConditions(ctx, nativegroup.KindCompositePodGroup, o.APIVersion, o.Namespace, o.Name, o.UID,
+				nativegroup.CompositeStatusConditions(o))
+		}
+		if c.podGroups == nil {
+			return fmt.Errorf("UpdateStatus: no CompositePodGroup client")
+		}
+		return c.calls.do(ctx, statusCall(nativegroup.KindCompositePodGroup, o.Namespace, o.Name, o.Spec.Priority), func(ctx context.Context) error {
+			return updateRetrying(ctx, o,
+				func(ctx context.Context) (*v1alpha1.CompositePodGroup, error) {
+					return c.podGroups.GetComposite(ctx, o.Namespace, o.Name)
+				},
+				func(latest *v1alpha1.CompositePodGroup) *v1alpha1.CompositePodGroup {
+					return mergeCompositeStatus(latest, o)
+				},
+				func(ctx context.Context, next *v1alpha1.CompositePodGroup) error {
+					_, err := c.podGroups.UpdateCompositeStatus(ctx, next)
+					return err
+				})
+		})
+	}
+	return fmt.Errorf("UpdateStatus: unsupported type %T", obj)
+}
+
+// statusCall is the dispatcher's call of a group's status write: with nominations, by the
+// group's priority, one per object at a time.
+func statusCall(kind, namespace, name string, priority *int32) *call {
+	cl := &call{class: classNominate, object: kind + "/" + namespace + "/" + name}
+	if priority != nil {
+		cl.priority = *priority
+	}
+	return cl
+}
+
+// updateRetrying writes want, and on a conflict reads the object again, merges want's
+// status onto it and writes that, as client-go's RetryOnConflict.
+func updateRetrying[T any](ctx context.Context, want T, get func(context.Context) (T, error), merge func(latest T) T,
+	put func(context.Context, T) error) error {
+	next, first := want, true
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			latest, err := get(ctx)
+			if err != nil {
+				return err
+			}
+			next = merge(latest)
+		}
+		first = false
+		return put(ctx, next)
 	})
 }
 
@@ -204,19 +243,36 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 // them).
 func mergePodGroupStatus(latest, want *v1alpha1.PodGroup) *v1alpha1.PodGroup {
 	out := latest.DeepCopy()
-	for _, cond := range want.Status.Conditions {
-		meta.SetStatusCondition(&out.Status.Conditions, cond)
-	}
-	if want.Status.Phase != "" {
-		out.Status.Phase = want.Status.Phase
-	}
-	if want.Status.ObservedGeneration > out.Status.ObservedGeneration {
-		out.Status.ObservedGeneration = want.Status.ObservedGeneration
-	}
+	st := &out.Status
+	mergeStatus(&st.Conditions, &st.Phase, &st.ObservedGeneration, want.Status.Conditions, want.Status.Phase, want.Status.ObservedGeneration)
 	if len(want.Status.ResourceClaimStatuses) > len(out.Status.ResourceClaimStatuses) {
 		out.Status.ResourceClaimStatuses = want.Status.ResourceClaimStatuses
 	}
 	return out
+}
+
+// mergeCompositeStatus returns latest with want's conditions, phase and observed
+// generation applied.
+func mergeCompositeStatus(latest, want *v1alpha1.CompositePodGroup) *v1alpha1.CompositePodGroup {
+	out := latest.DeepCopy()
+	st := &out.Status
+	mergeStatus(&st.Conditions, &st.Phase, &st.ObservedGeneration, want.Status.Conditions, want.Status.Phase, want.Status.ObservedGeneration)
+	return out
+}
+
+// mergeStatus applies the conditions, phase and observed generation phalanx wants onto an
+// object's status: conditions by type, a phase when it has one, the newer generation.
+func mergeStatus(conds *[]metav1.Condition, phase *v1alpha1.PodGroupPhase, observed *int64,
+	wantConds []metav1.Condition, wantPhase v1alpha1.PodGroupPhase, wantObserved int64) {
+	for _, cond := range wantConds {
+		meta.SetStatusCondition(conds, cond)
+	}
+	if wantPhase != "" {
+		*phase = wantPhase
+	}
+	if wantObserved > *observed {
+		*observed = wantObserved
+	}
 }
 
 // Event records an event through events.k8s.io/v1, without blocking: the recorder queues

@@ -381,8 +381,14 @@ func TestKustomization(t *testing.T) {
 	if app := chartAppVersion(t); len(k.Images) != 1 || k.Images[0].NewTag != app {
 		t.Errorf("kustomization images %+v: want the release %s, as the chart's", k.Images, app)
 	}
-	if !slices.ContainsFunc(k.Resources, func(r string) bool { return strings.HasPrefix(r, "crd/") }) {
-		t.Error("the kustomization does not install the PodGroup CRD")
+	crds, err := filepath.Glob(filepath.Join(configDir, "crd", "*.yaml"))
+	if err != nil || len(crds) == 0 {
+		t.Fatalf("no CRDs in config/crd (%v)", err)
+	}
+	for _, f := range crds {
+		if r := "crd/" + filepath.Base(f); !slices.Contains(k.Resources, r) {
+			t.Errorf("the kustomization does not install the CRD %s", r)
+		}
 	}
 	for _, d := range m.deployments {
 		for _, v := range d.Spec.Template.Spec.Volumes {
@@ -404,9 +410,10 @@ func TestReleaseManifest(t *testing.T) {
 	if !strings.HasPrefix(meta.AppVersion, "v") || strings.TrimPrefix(meta.AppVersion, "v") != meta.Version {
 		t.Errorf("chart version %q, appVersion %q: the chart and phalanx release together", meta.Version, meta.AppVersion)
 	}
-	if len(m.deployments) != 1 || len(m.namespaces) != 1 || len(m.configMaps) != 1 || len(m.services) != 1 || len(m.crds) != 1 {
-		t.Fatalf("want one Deployment, Namespace, ConfigMap, Service and CRD, got %d, %d, %d, %d, %d",
-			len(m.deployments), len(m.namespaces), len(m.configMaps), len(m.services), len(m.crds))
+	own := loadManifests(t, filepath.Join(configDir, "crd"))
+	if len(m.deployments) != 1 || len(m.namespaces) != 1 || len(m.configMaps) != 1 || len(m.services) != 1 || len(m.crds) != len(own.crds) {
+		t.Fatalf("want one Deployment, Namespace, ConfigMap and Service and the %d CRDs of config/crd, got %d, %d, %d, %d, %d",
+			len(own.crds), len(m.deployments), len(m.namespaces), len(m.configMaps), len(m.services), len(m.crds))
 	}
 	dep, ns := m.deployments[0], m.namespaces[0].Name
 	if img := dep.Spec.Template.Spec.Containers[0].Image; img != "ghcr.io/phalanx-dev/phalanx:"+meta.AppVersion {
@@ -418,15 +425,17 @@ func TestReleaseManifest(t *testing.T) {
 		}
 	}
 
-	// The CRD is config/crd's, with Helm's keep annotation.
-	own := loadManifests(t, filepath.Join(configDir, "crd"))
-	annotations := m.crds[0]["metadata"].(map[string]any)["annotations"].(map[string]any)
-	if annotations["helm.sh/resource-policy"] != "keep" {
-		t.Errorf("CRD annotations %v: uninstalling the chart must not delete every PodGroup", annotations)
-	}
-	delete(annotations, "helm.sh/resource-policy")
-	if !reflect.DeepEqual(m.crds[0], own.crds[0]) {
-		t.Error("the release manifest's CRD differs from config/crd's: run make generate")
+	// The CRDs are config/crd's (in the same order), with Helm's keep annotation.
+	for i, crd := range m.crds {
+		meta := crd["metadata"].(map[string]any)
+		annotations := meta["annotations"].(map[string]any)
+		if annotations["helm.sh/resource-policy"] != "keep" {
+			t.Errorf("CRD %v annotations %v: uninstalling the chart must not delete every object of the kind", meta["name"], annotations)
+		}
+		delete(annotations, "helm.sh/resource-policy")
+		if !reflect.DeepEqual(crd, own.crds[i]) {
+			t.Errorf("the release manifest's CRD %v differs from config/crd's: run make generate", meta["name"])
+		}
 	}
 
 	cm := m.configMaps[0]

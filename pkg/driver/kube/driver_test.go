@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 	"github.com/phalanx-dev/phalanx/pkg/scheduler"
 )
 
@@ -40,6 +42,7 @@ func TestValidate(t *testing.T) {
 		{"no lease name", func(o *Options) { o.LeaderElection.Name = "" }, "--leader-elect-resource-name"},
 		{"podgroup source", func(o *Options) { o.PodGroupSource = GroupSourceNative }, ""},
 		{"unknown podgroup source", func(o *Options) { o.PodGroupSource = "both" }, "--podgroup-source"},
+		{"negative startup timeout", func(o *Options) { o.StartupTimeout = -time.Second }, "--startup-timeout"},
 		{"leader election off ignores its settings", func(o *Options) {
 			o.LeaderElection = LeaderElection{}
 		}, ""},
@@ -81,6 +84,48 @@ func TestNew(t *testing.T) {
 	bad.Config = cfg
 	if _, err := New(bad); err == nil {
 		t.Errorf("New accepted profiles with different QueueSort plugins")
+	}
+}
+
+// TestGroupInformers: the informers of the group APIs read come before the pods', one
+// handler each: Workloads before the native objects that refer to them, a composite API
+// only when it is read; phalanx's CRDs and v1alpha2 are run by the driver, not the factory.
+func TestGroupInformers(t *testing.T) {
+	for _, tc := range []struct {
+		apis groupAPIs
+		want []string
+	}{
+		{groupAPIs{crd: true}, []string{"podgroups", "pods"}},
+		{groupAPIs{crd: true, crdComposites: true}, []string{"compositepodgroups", "podgroups", "pods"}},
+		{groupAPIs{native: nativegroup.V1alpha2}, []string{"workloads.scheduling.k8s.io", "podgroups.scheduling.k8s.io", "pods"}},
+		{groupAPIs{crd: true, native: nativegroup.V1beta1, crdComposites: true, nativeComposites: true}, []string{"compositepodgroups", "podgroups",
+			"workloads.scheduling.k8s.io", "compositepodgroups.scheduling.k8s.io", "podgroups.scheduling.k8s.io", "pods"}},
+	} {
+		t.Run(tc.apis.String()+" composites "+tc.apis.composites(), func(t *testing.T) {
+			d, err := New(validOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(d.informers)
+			if err := d.addGroupInformers(tc.apis); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, inf := range d.informers[before-1:] {
+				got = append(got, inf.name)
+			}
+			if !slices.Equal(got, tc.want) || len(d.handlers) != len(d.informers) {
+				t.Errorf("informers %v (%d handlers for %d), want %v last", got, len(d.handlers), len(d.informers), tc.want)
+			}
+			for _, name := range []string{"compositepodgroups", "podgroups"} {
+				if !d.standalone(name) {
+					t.Errorf("%s is not run by the driver", name)
+				}
+			}
+			if d.standalone("compositepodgroups.scheduling.k8s.io") || d.standalone("pods") {
+				t.Error("a factory informer is run by the driver")
+			}
+		})
 	}
 }
 

@@ -30,6 +30,9 @@ type Handlers interface {
 	AddPodGroup(pg *v1alpha1.PodGroup)
 	UpdatePodGroup(old, pg *v1alpha1.PodGroup)
 	DeletePodGroup(pg *v1alpha1.PodGroup)
+	AddCompositePodGroup(c *v1alpha1.CompositePodGroup)
+	UpdateCompositePodGroup(old, c *v1alpha1.CompositePodGroup)
+	DeleteCompositePodGroup(c *v1alpha1.CompositePodGroup)
 }
 
 // unwrap returns the object of an informer event as a T, looking inside the tombstone a

@@ -45,6 +45,15 @@ func (r *recorder) DeletePriorityClass(pc *schedulingv1.PriorityClass) {
 func (r *recorder) AddPodGroup(pg *v1alpha1.PodGroup)       { r.note("AddPodGroup %s", pg.Name) }
 func (r *recorder) UpdatePodGroup(_, pg *v1alpha1.PodGroup) { r.note("UpdatePodGroup %s", pg.Name) }
 func (r *recorder) DeletePodGroup(pg *v1alpha1.PodGroup)    { r.note("DeletePodGroup %s", pg.Name) }
+func (r *recorder) AddCompositePodGroup(c *v1alpha1.CompositePodGroup) {
+	r.note("AddCompositePodGroup %s %s", c.Name, c.APIVersion)
+}
+func (r *recorder) UpdateCompositePodGroup(_, c *v1alpha1.CompositePodGroup) {
+	r.note("UpdateCompositePodGroup %s %s", c.Name, c.APIVersion)
+}
+func (r *recorder) DeleteCompositePodGroup(c *v1alpha1.CompositePodGroup) {
+	r.note("DeleteCompositePodGroup %s %s", c.Name, c.APIVersion)
+}
 
 func pod(name, scheduler, node string) *v1.Pod {
 	return &v1.Pod{

@@ -43,11 +43,15 @@ const (
 // GroupSources are the accepted values of --podgroup-source.
 var GroupSources = []GroupSource{GroupSourceAuto, GroupSourceCRD, GroupSourceNative}
 
-// groupAPIs are the PodGroup APIs the driver reads.
+// groupAPIs are the PodGroup and CompositePodGroup APIs the driver reads.
 type groupAPIs struct {
 	crd bool
 	// native is the scheduling.k8s.io version read, "" for none.
 	native string
+	// crdComposites and nativeComposites say CompositePodGroups are read from phalanx's CRD
+	// and from scheduling.k8s.io/v1alpha3: each only with its PodGroups' API, and only when
+	// the server serves it (a cluster without either schedules every group on its own).
+	crdComposites, nativeComposites bool
 }
 
 func (a groupAPIs) String() string {
@@ -61,11 +65,28 @@ func (a groupAPIs) String() string {
 	return strings.Join(read, "+")
 }
 
+// composites names the CompositePodGroup APIs read, "none" for none.
+func (a groupAPIs) composites() string {
+	var read []string
+	if a.crdComposites {
+		read = append(read, v1alpha1.SchemeGroupVersion.String())
+	}
+	if a.nativeComposites {
+		read = append(read, nativegroup.V1alpha3)
+	}
+	if len(read) == 0 {
+		return "none"
+	}
+	return strings.Join(read, "+")
+}
+
 // Names of the group informers, as logs and reportUnsynced show them.
 const (
-	informerCRDGroups    = "podgroups"
-	informerNativeGroups = "podgroups.scheduling.k8s.io"
-	informerWorkloads    = "workloads.scheduling.k8s.io"
+	informerCRDGroups        = "podgroups"
+	informerNativeGroups     = "podgroups.scheduling.k8s.io"
+	informerWorkloads        = "workloads.scheduling.k8s.io"
+	informerCRDComposites    = "compositepodgroups"
+	informerNativeComposites = "compositepodgroups.scheduling.k8s.io"
 )
 
 // discoveryRetry is how often resolveGroupAPIs asks a server that did not answer.
@@ -83,31 +104,27 @@ var errNoNativeVersion = fmt.Errorf("--podgroup-source=native: the API server se
 // cancelled ctx returns its error): the native version read is the first of
 // nativegroup.Versions the server serves PodGroups in. Native with none served is
 // errNoNativeVersion; auto then reads the CRD, and says so, naming any scheduling.k8s.io
-// version with PodGroups that phalanx does not read.
+// version with PodGroups that phalanx does not read. CompositePodGroups are read from
+// each PodGroup API read whose server serves them (resolveComposites), whatever the source.
 func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, src GroupSource, logger klog.Logger) (groupAPIs, error) {
-	if src == GroupSourceCRD {
-		return groupAPIs{crd: true}, nil
-	}
-	var apis groupAPIs
-	err := wait.PollUntilContextCancel(ctx, discoveryRetry, true, func(context.Context) (bool, error) {
-		crd := false
-		var err error
-		if src != GroupSourceNative {
-			crd, err = serves(disc, v1alpha1.SchemeGroupVersion.String(), "podgroups")
-		}
-		native := ""
-		if err == nil {
-			native, err = newestNative(disc)
-		}
+	apis := groupAPIs{crd: src == GroupSourceCRD}
+	if src != GroupSourceCRD {
+		err := askDiscovery(ctx, logger, func() error {
+			crd := false
+			var err error
+			if src != GroupSourceNative {
+				crd, err = serves(disc, v1alpha1.SchemeGroupVersion.String(), "podgroups")
+			}
+			native := ""
+			if err == nil {
+				native, err = newestNative(disc)
+			}
+			apis = groupAPIs{crd: crd, native: native}
+			return err
+		})
 		if err != nil {
-			logger.Info("Asking the API server which PodGroup APIs it serves", "err", err)
-			return false, nil
+			return apis, err
 		}
-		apis = groupAPIs{crd: crd, native: native}
-		return true, nil
-	})
-	if err != nil {
-		return apis, err
 	}
 	if apis.native == "" {
 		unread := unreadNativeVersions(disc)
@@ -125,7 +142,42 @@ func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, sr
 			"nativeVersions", nativegroup.Versions)
 		apis.crd = true
 	}
-	return apis, nil
+	return apis, resolveComposites(ctx, disc, &apis, logger)
+}
+
+// resolveComposites decides which CompositePodGroup APIs to read, asking discovery as
+// resolveGroupAPIs does: phalanx's CRD with the PodGroup CRD, v1alpha3 with a native
+// PodGroup version of 1.37, each when the server serves it. A server that serves none
+// (Kubernetes 1.36, the CRD not installed) is no error: every PodGroup is scheduled on its
+// own, and one that names a composite waits for it.
+func resolveComposites(ctx context.Context, disc discovery.DiscoveryInterface, apis *groupAPIs, logger klog.Logger) error {
+	err := askDiscovery(ctx, logger, func() error {
+		var err error
+		apis.crdComposites, apis.nativeComposites = false, false
+		if apis.crd {
+			apis.crdComposites, err = serves(disc, v1alpha1.SchemeGroupVersion.String(), compositesResource)
+		}
+		if err == nil && (apis.native == nativegroup.V1beta1 || apis.native == nativegroup.V1alpha3) {
+			apis.nativeComposites, err = serves(disc, nativegroup.V1alpha3, compositesResource)
+		}
+		return err
+	})
+	if err == nil && !apis.crdComposites && !apis.nativeComposites {
+		logger.Info("The API server serves no CompositePodGroup API phalanx reads: PodGroups are scheduled on their own, and one that names a composite waits for it (install phalanx's CompositePodGroup CRD, or serve scheduling.k8s.io/v1alpha3 with the CompositePodGroup gate, then restart phalanx)")
+	}
+	return err
+}
+
+// askDiscovery runs ask until it returns no error, again every discoveryRetry while the
+// server does not answer; a cancelled ctx returns its error.
+func askDiscovery(ctx context.Context, logger klog.Logger, ask func() error) error {
+	return wait.PollUntilContextCancel(ctx, discoveryRetry, true, func(context.Context) (bool, error) {
+		if err := ask(); err != nil {
+			logger.Info("Asking the API server which PodGroup APIs it serves", "err", err)
+			return false, nil
+		}
+		return true, nil
+	})
 }
 
 // newestNative is the first of nativegroup.Versions in which the server serves PodGroups,
@@ -180,37 +232,51 @@ func serves(disc discovery.DiscoveryInterface, groupVersion, resource string) (b
 	return slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == resource }), nil
 }
 
-// addGroupInformers adds the informers of the PodGroup APIs in use, and their handlers,
-// before the pods': Workloads before the native groups that refer to them, so that the
-// first cycle sees every group as it is.
+// addGroupInformers adds the informers of the PodGroup and CompositePodGroup APIs in use,
+// and their handlers, before the pods': Workloads before the native groups and composites
+// that refer to them, composites before the groups that name them, so that the first cycle
+// sees every group as it is.
 func (d *Driver) addGroupInformers(apis groupAPIs) error {
 	d.groupAPIs = apis
 	sources := nativegroup.NewSources(Handlers(d.sched), d.reportClash)
+	sources.OnCompositeClash(d.reportCompositeClash)
 	var add []namedInformer
 	var handlers []cache.ResourceEventHandler
+	if apis.crdComposites {
+		add = append(add, namedInformer{informerCRDComposites, d.client.podGroups.NewCompositeInformer(0)})
+		handlers = append(handlers, compositeHandler(d.sched, sources))
+	}
 	if apis.crd {
 		add = append(add, namedInformer{informerCRDGroups, d.client.podGroups.NewInformer(0)})
 		handlers = append(handlers, podGroupHandler(d.sched, sources))
 	}
 	if apis.native != "" {
 		var workloads, podGroups cache.SharedIndexInformer
+		var workloadH, podGroupH cache.ResourceEventHandler
 		switch apis.native {
 		case nativegroup.V1beta1:
 			s := d.factory.Scheduling().V1beta1()
 			workloads, podGroups = s.Workloads().Informer(), s.PodGroups().Informer()
-			handlers = append(handlers, workloadHandler[*schedulingv1beta1.Workload](d.sched, sources),
-				nativePodGroupHandler[*schedulingv1beta1.PodGroup](d.sched, sources))
+			workloadH, podGroupH = workloadHandler[*schedulingv1beta1.Workload](d.sched, sources),
+				nativePodGroupHandler[*schedulingv1beta1.PodGroup](d.sched, sources)
 		case nativegroup.V1alpha3:
 			s := d.factory.Scheduling().V1alpha3()
 			workloads, podGroups = s.Workloads().Informer(), s.PodGroups().Informer()
-			handlers = append(handlers, workloadHandler[*schedulingv1alpha3.Workload](d.sched, sources),
-				nativePodGroupHandler[*schedulingv1alpha3.PodGroup](d.sched, sources))
+			workloadH, podGroupH = workloadHandler[*schedulingv1alpha3.Workload](d.sched, sources),
+				nativePodGroupHandler[*schedulingv1alpha3.PodGroup](d.sched, sources)
 		default:
 			workloads, podGroups = v1alpha2Informers(d.client.v1alpha2)
-			handlers = append(handlers, workloadHandler[*schedulingv1alpha2.Workload](d.sched, sources),
-				nativePodGroupHandler[*schedulingv1alpha2.PodGroup](d.sched, sources))
+			workloadH, podGroupH = workloadHandler[*schedulingv1alpha2.Workload](d.sched, sources),
+				nativePodGroupHandler[*schedulingv1alpha2.PodGroup](d.sched, sources)
 		}
-		add = append(add, namedInformer{informerWorkloads, workloads}, namedInformer{informerNativeGroups, podGroups})
+		add = append(add, namedInformer{informerWorkloads, workloads})
+		handlers = append(handlers, workloadH)
+		if apis.nativeComposites {
+			add = append(add, namedInformer{informerNativeComposites, d.factory.Scheduling().V1alpha3().CompositePodGroups().Informer()})
+			handlers = append(handlers, nativeCompositeHandler(d.sched, sources))
+		}
+		add = append(add, namedInformer{informerNativeGroups, podGroups})
+		handlers = append(handlers, podGroupH)
 	}
 	for _, inf := range add {
 		if err := inf.informer.SetTransform(stripManagedFields); err != nil {
@@ -227,7 +293,7 @@ func (d *Driver) addGroupInformers(apis groupAPIs) error {
 // the CRD's, and v1alpha2's, which client-go no longer has.
 func (d *Driver) standalone(name string) bool {
 	switch name {
-	case informerCRDGroups:
+	case informerCRDGroups, informerCRDComposites:
 		return true
 	case informerNativeGroups, informerWorkloads:
 		return d.groupAPIs.native == nativegroup.V1alpha2
@@ -239,6 +305,15 @@ func (d *Driver) standalone(name string) bool {
 
 func podGroupHandler(h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
 	return handlerFuncs(h, s.SetCRD, func(_, pg *v1alpha1.PodGroup) { s.SetCRD(pg) }, s.DeleteCRD)
+}
+
+func compositeHandler(h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
+	return handlerFuncs(h, s.SetCRDComposite, func(_, c *v1alpha1.CompositePodGroup) { s.SetCRDComposite(c) }, s.DeleteCRDComposite)
+}
+
+// nativeCompositeHandler reads v1alpha3 CompositePodGroups into nativegroup's shape.
+func nativeCompositeHandler(h Handlers, s *nativegroup.Sources) cache.ResourceEventHandler {
+	return nativeHandler[*schedulingv1alpha3.CompositePodGroup](h, nativegroup.CompositeFrom, s.SetNativeComposite, s.DeleteNativeComposite)
 }
 
 // nativePodGroupHandler reads native PodGroups of the version T into nativegroup's shape.
@@ -273,18 +348,31 @@ func (d *Driver) reportClash(native *nativegroup.PodGroup, crd *v1alpha1.PodGrou
 	d.client.Event(native, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	cond := nativegroup.ClashCondition(native, msg, time.Now())
 	go func() {
-		if err := d.client.patchNativeConditions(context.Background(), native.APIVersion, native.Namespace, native.Name, native.UID, []metav1.Condition{cond}); err != nil {
+		if err := d.client.patchNativeConditions(context.Background(), nativegroup.KindPodGroup, native.APIVersion, native.Namespace, native.Name, native.UID, []metav1.Condition{cond}); err != nil {
 			d.logger.V(2).Info("Could not update the PodGroup status", "podGroup", klog.KObj(native), "err", err)
 		}
 	}()
 }
 
-// patchNativeConditions sets conditions on a native PodGroup through its status
-// subresource, with a strategic merge patch that names only them (conditions merge by
-// type), as kube-scheduler patches PodGroup status. The patch carries metadata.uid, which
-// the API server checks against the object's, so a PodGroup of the same name that
-// replaced this one is not patched.
-func (c *Client) patchNativeConditions(ctx context.Context, apiVersion, namespace, name string, uid types.UID, conds []metav1.Condition) error {
+// reportCompositeClash is reportClash for a CompositePodGroup name both APIs define.
+func (d *Driver) reportCompositeClash(native *nativegroup.CompositePodGroup, crd *v1alpha1.CompositePodGroup, msg string) {
+	d.logger.Error(nil, "CompositePodGroup defined by both APIs: neither is scheduled until one of them is deleted",
+		"compositePodGroup", klog.KObj(native), "crdUID", crd.UID, "nativeUID", native.UID)
+	d.client.Event(native, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+	cond := nativegroup.CompositeClashCondition(native, msg, time.Now())
+	go func() {
+		if err := d.client.patchNativeConditions(context.Background(), nativegroup.KindCompositePodGroup, native.APIVersion, native.Namespace, native.Name, native.UID, []metav1.Condition{cond}); err != nil {
+			d.logger.V(2).Info("Could not update the CompositePodGroup status", "compositePodGroup", klog.KObj(native), "err", err)
+		}
+	}()
+}
+
+// patchNativeConditions sets conditions on a native PodGroup or CompositePodGroup (kind)
+// through its status subresource, with a strategic merge patch that names only them
+// (conditions merge by type), as kube-scheduler patches PodGroup status. The patch carries
+// metadata.uid, which the API server checks against the object's, so an object of the same
+// name that replaced this one is not patched.
+func (c *Client) patchNativeConditions(ctx context.Context, kind, apiVersion, namespace, name string, uid types.UID, conds []metav1.Condition) error {
 	if len(conds) == 0 {
 		return nil
 	}
@@ -292,23 +380,27 @@ func (c *Client) patchNativeConditions(ctx context.Context, apiVersion, namespac
 	if err != nil {
 		return err
 	}
-	// Through the dispatcher, as phalanx's own PodGroup status (one write per group at a
+	// Through the dispatcher, as phalanx's own status writes (one write per object at a
 	// time, in order).
-	return c.calls.do(ctx, &call{class: classNominate, object: "PodGroup/" + namespace + "/" + name}, func(ctx context.Context) error {
-		return c.patchNativeStatus(ctx, apiVersion, namespace, name, body)
+	return c.calls.do(ctx, &call{class: classNominate, object: kind + "/" + namespace + "/" + name}, func(ctx context.Context) error {
+		return c.patchNativeStatus(ctx, kind, apiVersion, namespace, name, body)
 	})
 }
 
-// patchNativeStatus sends a strategic merge patch of a native PodGroup's status in the
+// patchNativeStatus sends a strategic merge patch of a native object's status in the
 // version it was read from.
-func (c *Client) patchNativeStatus(ctx context.Context, apiVersion, namespace, name string, body []byte) error {
+func (c *Client) patchNativeStatus(ctx context.Context, kind, apiVersion, namespace, name string, body []byte) error {
 	var err error
-	switch apiVersion {
-	case nativegroup.V1beta1:
+	switch {
+	case kind == nativegroup.KindCompositePodGroup && apiVersion == nativegroup.V1alpha3:
+		_, err = c.core.SchedulingV1alpha3().CompositePodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+	case kind != nativegroup.KindPodGroup:
+		err = fmt.Errorf("%s %s/%s: no native %s", kind, namespace, name, apiVersion)
+	case apiVersion == nativegroup.V1beta1:
 		_, err = c.core.SchedulingV1beta1().PodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
-	case nativegroup.V1alpha3:
+	case apiVersion == nativegroup.V1alpha3:
 		_, err = c.core.SchedulingV1alpha3().PodGroups(namespace).Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
-	case nativegroup.V1alpha2:
+	case apiVersion == nativegroup.V1alpha2:
 		if c.v1alpha2 == nil {
 			return fmt.Errorf("no %s client", apiVersion)
 		}

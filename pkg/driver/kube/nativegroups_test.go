@@ -75,6 +75,49 @@ func TestGroupHandlers(t *testing.T) {
 	}
 }
 
+// TestCompositeHandlers: CompositePodGroups of both APIs reach the scheduler through Post
+// and Sources, one per name, native ones mapped (tombstones unwrapped); a name both APIs
+// define is reported once.
+func TestCompositeHandlers(t *testing.T) {
+	r := &recorder{}
+	s := nativegroup.NewSources(r, nil)
+	var clashes []string
+	s.OnCompositeClash(func(n *nativegroup.CompositePodGroup, _ *v1alpha1.CompositePodGroup, msg string) {
+		clashes = append(clashes, n.Name+": "+msg)
+	})
+	crd := compositeHandler(r, s)
+	native := nativeCompositeHandler(r, s)
+	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: "ns", Name: name} }
+	nc := &schedulingv1alpha3.CompositePodGroup{ObjectMeta: meta("job"), Spec: schedulingv1alpha3.CompositePodGroupSpec{
+		SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: 2}}}}
+	cc := &v1alpha1.CompositePodGroup{ObjectMeta: meta("other")}
+	clash := &v1alpha1.CompositePodGroup{ObjectMeta: meta("job")}
+
+	native.OnAdd(nc, true)
+	crd.OnAdd(cc, true)
+	native.OnUpdate(nc, nc)
+	crd.OnAdd(clash, false)
+	crd.OnDelete(tombstone(clash))
+	native.OnDelete(tombstone(nc))
+	crd.OnUpdate(cc, cc)
+	crd.OnDelete(cc)
+	native.OnAdd(&v1.ConfigMap{}, false) // wrong type: dropped
+
+	v := nativegroup.V1alpha3
+	want := []string{"AddCompositePodGroup job " + v, "AddCompositePodGroup other ", "UpdateCompositePodGroup job " + v,
+		"UpdateCompositePodGroup job ", "UpdateCompositePodGroup job " + v,
+		"DeleteCompositePodGroup job " + v, "UpdateCompositePodGroup other ", "DeleteCompositePodGroup other "}
+	if !slices.Equal(r.calls, want) {
+		t.Errorf("calls %q, want %q", r.calls, want)
+	}
+	if r.posts != 8 {
+		t.Errorf("%d posts, want one per event", r.posts)
+	}
+	if len(clashes) != 1 || !strings.HasPrefix(clashes[0], "job: CompositePodGroup ns/job is defined both") {
+		t.Errorf("clashes %q, want job once", clashes)
+	}
+}
+
 func TestResolveGroupAPIs(t *testing.T) {
 	crdList := &metav1.APIResourceList{GroupVersion: "scheduling.phalanx.dev/v1alpha1",
 		APIResources: []metav1.APIResource{{Name: "podgroups"}, {Name: "podgroups/status"}}}
@@ -85,6 +128,10 @@ func TestResolveGroupAPIs(t *testing.T) {
 	workloadsOnly := &metav1.APIResourceList{GroupVersion: "scheduling.k8s.io/v1beta1",
 		APIResources: []metav1.APIResource{{Name: "workloads"}}}
 	k137 := []*metav1.APIResourceList{native("v1alpha3"), native("v1beta1")}
+	crdComposites := &metav1.APIResourceList{GroupVersion: "scheduling.phalanx.dev/v1alpha1",
+		APIResources: []metav1.APIResource{{Name: "podgroups"}, {Name: "compositepodgroups"}}}
+	k137Composites := []*metav1.APIResourceList{{GroupVersion: "scheduling.k8s.io/v1alpha3",
+		APIResources: []metav1.APIResource{{Name: "podgroups"}, {Name: "compositepodgroups"}, {Name: "workloads"}}}, native("v1beta1")}
 	tests := []struct {
 		name    string
 		src     GroupSource
@@ -103,6 +150,16 @@ func TestResolveGroupAPIs(t *testing.T) {
 		{"crd whatever is served", GroupSourceCRD, k137, groupAPIs{crd: true}, false},
 		{"native, the newest served", GroupSourceNative, append([]*metav1.APIResourceList{crdList}, k137...), groupAPIs{native: "scheduling.k8s.io/v1beta1"}, false},
 		{"native, none served: an error", GroupSourceNative, []*metav1.APIResourceList{crdList}, groupAPIs{}, true},
+		{"composites of both APIs", GroupSourceAuto, append([]*metav1.APIResourceList{crdComposites}, k137Composites...),
+			groupAPIs{crd: true, native: "scheduling.k8s.io/v1beta1", crdComposites: true, nativeComposites: true}, false},
+		{"native composites with the alpha", GroupSourceAuto, k137Composites[:1],
+			groupAPIs{native: "scheduling.k8s.io/v1alpha3", nativeComposites: true}, false},
+		{"crd: its composites only", GroupSourceCRD, append([]*metav1.APIResourceList{crdComposites}, k137Composites...),
+			groupAPIs{crd: true, crdComposites: true}, false},
+		{"native: its composites only", GroupSourceNative, append([]*metav1.APIResourceList{crdComposites}, k137Composites...),
+			groupAPIs{native: "scheduling.k8s.io/v1beta1", nativeComposites: true}, false},
+		{"1.36 and the CRD of PodGroups only: no composites, no error", GroupSourceAuto, []*metav1.APIResourceList{crdList, native("v1alpha2")},
+			groupAPIs{crd: true, native: "scheduling.k8s.io/v1alpha2"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,30 +255,7 @@ func TestUpdateStatusOfNativeGroup(t *testing.T) {
 			}
 			write(metav1.ConditionTrue, "Scheduled")
 
-			var patch map[string]any
-			for _, a := range cs.Actions() {
-				if p, ok := a.(clienttesting.PatchAction); ok {
-					if r := p.GetResource(); r.Resource != "podgroups" || p.GetSubresource() != "status" || r.GroupVersion().String() != tc.version {
-						t.Errorf("patch of %v/%s, want podgroups.%s/status", r, p.GetSubresource(), tc.version)
-					}
-					if err := json.Unmarshal(p.GetPatch(), &patch); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if patch == nil {
-				t.Fatal("no patch")
-			}
-			if uid := patch["metadata"].(map[string]any)["uid"]; uid != "uid-g" {
-				t.Errorf("patch metadata.uid %v, want the group's", uid)
-			}
-			status := patch["status"].(map[string]any)
-			if _, ok := status["phase"]; ok || len(status) != 1 {
-				t.Errorf("patch status %v: want conditions only (the native status has no phase)", status)
-			}
-			if conds := status["conditions"].([]any); len(conds) != 1 || conds[0].(map[string]any)["type"] != "PodGroupInitiallyScheduled" {
-				t.Errorf("patched conditions %v, want PodGroupInitiallyScheduled only (phalanx's)", conds)
-			}
+			checkStatusPatch(t, cs, "podgroups", tc.version, "uid-g", "PodGroupInitiallyScheduled")
 			conds, err := tc.get(cs)
 			if err != nil {
 				t.Fatal(err)
@@ -244,6 +278,92 @@ func TestUpdateStatusOfNativeGroup(t *testing.T) {
 				t.Errorf("PodGroupInitiallyScheduled %+v after a False write, want True kept", c)
 			}
 		})
+	}
+}
+
+// TestUpdateStatusOfNativeComposite: a composite mapped from a native CompositePodGroup
+// has its conditions patched on that object's v1alpha3 status, phalanx's PodGroupScheduled
+// as CompositePodGroupInitiallyScheduled, merged by type, naming its UID; a False is never
+// written over a True.
+func TestUpdateStatusOfNativeComposite(t *testing.T) {
+	other := metav1.Condition{Type: "Other", Status: metav1.ConditionTrue, Reason: "Other", Message: "kept"}
+	obj := &schedulingv1alpha3.CompositePodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "job", UID: "uid-c", Generation: 2},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{
+			Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: 2}}},
+		Status: schedulingv1alpha3.CompositePodGroupStatus{Conditions: []metav1.Condition{other}},
+	}
+	cs := fake.NewClientset(obj)
+	c := NewClient(cs, nil, nil, klog.Background())
+	get := func() []metav1.Condition {
+		t.Helper()
+		got, err := cs.SchedulingV1alpha3().CompositePodGroups("ns").Get(context.Background(), "job", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Status.Conditions
+	}
+	read, err := nativegroup.CompositeFrom(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped := nativegroup.ToCompositePodGroup(read, nil)
+	write := func(status metav1.ConditionStatus, reason string) {
+		t.Helper()
+		meta.SetStatusCondition(&mapped.Status.Conditions, metav1.Condition{Type: "PodGroupScheduled", Status: status, Reason: reason,
+			ObservedGeneration: 2, LastTransitionTime: metav1.Now()})
+		mapped.Status.Phase = v1alpha1.PodGroupPhaseScheduled
+		if err := c.UpdateStatus(context.Background(), mapped); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(metav1.ConditionTrue, "Scheduled")
+	checkStatusPatch(t, cs, "compositepodgroups", nativegroup.V1alpha3, "uid-c", nativegroup.CompositeInitiallyScheduled)
+	conds := get()
+	if got := meta.FindStatusCondition(conds, "CompositePodGroupInitiallyScheduled"); got == nil || got.Status != metav1.ConditionTrue || got.ObservedGeneration != 2 {
+		t.Errorf("CompositePodGroupInitiallyScheduled %+v, want True for generation 2", got)
+	}
+	if got := meta.FindStatusCondition(conds, "Other"); got == nil || got.Message != "kept" {
+		t.Errorf("another writer's condition %+v was not kept", got)
+	}
+
+	back := read.DeepCopy()
+	back.Status.Conditions = conds
+	mapped = nativegroup.ToCompositePodGroup(back, nil)
+	write(metav1.ConditionFalse, "Unschedulable")
+	if got := meta.FindStatusCondition(get(), "CompositePodGroupInitiallyScheduled"); got == nil || got.Status != metav1.ConditionTrue {
+		t.Errorf("CompositePodGroupInitiallyScheduled %+v after a False write, want True kept", got)
+	}
+}
+
+// checkStatusPatch checks the one patch of the fake clientset: of resource's status in
+// version, naming the object's uid and phalanx's one condition only, of type typ (the
+// native status has no phase).
+func checkStatusPatch(t *testing.T, cs *fake.Clientset, resource, version, uid, typ string) {
+	t.Helper()
+	var patch map[string]any
+	for _, a := range cs.Actions() {
+		if p, ok := a.(clienttesting.PatchAction); ok {
+			if r := p.GetResource(); r.Resource != resource || p.GetSubresource() != "status" || r.GroupVersion().String() != version {
+				t.Errorf("patch of %v/%s, want %s.%s/status", r, p.GetSubresource(), resource, version)
+			}
+			if err := json.Unmarshal(p.GetPatch(), &patch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if patch == nil {
+		t.Fatal("no patch")
+	}
+	if got := patch["metadata"].(map[string]any)["uid"]; got != uid {
+		t.Errorf("patch metadata.uid %v, want %s", got, uid)
+	}
+	status := patch["status"].(map[string]any)
+	if _, ok := status["phase"]; ok || len(status) != 1 {
+		t.Errorf("patch status %v: want conditions only", status)
+	}
+	if conds := status["conditions"].([]any); len(conds) != 1 || conds[0].(map[string]any)["type"] != typ {
+		t.Errorf("patched conditions %v, want %s only (phalanx's)", conds, typ)
 	}
 }
 

@@ -42,6 +42,9 @@ type podRecord struct {
 	createdAt, deletedAt *float64
 	// devices and volumes are what the pod's claims held when it was bound.
 	devices, volumes []string
+	// message is the simulator's own word on the pod, when it has one (a pod bound to a
+	// node that does not exist); the scheduler's otherwise.
+	message string
 }
 
 // ObjectRef names an object in the report.
@@ -212,8 +215,11 @@ func (s *Simulator) patchPodStatus(pod *v1.Pod, change func(*v1.PodStatus)) erro
 	return nil
 }
 
-// UpdateStatus stores the status of a PodGroup.
+// UpdateStatus stores the status of a PodGroup or a CompositePodGroup.
 func (s *Simulator) UpdateStatus(_ context.Context, obj runtime.Object) error {
+	if c, ok := obj.(*v1alpha1.CompositePodGroup); ok {
+		return s.updateCompositeStatus(c)
+	}
 	pg, ok := obj.(*v1alpha1.PodGroup)
 	if !ok {
 		return fmt.Errorf("status updates of %T are not supported", obj)
@@ -229,6 +235,24 @@ func (s *Simulator) UpdateStatus(_ context.Context, obj runtime.Object) error {
 	next.Status = *pg.Status.DeepCopy()
 	s.groups[pg.Namespace+"/"+pg.Name] = next
 	s.sources.SetCRD(next)
+	return nil
+}
+
+// updateCompositeStatus stores the status of a CompositePodGroup, as UpdateStatus does a
+// PodGroup's.
+func (s *Simulator) updateCompositeStatus(c *v1alpha1.CompositePodGroup) error {
+	if nativegroup.IsNativeComposite(c) {
+		return s.updateNativeCompositeStatus(c)
+	}
+	key := c.Namespace + "/" + c.Name
+	cur := s.composites[key]
+	if cur == nil || s.compositeGone[key] || cur.UID != c.UID {
+		return fmt.Errorf("compositepodgroups %q not found", c.Name)
+	}
+	next := cur.DeepCopy()
+	next.Status = *c.Status.DeepCopy()
+	s.composites[key] = next
+	s.sources.SetCRDComposite(next)
 	return nil
 }
 
@@ -253,6 +277,10 @@ func refOf(obj runtime.Object) ObjectRef {
 		return ObjectRef{Kind: "PodGroup", Namespace: o.Namespace, Name: o.Name}
 	case *nativegroup.PodGroup:
 		return ObjectRef{Kind: "PodGroup", Namespace: o.Namespace, Name: o.Name}
+	case *v1alpha1.CompositePodGroup:
+		return ObjectRef{Kind: "CompositePodGroup", Namespace: o.Namespace, Name: o.Name}
+	case *nativegroup.CompositePodGroup:
+		return ObjectRef{Kind: "CompositePodGroup", Namespace: o.Namespace, Name: o.Name}
 	case *v1.Node:
 		return ObjectRef{Kind: "Node", Name: o.Name}
 	case *policyv1.PodDisruptionBudget:

@@ -245,7 +245,8 @@ func (c *genCluster) requests(p genPod) string {
 		r += fmt.Sprintf(", memory: %dGi", p.mem)
 	}
 	if p.gpu > 0 {
-		r += fmt.Sprintf(", example.com/gpu: \"%d\"", p.gpu)
+		// An extended resource's limit is its request, as the API server requires.
+		r += fmt.Sprintf(", example.com/gpu: \"%d\"}, limits: {example.com/gpu: \"%d\"", p.gpu, p.gpu)
 	}
 	return ", resources: {requests: {" + r + "}}"
 }

@@ -78,3 +78,41 @@ func TestPodChanged(t *testing.T) {
 		}
 	}
 }
+
+// Composites get their own table in the group section: each with its phase, conditions and
+// child groups, linked both ways with the groups' rows.
+func TestHTMLComposites(t *testing.T) {
+	r := runScenarioReport(t, scenarioDir+"/composites/gang-all-or-nothing.yaml")
+	if len(r.CompositePodGroups) != 1 || r.PodGroups[0].Parent != "job" {
+		t.Fatalf("composites %+v, groups %+v", r.CompositePodGroups, r.PodGroups)
+	}
+	page := render(t, r)
+	for _, want := range []string{
+		"<h3>Composite pod groups</h3>",
+		`<tr id="cpg-0"><td>default</td><td>job</td><td></td><td><span class="ph ph-scheduled">Scheduled</span></td>`,
+		`<td>2<div class="members"><a class="m-scheduled" href="#pg-0" title="Scheduled">slice-a</a><a class="m-scheduled" href="#pg-1" title="Scheduled">slice-b</a></div></td>`,
+		`<tr id="pg-0"><td>default</td><td>slice-a</td><td><a href="#cpg-0">job</a></td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	var buf strings.Builder
+	if err := WriteText(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "COMPOSITE POD GROUP") || !strings.Contains(buf.String(), "slice-a    job") {
+		t.Errorf("text report:\n%s", buf.String())
+	}
+}
+
+// A composite that preempts is named in the preemption tables with its priority and
+// outcome, linked to its row.
+func TestHTMLCompositePreemptor(t *testing.T) {
+	r := runScenarioReport(t, scenarioDir+"/composites/preempts-as-one-unit.yaml")
+	page := render(t, r)
+	want := `<td>CompositePodGroup <a href="#cpg-0">default/job</a></td><td class="num">100</td><td>Scheduled</td>`
+	if !strings.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+}

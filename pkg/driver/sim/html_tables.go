@@ -141,15 +141,35 @@ func preemptorFacts(r *Report, idx *podIndex, b *ObjectRef) (prio, outcome, anch
 		}
 		return "", "", ""
 	}
-	if b.Kind == "PodGroup" {
+	switch b.Kind {
+	case "PodGroup":
 		var g *GroupReport
 		if gi, ok := idx.group[k]; ok {
 			g = &r.PodGroups[gi]
 			outcome, anchor = g.Phase, "pg-"+strconv.Itoa(gi)
 		}
 		prio = groupPriority(r, idx, g, k)
+	case "CompositePodGroup":
+		if ci, ok := compositeIndex(r)[k]; ok {
+			c := r.CompositePodGroups[ci]
+			outcome, anchor = c.Phase, "cpg-"+strconv.Itoa(ci)
+			if c.Priority != nil {
+				prio = strconv.Itoa(int(*c.Priority))
+			}
+		}
 	}
 	return prio, outcome, anchor
+}
+
+// compositeIndex maps "ns/name" to the index of a composite in Report.CompositePodGroups.
+func compositeIndex(r *Report) map[string]int {
+	out := map[string]int{}
+	for i, c := range r.CompositePodGroups {
+		if _, dup := out[c.Namespace+"/"+c.Name]; !dup {
+			out[c.Namespace+"/"+c.Name] = i
+		}
+	}
+	return out
 }
 
 // groupPriority is the group's own priority; for a group without one (a report that lacks
@@ -167,12 +187,16 @@ func groupPriority(r *Report, idx *podIndex, g *GroupReport, k string) string {
 type groupSection struct {
 	Rows  []groupRow
 	Total int
+	// Composites are the CompositePodGroups, each with its child groups and composites.
+	Composites     []compositeRow
+	CompositeTotal int
 }
 
 type groupRow struct {
 	Anchor     string
 	Namespace  string
 	Name       string
+	Parent     link // its composite, if any
 	Phase      string
 	Priority   string
 	MinCount   int32 // 0 when the report does not say
@@ -194,11 +218,69 @@ type memberRow struct {
 
 var phaseOrder = []string{PhaseRunning, PhaseSucceeded, PhasePending, PhasePreempted, PhaseDeleted}
 
+// link names a group or composite, with the anchor of its row when it has one.
+type link struct {
+	Name, Anchor, Phase string
+}
+
+// compositeRow is a CompositePodGroup: its spec as read, status and children.
+type compositeRow struct {
+	Anchor        string
+	Namespace     string
+	Name          string
+	Parent        link
+	Phase         string
+	Priority      string
+	MinGroupCount int32
+	Conditions    []Condition
+	Children      []link
+}
+
+// parentLink is the link to a group's or composite's parent composite ("" when none).
+func parentLink(r *Report, composites map[string]int, namespace, parent string) link {
+	l := link{Name: parent}
+	if i, ok := composites[namespace+"/"+parent]; ok && parent != "" {
+		l.Anchor = "cpg-" + strconv.Itoa(i)
+	}
+	return l
+}
+
+// compositeRows lists the composites with their children, groups first.
+func compositeRows(r *Report, idx *podIndex) []compositeRow {
+	composites := compositeIndex(r)
+	children := map[string][]link{}
+	for gi, g := range r.PodGroups {
+		if g.Parent != "" {
+			k := g.Namespace + "/" + g.Parent
+			children[k] = append(children[k], link{Name: g.Name, Anchor: "pg-" + strconv.Itoa(gi), Phase: g.Phase})
+		}
+	}
+	for ci, c := range r.CompositePodGroups {
+		if c.Parent != "" {
+			k := c.Namespace + "/" + c.Parent
+			children[k] = append(children[k], link{Name: c.Name, Anchor: "cpg-" + strconv.Itoa(ci), Phase: c.Phase})
+		}
+	}
+	var out []compositeRow
+	for ci, c := range r.CompositePodGroups[:min(len(r.CompositePodGroups), groupMaxRows)] {
+		row := compositeRow{Anchor: "cpg-" + strconv.Itoa(ci), Namespace: c.Namespace, Name: c.Name, Phase: c.Phase,
+			Parent: parentLink(r, composites, c.Namespace, c.Parent), MinGroupCount: c.MinCount, Conditions: c.Conditions,
+			Children: children[c.Namespace+"/"+c.Name]}
+		if c.Priority != nil {
+			row.Priority = strconv.Itoa(int(*c.Priority))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
 func groups(r *Report, idx *podIndex) groupSection {
-	sec := groupSection{Total: len(r.PodGroups)}
+	sec := groupSection{Total: len(r.PodGroups), CompositeTotal: len(r.CompositePodGroups), Composites: compositeRows(r, idx)}
+	composites := compositeIndex(r)
 	for gi, g := range r.PodGroups[:min(len(r.PodGroups), groupMaxRows)] {
 		k := g.Namespace + "/" + g.Name
 		row := groupRow{Anchor: "pg-" + strconv.Itoa(gi), Namespace: g.Namespace, Name: g.Name, Phase: g.Phase,
+			Parent:   parentLink(r, composites, g.Namespace, g.Parent),
 			Priority: groupPriority(r, idx, &g, k), MinCount: g.MinCount, Conditions: g.Conditions}
 		m := idx.members[k]
 		row.Members = len(m)

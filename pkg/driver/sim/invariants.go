@@ -1,44 +1,66 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/dynamicresources"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
-	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
 // nodeUsage is the simulator's own account of what runs on each node, kept apart from the
-// scheduler's cache so that an accounting bug in the cache cannot hide an over-commit.
-type nodeUsage map[string]*resource.Vector
+// scheduler's cache so that an accounting bug in the cache cannot hide an over-commit. It
+// adds quantities exactly (resource.Quantity never overflows), so that an amount too large
+// for the scheduler's int64 arithmetic is checked too.
+type nodeUsage map[string]v1.ResourceList
+
+// requestsOf is what a pod takes on its node: its requests as kube-scheduler computes
+// them, and one pod.
+func requestsOf(p *v1.Pod) v1.ResourceList {
+	req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{UseStatusResources: true})
+	req[v1.ResourcePods] = *apiresource.NewQuantity(1, apiresource.DecimalSI)
+	return req
+}
 
 func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
-	req, err := resource.ForPod(p)
-	if err != nil {
-		return
+	used := u[node]
+	if used == nil {
+		used = v1.ResourceList{}
+		u[node] = used
 	}
-	v := u[node]
-	if v == nil {
-		v = &resource.Vector{}
-		u[node] = v
+	for name, q := range requestsOf(p) {
+		sum := used[name]
+		sum.Add(q)
+		used[name] = sum
 	}
-	v.Add(&req.Vector)
 	n := s.nodes[node]
 	if n == nil {
 		return
 	}
-	// Not a NodeInfo: building one would count as a change of the node's static parts.
-	alloc := framework.AllocatableOf(n)
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
+	}
 	var over []string
-	for i := range resource.Count() {
-		if v[i] > alloc[i] && !(alloc[i] == 0 && s.deviceBacked(string(resource.Name(i)))) {
-			over = append(over, string(resource.Name(i)))
+	for _, name := range sortedNames(used) {
+		q := used[name]
+		if q.Sign() <= 0 {
+			continue
+		}
+		a, ok := alloc[name]
+		if (!ok || a.IsZero()) && s.deviceBacked(string(name)) {
+			continue // allocated from devices (DRA), not from the node's allocatable
+		}
+		if !ok || q.Cmp(a) > 0 {
+			over = append(over, fmt.Sprintf("%s %s of %s", name, q.String(), a.String()))
 		}
 	}
 	if len(over) > 0 {
@@ -47,11 +69,15 @@ func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
 }
 
 func (u nodeUsage) remove(node string, p *v1.Pod) {
-	req, err := resource.ForPod(p)
-	if err != nil || u[node] == nil {
+	used := u[node]
+	if used == nil {
 		return
 	}
-	u[node].Sub(&req.Vector)
+	for name, q := range requestsOf(p) {
+		sum := used[name]
+		sum.Sub(q)
+		used[name] = sum
+	}
 }
 
 // invariantObserver checks each decision as the scheduler makes it.
@@ -118,40 +144,95 @@ func (o *invariantObserver) checkWholeGroups(victims []*framework.PodInfo) {
 	c := o.s.sched.Cache()
 	for _, v := range victims {
 		key := framework.GroupKey(v)
-		g := c.Group(key)
-		if g == nil || !g.DisruptAll() {
-			continue
+		var whole []string
+		what := key
+		switch root := framework.DisruptionRoot(c, key); {
+		case root != nil:
+			whole, what = c.CompositeGroups(root.Key), "composite "+root.Key
+		case c.Group(key) != nil && c.Group(key).DisruptAll():
+			whole = []string{key}
 		}
-		for _, m := range c.GroupMembers(key) {
-			if !in[m] {
-				o.s.violate("group %s (disruption mode All) preempted in part: %s is a victim, %s is not", key, v.Key, m.Key)
-				return
+		for _, k := range whole {
+			for _, m := range c.GroupMembers(k) {
+				if !in[m] {
+					o.s.violate("group %s (disruption mode All) preempted in part: %s is a victim, %s is not", what, v.Key, m.Key)
+					return
+				}
 			}
 		}
 	}
 }
 
-// GroupPlaced checks that a gang is never started below its minCount, and that the
-// running members of a group share one domain of each Required topology level.
+// GroupPlaced checks that a gang is never started below its minCount, that the running
+// members of a group share one domain of each Required topology level, and, for a
+// composite, that at least minGroupCount of its groups run complete and all of it shares
+// one domain of each of its levels.
 func (o *invariantObserver) GroupPlaced(g *framework.GroupInfo, assigned []framework.Assignment) {
 	c := o.s.sched.Cache()
 	for _, p := range o.devicesLater {
-		for _, pc := range framework.ResolvePodClaims(p.Pod, g.PodGroup) {
+		var pg *v1alpha1.PodGroup
+		if own := c.Group(framework.GroupKey(p)); own != nil {
+			pg = own.PodGroup
+		}
+		for _, pc := range framework.ResolvePodClaims(p.Pod, pg) {
 			if ci := c.DRA().Claim(p.Pod.Namespace + "/" + pc.Name); pc.Name != "" && (ci == nil || ci.Allocation() == nil) {
 				o.s.violate("pod %s assumed with claim %s unallocated", p.Key, pc.Name)
 			}
 		}
 	}
 	o.devicesLater = nil
-	members := c.GroupMembers(g.Key)
-	if g.Gang() && len(members) < g.MinCount() {
-		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, len(members), g.MinCount(), len(assigned))
-	}
-	sc := g.PodGroup.Spec.SchedulingConstraints
-	if sc == nil {
+	if !g.IsComposite() {
+		o.checkGroup(g, len(assigned))
 		return
 	}
-	for _, level := range sc.Topology {
+	var members []*framework.PodInfo
+	for _, key := range c.CompositeGroups(g.Key) {
+		if own := c.Group(key); own != nil && len(c.GroupMembers(key)) > 0 {
+			o.checkGroup(own, len(assigned))
+			members = append(members, c.GroupMembers(key)...)
+		}
+	}
+	if n := o.completeChildren(g); g.Gang() && n < g.MinCount() {
+		o.violate("composite %s started with %d of its minGroupCount %d groups complete", g.Key, n, g.MinCount())
+	}
+	o.checkDomains(g, members)
+}
+
+// checkGroup checks one PodGroup's running members: a gang's minCount, and one domain of
+// each of its Required levels.
+func (o *invariantObserver) checkGroup(g *framework.GroupInfo, placed int) {
+	members := o.s.sched.Cache().GroupMembers(g.Key)
+	if g.Gang() && len(members) < g.MinCount() {
+		o.s.violate("gang %s started with %d of its minCount %d members (%d placed in this cycle)", g.Key, len(members), g.MinCount(), placed)
+	}
+	o.checkDomains(g, members)
+}
+
+// completeChildren counts a composite's children that run complete: a PodGroup with its
+// minCount members bound, a composite with minGroupCount complete children.
+func (o *invariantObserver) completeChildren(g *framework.GroupInfo) int {
+	c := o.s.sched.Cache()
+	groups, composites := c.CompositeChildren(g.Key)
+	n := 0
+	for _, key := range groups {
+		if own := c.Group(key); own != nil && len(c.GroupMembers(key)) >= own.MinCount() {
+			n++
+		}
+	}
+	for _, key := range composites {
+		if sub := c.Composite(key); sub != nil && o.completeChildren(sub) >= sub.MinCount() {
+			n++
+		}
+	}
+	return n
+}
+
+func (o *invariantObserver) violate(format string, args ...any) { o.s.violate(format, args...) }
+
+// checkDomains checks that members share one domain of each of g's Required levels.
+func (o *invariantObserver) checkDomains(g *framework.GroupInfo, members []*framework.PodInfo) {
+	c := o.s.sched.Cache()
+	for _, level := range g.Topology() {
 		if level.Mode == v1alpha1.TopologyModePreferred {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -24,14 +25,17 @@ var kinds = map[string]func() any{
 	"v1/Pod":                             func() any { return &v1.Pod{} },
 	"v1/Namespace":                       func() any { return &v1.Namespace{} },
 	"scheduling.k8s.io/v1/PriorityClass": func() any { return &schedulingv1.PriorityClass{} },
+	"node.k8s.io/v1/RuntimeClass":        func() any { return &nodev1.RuntimeClass{} },
 	"policy/v1/PodDisruptionBudget":      func() any { return &policyv1.PodDisruptionBudget{} },
-	v1alpha1.SchemeGroupVersion.String() + "/PodGroup": func() any { return &v1alpha1.PodGroup{} },
-	"scheduling.k8s.io/v1beta1/PodGroup":               func() any { return &schedulingv1beta1.PodGroup{} },
-	"scheduling.k8s.io/v1beta1/Workload":               func() any { return &schedulingv1beta1.Workload{} },
-	"scheduling.k8s.io/v1alpha3/PodGroup":              func() any { return &schedulingv1alpha3.PodGroup{} },
-	"scheduling.k8s.io/v1alpha3/Workload":              func() any { return &schedulingv1alpha3.Workload{} },
-	"scheduling.k8s.io/v1alpha2/PodGroup":              func() any { return &schedulingv1alpha2.PodGroup{} },
-	"scheduling.k8s.io/v1alpha2/Workload":              func() any { return &schedulingv1alpha2.Workload{} },
+	v1alpha1.SchemeGroupVersion.String() + "/PodGroup":          func() any { return &v1alpha1.PodGroup{} },
+	v1alpha1.SchemeGroupVersion.String() + "/CompositePodGroup": func() any { return &v1alpha1.CompositePodGroup{} },
+	"scheduling.k8s.io/v1beta1/PodGroup":                        func() any { return &schedulingv1beta1.PodGroup{} },
+	"scheduling.k8s.io/v1beta1/Workload":                        func() any { return &schedulingv1beta1.Workload{} },
+	"scheduling.k8s.io/v1alpha3/PodGroup":                       func() any { return &schedulingv1alpha3.PodGroup{} },
+	"scheduling.k8s.io/v1alpha3/Workload":                       func() any { return &schedulingv1alpha3.Workload{} },
+	"scheduling.k8s.io/v1alpha3/CompositePodGroup":              func() any { return &schedulingv1alpha3.CompositePodGroup{} },
+	"scheduling.k8s.io/v1alpha2/PodGroup":                       func() any { return &schedulingv1alpha2.PodGroup{} },
+	"scheduling.k8s.io/v1alpha2/Workload":                       func() any { return &schedulingv1alpha2.Workload{} },
 	// Storage and Dynamic Resource Allocation (resources.go).
 	"v1/PersistentVolume":                      func() any { return &v1.PersistentVolume{} },
 	"v1/PersistentVolumeClaim":                 func() any { return &v1.PersistentVolumeClaim{} },

@@ -3,40 +3,48 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/testutil/badinput"
 )
 
-// Each file under testdata/badinput starts with "# want: <substring of the error>".
+// Every input of testdata/badinput (see pkg/testutil/badinput) is refused with an error
+// naming the file, the document and the field, or accepted and simulated as its
+// Expectation says, with every invariant (exact quantities included) holding throughout.
 func TestBadInput(t *testing.T) {
-	files, err := filepath.Glob("../../../testdata/badinput/*.yaml")
-	if err != nil || len(files) == 0 {
+	inputs, err := badinput.Read("../../../testdata/badinput")
+	if err != nil || len(inputs) == 0 {
 		t.Fatalf("no bad input files: %v", err)
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
+	for _, in := range inputs {
+		t.Run(in.Name, func(t *testing.T) {
+			if in.Accepted != "" {
+				runScenario(t, in.Data)
+				return
+			}
+			dir := filepath.Join(t.TempDir(), "badinput")
+			f := filepath.Join(dir, in.Name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			first, _, _ := strings.Cut(string(data), "\n")
-			want, ok := strings.CutPrefix(first, "# want: ")
-			if !ok {
-				t.Fatal("first line must be '# want: ...'")
+			if err := os.WriteFile(f, in.Data, 0o644); err != nil {
+				t.Fatal(err)
 			}
 			_, err = Load([]string{f}, nil)
 			var ie *InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("want an InputError, got %v", err)
 			}
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("error %q\ndoes not contain %q", err.Error(), want)
+			if !strings.Contains(err.Error(), in.Want) {
+				t.Errorf("error %q\ndoes not contain %q", err.Error(), in.Want)
 			}
-			if !strings.Contains(err.Error(), filepath.Base(f)) {
+			if !strings.Contains(err.Error(), in.Name) {
 				t.Errorf("error %q does not name the file", err.Error())
 			}
 		})
@@ -97,4 +105,82 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("non-input error: %v", err)
 		}
 	})
+}
+
+// CompositePodGroups of both APIs are loaded and admitted: a class gives a CRD composite
+// its priority and policy; the global default class is a root's but not a child's (a group
+// or composite in a composite takes its parent's, which the scheduler resolves); a native
+// composite goes through the Priority admission plugin as the API server runs it.
+func TestLoadComposites(t *testing.T) {
+	in := `apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: normal}
+value: 7
+globalDefault: true
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: training}
+value: 100
+preemptionPolicy: Never
+---
+apiVersion: scheduling.phalanx.dev/v1alpha1
+kind: CompositePodGroup
+metadata: {name: root}
+spec: {schedulingPolicy: {gang: {minGroupCount: 1}}}
+---
+apiVersion: scheduling.phalanx.dev/v1alpha1
+kind: CompositePodGroup
+metadata: {name: child, namespace: ml}
+spec: {parentCompositePodGroupName: root, schedulingPolicy: {basic: {}}}
+---
+apiVersion: scheduling.phalanx.dev/v1alpha1
+kind: CompositePodGroup
+metadata: {name: classed}
+spec: {schedulingPolicy: {basic: {}}, priorityClassName: training}
+---
+apiVersion: scheduling.phalanx.dev/v1alpha1
+kind: PodGroup
+metadata: {name: slice}
+spec: {parentCompositePodGroupName: root, schedulingPolicy: {gang: {minCount: 2}}}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: native}
+spec:
+  workloadRef: {workloadName: w, templateName: t}
+  schedulingPolicy: {gang: {minGroupCount: 2}}
+  priorityClassName: training
+`
+	sc, err := Load([]string{"-"}, strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Warnings) != 0 || len(sc.CompositePodGroups) != 3 || len(sc.NativeComposites) != 1 {
+		t.Fatalf("warnings %v, %d CRD and %d native composites", sc.Warnings, len(sc.CompositePodGroups), len(sc.NativeComposites))
+	}
+	prio := func(p *int32) string {
+		if p == nil {
+			return "unset"
+		}
+		return fmt.Sprint(*p)
+	}
+	root, child, classed := sc.CompositePodGroups[0], sc.CompositePodGroups[1], sc.CompositePodGroups[2]
+	if prio(root.Spec.Priority) != "7" || root.Spec.PriorityClassName != "normal" {
+		t.Errorf("root: priority %s class %q, want the global default's", prio(root.Spec.Priority), root.Spec.PriorityClassName)
+	}
+	if child.Namespace != "ml" || child.Spec.Priority != nil || child.Spec.PriorityClassName != "" {
+		t.Errorf("child: priority %s class %q, want its parent's, left to the scheduler", prio(child.Spec.Priority), child.Spec.PriorityClassName)
+	}
+	if prio(classed.Spec.Priority) != "100" || classed.Spec.PreemptionPolicy == nil || *classed.Spec.PreemptionPolicy != v1.PreemptNever {
+		t.Errorf("classed: priority %s policy %v, want its class's", prio(classed.Spec.Priority), classed.Spec.PreemptionPolicy)
+	}
+	if pg := sc.PodGroups[0]; pg.Spec.Priority != nil || pg.Spec.PriorityClassName != "" {
+		t.Errorf("a PodGroup in a composite took priority %s class %q, want its composite's", prio(pg.Spec.Priority), pg.Spec.PriorityClassName)
+	}
+	n := sc.NativeComposites[0]
+	if n.APIVersion != "scheduling.k8s.io/v1alpha3" || prio(n.Spec.Priority) != "100" || n.Spec.PreemptionPolicy == nil ||
+		*n.Spec.PreemptionPolicy != "Never" || n.Spec.DisruptionMode == nil || n.Spec.DisruptionMode.Single == nil || n.UID == "" {
+		t.Errorf("native composite admitted as %+v", n)
+	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -18,45 +21,58 @@ import (
 )
 
 // Kubernetes' own scheduling.k8s.io PodGroups and Workloads (v1beta1 and v1alpha3 as 1.37
-// serves them, v1alpha2 as 1.36 did), simulated as a cluster serving the API with its
-// gates on: admission refuses what that version's API server would, the groups are
-// scheduled through pkg/nativegroup's mapping like phalanx's own, and phalanx's status
-// writes land on the native objects, in the version's condition types.
+// serves them, v1alpha2 as 1.36 did) and CompositePodGroups (v1alpha3), simulated as a
+// cluster serving the API with its gates on: admission refuses what that version's API
+// server would, the groups and composites are scheduled through pkg/nativegroup's mapping
+// like phalanx's own, and phalanx's status writes land on the native objects, in the
+// version's condition types.
 
-// nativeKind names a native PodGroup in messages, apart from phalanx's PodGroup.
-const nativeKind = "PodGroup.scheduling.k8s.io"
+// Native kinds in messages, apart from phalanx's.
+const (
+	nativeKind          = "PodGroup.scheduling.k8s.io"
+	nativeCompositeKind = "CompositePodGroup.scheduling.k8s.io"
+)
 
-// nativeRecord is a native PodGroup during the run.
-type nativeRecord struct {
+// nativeRecord is a native PodGroup or CompositePodGroup during the run.
+type nativeRecord[T any] struct {
 	// obj is the object as the API server would hold it now, its status included.
-	obj *nativegroup.PodGroup
+	obj T
 	// phase is the phase phalanx last decided, for the report (the native status has none).
 	phase v1alpha1.PodGroupPhase
 	gone  bool
 }
 
-// admitNative admits Workloads, then native PodGroups, each in its version: defaults, the
-// API server's validation, the PodGroupWorkloadExists admission plugin (1.36 only) and the
-// Priority admission plugin. It reads them into nativegroup's shape, in input order.
+// admitNative admits Workloads, then native PodGroups and CompositePodGroups, each in its
+// version: defaults, the API server's validation, the PodGroupWorkloadExists admission
+// plugin (1.36 only) and the Priority admission plugin. It reads them into nativegroup's
+// shape, in input order.
 func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, string) error) error {
 	type workloadAt struct {
 		wl *nativegroup.Workload
 		t  timing
 	}
 	workloads := map[string]workloadAt{}
-	var groups []any
+	var groups, composites []any
 	for _, in := range sc.nativeInputs {
-		if _, isGroup := nativeMeta(in); isGroup {
+		switch _, kind := nativeMeta(in); kind {
+		case nativegroup.KindPodGroup:
 			groups = append(groups, in)
+			continue
+		case nativegroup.KindCompositePodGroup:
+			composites = append(composites, in)
 			continue
 		}
 		desc, err := sc.admitNativeObject(in, "Workload", unique)
+		if errors.Is(err, errRejected) {
+			continue // its errors are recorded; the next object's are wanted too
+		}
 		if err != nil {
 			return err
 		}
 		wl, err := nativegroup.WorkloadFrom(in)
 		if err != nil {
-			return sc.errAt(in, desc, "", err.Error())
+			_ = sc.errAt(in, desc, "", err.Error())
+			continue
 		}
 		sc.origin[wl] = sc.origin[in]
 		sc.Workloads = append(sc.Workloads, wl)
@@ -65,47 +81,83 @@ func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, strin
 	}
 	for _, in := range groups {
 		desc, err := sc.admitNativeObject(in, nativeKind, unique)
+		if errors.Is(err, errRejected) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		pg, err := nativegroup.PodGroupFrom(in)
 		if err != nil {
-			return sc.errAt(in, desc, "", err.Error())
+			_ = sc.errAt(in, desc, "", err.Error())
+			continue
 		}
 		sc.origin[pg] = sc.origin[in]
 		t, _ := parseTiming(&pg.ObjectMeta)
 		if ref := pg.Spec.WorkloadRef; ref != nil && pg.APIVersion == nativegroup.V1alpha2 {
 			w, ok := workloads[pg.Namespace+"/"+ref.WorkloadName]
 			if fld, msg := workloadRefProblem(ref, w.wl, ok && w.t.createAt <= t.createAt && (!w.t.hasDelete || w.t.deleteAt > t.createAt)); msg != "" {
-				return sc.errAt(pg, desc, fld, msg)
+				_ = sc.errAt(pg, desc, fld, msg)
+				continue
 			}
 		}
-		if err := admitNativePriority(pg, classes, t.createAt); err != nil {
-			return sc.errAt(pg, desc, err.Field, err.ErrorBody())
+		prio := nativePriority[schedulingv1beta1.PreemptionPolicy]{class: &pg.Spec.PriorityClassName, priority: &pg.Spec.Priority,
+			policy: &pg.Spec.PreemptionPolicy, kind: nativegroup.KindPodGroup, noun: "pod group"}
+		if pg.APIVersion == nativegroup.V1alpha2 {
+			prio.policy = nil
+		}
+		if err := admitNativePriority(prio, classes, t.createAt); err != nil {
+			_ = sc.errAt(pg, desc, err.Field, err.ErrorBody())
+			continue
 		}
 		sc.NativePodGroups = append(sc.NativePodGroups, pg)
+	}
+	for _, in := range composites {
+		desc, err := sc.admitNativeObject(in, nativeCompositeKind, unique)
+		if errors.Is(err, errRejected) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		c, err := nativegroup.CompositeFrom(in)
+		if err != nil {
+			_ = sc.errAt(in, desc, "", err.Error())
+			continue
+		}
+		sc.origin[c] = sc.origin[in]
+		t, _ := parseTiming(&c.ObjectMeta)
+		prio := nativePriority[schedulingv1alpha3.PreemptionPolicy]{class: &c.Spec.PriorityClassName, priority: &c.Spec.Priority,
+			policy: &c.Spec.PreemptionPolicy, kind: nativegroup.KindCompositePodGroup, noun: "composite pod group"}
+		if err := admitNativePriority(prio, classes, t.createAt); err != nil {
+			_ = sc.errAt(c, desc, err.Field, err.ErrorBody())
+			continue
+		}
+		sc.NativeComposites = append(sc.NativeComposites, c)
 	}
 	return nil
 }
 
-// nativeMeta returns a native document's metadata, and whether it is a PodGroup (else a
-// Workload); nil for a kind that is neither (add puts none in nativeInputs).
-func nativeMeta(in any) (*metav1.ObjectMeta, bool) {
+// nativeMeta returns a native document's metadata and kind (PodGroup, CompositePodGroup or
+// Workload); nil for a kind that is none of them (add puts none in nativeInputs).
+func nativeMeta(in any) (*metav1.ObjectMeta, string) {
 	switch o := in.(type) {
 	case *schedulingv1beta1.PodGroup:
-		return &o.ObjectMeta, true
+		return &o.ObjectMeta, nativegroup.KindPodGroup
 	case *schedulingv1alpha3.PodGroup:
-		return &o.ObjectMeta, true
+		return &o.ObjectMeta, nativegroup.KindPodGroup
 	case *schedulingv1alpha2.PodGroup:
-		return &o.ObjectMeta, true
+		return &o.ObjectMeta, nativegroup.KindPodGroup
+	case *schedulingv1alpha3.CompositePodGroup:
+		return &o.ObjectMeta, nativegroup.KindCompositePodGroup
 	case *schedulingv1beta1.Workload:
-		return &o.ObjectMeta, false
+		return &o.ObjectMeta, nativegroup.KindWorkload
 	case *schedulingv1alpha3.Workload:
-		return &o.ObjectMeta, false
+		return &o.ObjectMeta, nativegroup.KindWorkload
 	case *schedulingv1alpha2.Workload:
-		return &o.ObjectMeta, false
+		return &o.ObjectMeta, nativegroup.KindWorkload
 	}
-	return nil, false
+	return nil, ""
 }
 
 // admitNativeObject checks a native document's metadata and name, then defaults and
@@ -113,7 +165,7 @@ func nativeMeta(in any) (*metav1.ObjectMeta, bool) {
 func (sc *Scenario) admitNativeObject(in any, kind string, unique func(any, string) error) (string, error) {
 	m, _ := nativeMeta(in)
 	if m == nil {
-		return "", fmt.Errorf("%T is not a native PodGroup or Workload", in)
+		return "", fmt.Errorf("%T is not a native PodGroup, CompositePodGroup or Workload", in)
 	}
 	defaultNamespace(m)
 	desc := describe(kind, m.Namespace, m.Name)
@@ -123,8 +175,8 @@ func (sc *Scenario) admitNativeObject(in any, kind string, unique func(any, stri
 	if err := unique(in, desc); err != nil {
 		return "", err
 	}
-	if errs := nativegroup.Validate(in); len(errs) > 0 {
-		return "", sc.errAt(in, desc, errs[0].Field, errs[0].ErrorBody())
+	if err := sc.reject(in, desc, nativegroup.Validate(in)); err != nil {
+		return "", err
 	}
 	return desc, nil
 }
@@ -144,53 +196,64 @@ func workloadRefProblem(ref *schedulingv1beta1.WorkloadReference, wl *nativegrou
 		fmt.Sprintf("Forbidden: PodGroup rejected: PodGroupTemplate %q not found in Workload %q", ref.TemplateName, ref.WorkloadName)
 }
 
-// admitNativePriority is the Priority admission plugin for native PodGroups: a named class
-// must exist when the group is created and gives its priority; without one, the global
-// default class does. As for pods, an explicit priority with no class and no global
-// default is kept, and one that contradicts its class is refused. From v1beta1 and
-// v1alpha3 on (the PodGroupPreemptionPolicy gate), the class also gives the group its
-// preemptionPolicy (PreemptLowerPriority without one), and a contradicting one is refused.
-func admitNativePriority(pg *nativegroup.PodGroup, classes *priorityClasses, createAt time.Duration) *field.Error {
+// nativePriority is what the Priority admission plugin reads and sets on a native object:
+// its class, priority and preemptionPolicy (nil for v1alpha2 PodGroups, which have none),
+// and how messages name it.
+type nativePriority[P ~string] struct {
+	class      *string
+	priority   **int32
+	policy     **P
+	kind, noun string
+}
+
+// admitNativePriority is the Priority admission plugin for native PodGroups and
+// CompositePodGroups: a named class must exist when the object is created and gives its
+// priority; without one, the global default class does. As for pods, an explicit priority
+// with no class and no global default is kept, and one that contradicts its class is
+// refused. From v1beta1 and v1alpha3 on (the PodGroupPreemptionPolicy gate), the class
+// also gives the object its preemptionPolicy (PreemptLowerPriority without one), and a
+// contradicting one is refused.
+func admitNativePriority[P ~string](np nativePriority[P], classes *priorityClasses, createAt time.Duration) *field.Error {
 	var pc *schedulingv1.PriorityClass
-	if name := pg.Spec.PriorityClassName; name != "" {
+	if name := *np.class; name != "" {
 		if pc = classes.existsAt(classes.byName[name], createAt); pc == nil {
 			return &field.Error{Type: field.ErrorTypeNotFound, Field: "spec.priorityClassName", BadValue: name,
-				Detail: "no PriorityClass of that name exists when the PodGroup is created"}
+				Detail: "no PriorityClass of that name exists when the " + np.kind + " is created"}
 		}
-	} else if pg.Spec.Priority == nil {
+	} else if *np.priority == nil {
 		if pc = classes.existsAt(classes.globalDefault, createAt); pc != nil {
-			pg.Spec.PriorityClassName = pc.Name
+			*np.class = pc.Name
 		}
 	}
 	if pc != nil {
-		if p := pg.Spec.Priority; p != nil && *p != pc.Value {
+		if p := *np.priority; p != nil && *p != pc.Value {
 			return field.Forbidden(field.NewPath("spec", "priority"), fmt.Sprintf(
-				"priority set in the pod group (%d) must match the priority computed (%d) based on the priority class set in the spec", *p, pc.Value))
+				"priority set in the %s (%d) must match the priority computed (%d) based on the priority class set in the spec", np.noun, *p, pc.Value))
 		}
 		v := pc.Value
-		pg.Spec.Priority = &v
+		*np.priority = &v
 	}
-	if pg.Spec.Priority == nil {
+	if *np.priority == nil {
 		zero := int32(0)
-		pg.Spec.Priority = &zero
+		*np.priority = &zero
 	}
-	if pg.APIVersion == nativegroup.V1alpha2 {
+	if np.policy == nil {
 		return nil
 	}
-	policy := schedulingv1beta1.PreemptLowerPriority
+	policy := P(v1.PreemptLowerPriority)
 	if pc != nil && pc.PreemptionPolicy != nil {
-		policy = schedulingv1beta1.PreemptionPolicy(*pc.PreemptionPolicy)
+		policy = P(*pc.PreemptionPolicy)
 	}
-	if p := pg.Spec.PreemptionPolicy; p != nil && *p != policy {
+	if p := *np.policy; p != nil && *p != policy {
 		return field.Forbidden(field.NewPath("spec", "preemptionPolicy"), fmt.Sprintf(
-			"the string value of PreemptionPolicy (%s) must not be provided in pod group spec; priority admission controller computed %s from the given PriorityClass name", *p, policy))
+			"the string value of PreemptionPolicy (%s) must not be provided in %s spec; priority admission controller computed %s from the given PriorityClass name", *p, np.noun, policy))
 	}
-	pg.Spec.PreemptionPolicy = &policy
+	*np.policy = &policy
 	return nil
 }
 
-// planNative puts the native objects on the timeline: Workloads before the PodGroups that
-// refer to them.
+// planNative puts the native objects on the timeline: Workloads before the composites and
+// PodGroups that refer to them, composites before the groups that name them.
 func (s *Simulator) planNative() {
 	for _, wl := range s.sc.Workloads {
 		t, _ := parseTiming(&wl.ObjectMeta)
@@ -199,38 +262,65 @@ func (s *Simulator) planNative() {
 			s.at(Epoch.Add(t.deleteAt), func() { s.sources.DeleteWorkload(wl) })
 		}
 	}
+	for _, c := range s.sc.NativeComposites {
+		planRecord(s, c, &c.ObjectMeta, s.nativeComposites, s.sources.SetNativeComposite, s.sources.DeleteNativeComposite)
+	}
 	for _, pg := range s.sc.NativePodGroups {
-		key := pg.Namespace + "/" + pg.Name
-		t, _ := parseTiming(&pg.ObjectMeta)
-		s.at(Epoch.Add(t.createAt), func() {
-			rec := &nativeRecord{obj: pg.DeepCopy()}
-			s.native[key] = rec
-			s.sources.SetNative(rec.obj)
+		planRecord(s, pg, &pg.ObjectMeta, s.native, s.sources.SetNative, s.sources.DeleteNative)
+	}
+}
+
+// planRecord puts a native object's creation and deletion on the timeline: its record in
+// records, from a copy of obj, and set and del told.
+func planRecord[T interface{ DeepCopy() T }](s *Simulator, obj T, m *metav1.ObjectMeta, records map[string]*nativeRecord[T], set, del func(T)) {
+	key := m.Namespace + "/" + m.Name
+	t, _ := parseTiming(m)
+	s.at(Epoch.Add(t.createAt), func() {
+		rec := &nativeRecord[T]{obj: obj.DeepCopy()}
+		records[key] = rec
+		set(rec.obj)
+	})
+	if t.hasDelete {
+		s.at(Epoch.Add(t.deleteAt), func() {
+			if rec := records[key]; rec != nil && !rec.gone {
+				rec.gone = true
+				del(rec.obj)
+			}
 		})
-		if t.hasDelete {
-			s.at(Epoch.Add(t.deleteAt), func() {
-				if rec := s.native[key]; rec != nil && !rec.gone {
-					rec.gone = true
-					s.sources.DeleteNative(rec.obj)
-				}
-			})
-		}
 	}
 }
 
 // updateNativeStatus writes phalanx's conditions to the native PodGroup a group was
 // mapped from, as the kube driver patches its status, and reports the change back.
 func (s *Simulator) updateNativeStatus(pg *v1alpha1.PodGroup) error {
-	rec := s.native[pg.Namespace+"/"+pg.Name]
-	if rec == nil || rec.gone || rec.obj.UID != pg.UID {
-		return fmt.Errorf("podgroups.scheduling.k8s.io %q not found", pg.Name)
+	return updateRecord(s.native[pg.Namespace+"/"+pg.Name], pg.UID, "podgroups.scheduling.k8s.io", pg.Name,
+		nativegroup.StatusConditions(pg), pg.Status.Phase,
+		func(o *nativegroup.PodGroup) *[]metav1.Condition { return &o.Status.Conditions }, s.sources.SetNative)
+}
+
+// updateNativeCompositeStatus is updateNativeStatus for a native CompositePodGroup.
+func (s *Simulator) updateNativeCompositeStatus(c *v1alpha1.CompositePodGroup) error {
+	return updateRecord(s.nativeComposites[c.Namespace+"/"+c.Name], c.UID, "compositepodgroups.scheduling.k8s.io", c.Name,
+		nativegroup.CompositeStatusConditions(c), c.Status.Phase,
+		func(o *nativegroup.CompositePodGroup) *[]metav1.Condition { return &o.Status.Conditions }, s.sources.SetNativeComposite)
+}
+
+// updateRecord sets conditions on a copy of a native object (of uid), records phase and
+// tells set.
+func updateRecord[T interface {
+	DeepCopy() T
+	GetUID() types.UID
+}](rec *nativeRecord[T], uid types.UID, resource, name string, conds []metav1.Condition, phase v1alpha1.PodGroupPhase,
+	conditionsOf func(T) *[]metav1.Condition, set func(T)) error {
+	if rec == nil || rec.gone || rec.obj.GetUID() != uid {
+		return fmt.Errorf("%s %q not found", resource, name)
 	}
 	next := rec.obj.DeepCopy()
-	for _, c := range nativegroup.StatusConditions(pg) {
-		meta.SetStatusCondition(&next.Status.Conditions, c)
+	for _, c := range conds {
+		meta.SetStatusCondition(conditionsOf(next), c)
 	}
-	rec.obj, rec.phase = next, pg.Status.Phase
-	s.sources.SetNative(next)
+	rec.obj, rec.phase = next, phase
+	set(next)
 	return nil
 }
 
@@ -238,18 +328,31 @@ func (s *Simulator) updateNativeStatus(pg *v1alpha1.PodGroup) error {
 // it back, as the kube driver does: its condition and a Warning event (the scheduler
 // reports the CRD group).
 func (s *Simulator) nativeClash(native *nativegroup.PodGroup, _ *v1alpha1.PodGroup, msg string) {
-	rec := s.native[native.Namespace+"/"+native.Name]
+	clashRecord(s, s.native[native.Namespace+"/"+native.Name], nativegroup.ClashCondition(native, msg, s.now), msg,
+		func(o *nativegroup.PodGroup) *[]metav1.Condition { return &o.Status.Conditions }, s.sources.SetNative)
+}
+
+// nativeCompositeClash is nativeClash for a native CompositePodGroup.
+func (s *Simulator) nativeCompositeClash(native *nativegroup.CompositePodGroup, _ *v1alpha1.CompositePodGroup, msg string) {
+	clashRecord(s, s.nativeComposites[native.Namespace+"/"+native.Name], nativegroup.CompositeClashCondition(native, msg, s.now), msg,
+		func(o *nativegroup.CompositePodGroup) *[]metav1.Condition { return &o.Status.Conditions }, s.sources.SetNativeComposite)
+}
+
+func clashRecord[T interface {
+	DeepCopy() T
+	runtime.Object
+}](s *Simulator, rec *nativeRecord[T], cond metav1.Condition, msg string, conditionsOf func(T) *[]metav1.Condition, set func(T)) {
 	if rec == nil {
 		return
 	}
 	next := rec.obj.DeepCopy()
-	meta.SetStatusCondition(&next.Status.Conditions, nativegroup.ClashCondition(native, msg, s.now))
+	meta.SetStatusCondition(conditionsOf(next), cond)
 	rec.obj, rec.phase = next, v1alpha1.PodGroupPhasePending
 	s.Event(next, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	// The change reaches the scheduler as an informer would report it, after this event.
 	s.Go(func() {
-		if !rec.gone && rec.obj == next {
-			s.sources.SetNative(next)
+		if !rec.gone && any(rec.obj) == any(next) {
+			set(next)
 		}
 	})
 }
@@ -258,24 +361,41 @@ func (s *Simulator) nativeClash(native *nativegroup.PodGroup, _ *v1alpha1.PodGro
 func (s *Simulator) nativeReports() []GroupReport {
 	var out []GroupReport
 	for _, pg := range s.sc.NativePodGroups {
-		obj, phase := pg, v1alpha1.PodGroupPhasePending
-		if rec := s.native[pg.Namespace+"/"+pg.Name]; rec != nil {
-			obj = rec.obj
-			if rec.phase != "" {
-				phase = rec.phase
-			}
-		}
-		gr := GroupReport{APIVersion: pg.APIVersion, Namespace: pg.Namespace, Name: pg.Name,
-			Phase: string(phase), Conditions: []Condition{}}
+		obj, phase := recordNow(s.native[pg.Namespace+"/"+pg.Name], pg)
+		gr := nativeReport(pg.APIVersion, &obj.ObjectMeta, phase, obj.Status.Conditions, obj.Spec.Priority, obj.Spec.ParentCompositePodGroupName)
 		gr.MinCount = nativegroup.ToPodGroup(obj, nil).MinCount()
-		if p := obj.Spec.Priority; p != nil {
-			v := *p
-			gr.Priority = &v
-		}
-		for _, c := range obj.Status.Conditions {
-			gr.Conditions = append(gr.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
-		}
 		out = append(out, gr)
 	}
 	return out
+}
+
+// nativeCompositeReports are the native CompositePodGroups' outcomes, in input order.
+func (s *Simulator) nativeCompositeReports() []GroupReport {
+	var out []GroupReport
+	for _, c := range s.sc.NativeComposites {
+		obj, phase := recordNow(s.nativeComposites[c.Namespace+"/"+c.Name], c)
+		gr := nativeReport(c.APIVersion, &obj.ObjectMeta, phase, obj.Status.Conditions, obj.Spec.Priority, obj.Spec.ParentCompositePodGroupName)
+		gr.MinCount = nativegroup.ToCompositePodGroup(obj, nil).MinGroupCount()
+		out = append(out, gr)
+	}
+	return out
+}
+
+// recordNow is a native object as the run left it (its input, if it never appeared) and
+// the phase phalanx last decided.
+func recordNow[T any](rec *nativeRecord[T], input T) (T, v1alpha1.PodGroupPhase) {
+	if rec == nil {
+		return input, v1alpha1.PodGroupPhasePending
+	}
+	phase := rec.phase
+	if phase == "" {
+		phase = v1alpha1.PodGroupPhasePending
+	}
+	return rec.obj, phase
+}
+
+func nativeReport(apiVersion string, m *metav1.ObjectMeta, phase v1alpha1.PodGroupPhase, conds []metav1.Condition, priority *int32, parent *string) GroupReport {
+	gr := groupReport(m, phase, conds, priority, parent)
+	gr.APIVersion = apiVersion
+	return gr
 }

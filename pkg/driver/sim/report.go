@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"errors"
 	"maps"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -21,8 +23,10 @@ type Report struct {
 	SchemaVersion int           `json:"schemaVersion"`
 	Pods          []PodReport   `json:"pods"`
 	PodGroups     []GroupReport `json:"podGroups"`
-	Events        []Event       `json:"events"`
-	Summary       Summary       `json:"summary"`
+	// CompositePodGroups are phalanx's, then Kubernetes' own (omitted when there are none).
+	CompositePodGroups []GroupReport `json:"compositePodGroups,omitempty"`
+	Events             []Event       `json:"events"`
+	Summary            Summary       `json:"summary"`
 	// Claims are the ResourceClaims at the end of the run: their devices and consumers.
 	Claims []ClaimReport `json:"claims,omitempty"`
 	// Violations lists broken invariants (only with invariant checks on).
@@ -72,19 +76,41 @@ type ClaimReport struct {
 	ReservedFor []string `json:"reservedFor"`
 }
 
-// GroupReport is one PodGroup's outcome.
+// GroupReport is one PodGroup's or CompositePodGroup's outcome.
 type GroupReport struct {
-	// APIVersion is set for Kubernetes' own PodGroups only: the scheduling.k8s.io version read.
-	APIVersion string      `json:"apiVersion,omitempty"`
-	Namespace  string      `json:"namespace"`
-	Name       string      `json:"name"`
+	// APIVersion is set for Kubernetes' own only: the scheduling.k8s.io version read.
+	APIVersion string `json:"apiVersion,omitempty"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	// Parent is the CompositePodGroup it belongs to, if any.
+	Parent     string      `json:"parent,omitempty"`
 	Phase      string      `json:"phase"`
 	Conditions []Condition `json:"conditions"`
 
-	// MinCount and Priority are the group's spec as the scheduler reads it, for the HTML
-	// report; Priority is nil when the group names none and no class supplied one.
+	// MinCount (a composite's minGroupCount) and Priority are the spec as the scheduler
+	// reads it, for the HTML report; Priority is nil when the group names none and no class
+	// supplied one.
 	MinCount int32  `json:"-"`
 	Priority *int32 `json:"-"`
+}
+
+// groupReport is a group's or composite's outcome from its metadata, status and spec.
+func groupReport(m *metav1.ObjectMeta, phase v1alpha1.PodGroupPhase, conds []metav1.Condition, priority *int32, parent *string) GroupReport {
+	gr := GroupReport{Namespace: m.Namespace, Name: m.Name, Phase: string(phase), Conditions: []Condition{}}
+	if gr.Phase == "" {
+		gr.Phase = string(v1alpha1.PodGroupPhasePending)
+	}
+	if priority != nil {
+		v := *priority
+		gr.Priority = &v
+	}
+	if parent != nil {
+		gr.Parent = *parent
+	}
+	for _, c := range conds {
+		gr.Conditions = append(gr.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+	}
+	return gr
 }
 
 // Condition is a PodGroup condition in the report.
@@ -156,9 +182,13 @@ func (s *Simulator) report(wall time.Duration) *Report {
 			pr.Priority = *p.Spec.Priority
 		}
 		pr.CreatedAt, pr.DeletedAt, pr.Requests = rec.createdAt, rec.deletedAt, podRequests(p)
-		if rec.phase == PhasePending {
+		switch {
+		case rec.message != "":
+			pr.Message = rec.message
+		case rec.phase == PhasePending:
 			pr.Message = s.sched.PendingMessage(p)
-		} else {
+		}
+		if rec.phase != PhasePending {
 			pr.NominatedNode = ""
 		}
 		r.Pods = append(r.Pods, pr)
@@ -181,21 +211,21 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		if cur == nil {
 			cur = pg
 		}
-		gr := GroupReport{Namespace: pg.Namespace, Name: pg.Name, Phase: string(cur.Status.Phase), Conditions: []Condition{}}
+		gr := groupReport(&cur.ObjectMeta, cur.Status.Phase, cur.Status.Conditions, cur.Spec.Priority, cur.Spec.ParentCompositePodGroupName)
 		gr.MinCount = cur.MinCount()
-		if prio := cur.Spec.Priority; prio != nil {
-			v := *prio
-			gr.Priority = &v
-		}
-		if gr.Phase == "" {
-			gr.Phase = string(v1alpha1.PodGroupPhasePending)
-		}
-		for _, c := range cur.Status.Conditions {
-			gr.Conditions = append(gr.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
-		}
 		r.PodGroups = append(r.PodGroups, gr)
 	}
 	r.PodGroups = append(r.PodGroups, s.nativeReports()...)
+	for _, c := range s.sc.CompositePodGroups {
+		cur := s.composites[c.Namespace+"/"+c.Name]
+		if cur == nil {
+			cur = c
+		}
+		gr := groupReport(&cur.ObjectMeta, cur.Status.Phase, cur.Status.Conditions, cur.Spec.Priority, cur.Spec.ParentCompositePodGroupName)
+		gr.MinCount = cur.MinGroupCount()
+		r.CompositePodGroups = append(r.CompositePodGroups, gr)
+	}
+	r.CompositePodGroups = append(r.CompositePodGroups, s.nativeCompositeReports()...)
 	r.Summary.VirtualSeconds = s.seconds(s.now)
 	if s.opts.ReportWallTime {
 		r.Summary.WallSeconds = float64(wall.Milliseconds()) / 1000
@@ -250,7 +280,8 @@ func (s *Simulator) lifetimes(r *Report) {
 func podRequests(p *v1.Pod) map[string]int64 {
 	req, err := resource.ForPod(p)
 	out := map[string]int64{}
-	if err != nil {
+	var tooLarge *resource.TooLargeError
+	if err != nil && !errors.As(err, &tooLarge) {
 		return out
 	}
 	for _, i := range req.NonZero() {
@@ -259,9 +290,12 @@ func podRequests(p *v1.Pod) map[string]int64 {
 	return out
 }
 
+// quantityValue is an amount as the scheduler counts it (clamped to resource.MaxAmount).
 func quantityValue(name string, q apiresource.Quantity) int64 {
+	i := resource.Memory
 	if name == string(v1.ResourceCPU) {
-		return q.MilliValue()
+		i = resource.CPU
 	}
-	return q.Value()
+	v, _ := resource.Amount(i, q)
+	return v
 }

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -61,11 +62,19 @@ type Simulator struct {
 	groupGone map[string]bool
 	// native holds the native PodGroups by namespace/name; sources merges them with the
 	// CRD's groups into what the scheduler sees.
-	native    map[string]*nativeRecord
-	sources   *nativegroup.Sources
-	pdbs      []*policyv1.PodDisruptionBudget
-	pdbsDirty bool
-	nodeUsage nodeUsage
+	native map[string]*nativeRecord[*nativegroup.PodGroup]
+	// composites are the CRD's CompositePodGroups (compositeGone: deleted on the timeline),
+	// nativeComposites the native ones, merged by sources alike.
+	composites       map[string]*v1alpha1.CompositePodGroup
+	compositeGone    map[string]bool
+	nativeComposites map[string]*nativeRecord[*nativegroup.CompositePodGroup]
+	sources          *nativegroup.Sources
+	pdbs             []*policyv1.PodDisruptionBudget
+	pdbsDirty        bool
+	nodeUsage        nodeUsage
+	// waitingForNode are the pods created bound to a node that does not exist (yet), by
+	// node name: no kubelet runs them.
+	waitingForNode map[string][]*podRecord
 	// nodeAdded and nodeDeleted are when each node came and went (names are unique).
 	nodeAdded, nodeDeleted map[string]float64
 	// objs are the storage and DRA objects (objects.go); slices the ResourceSlices.
@@ -103,8 +112,14 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 		nodes:     map[string]*v1.Node{},
 		groups:    map[string]*v1alpha1.PodGroup{},
 		groupGone: map[string]bool{},
-		native:    map[string]*nativeRecord{},
-		nodeUsage: nodeUsage{},
+		native:    map[string]*nativeRecord[*nativegroup.PodGroup]{},
+
+		composites:       map[string]*v1alpha1.CompositePodGroup{},
+		compositeGone:    map[string]bool{},
+		nativeComposites: map[string]*nativeRecord[*nativegroup.CompositePodGroup]{},
+		nodeUsage:        nodeUsage{},
+
+		waitingForNode: map[string][]*podRecord{},
 
 		nodeAdded:   map[string]float64{},
 		nodeDeleted: map[string]float64{},
@@ -130,6 +145,7 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 	}
 	s.sched = sched
 	s.sources = nativegroup.NewSources(sched, s.nativeClash)
+	s.sources.OnCompositeClash(s.nativeCompositeClash)
 	s.plan()
 	return s, nil
 }
@@ -171,6 +187,23 @@ func (s *Simulator) plan() {
 		t, _ := parseTiming(&pdb.ObjectMeta)
 		s.at(Epoch.Add(t.createAt), func() { s.pdbs = append(s.pdbs, pdb); s.pdbsDirty = true })
 	}
+	for _, c := range s.sc.CompositePodGroups {
+		t, _ := parseTiming(&c.ObjectMeta)
+		key := c.Namespace + "/" + c.Name
+		s.at(Epoch.Add(t.createAt), func() {
+			cur := c.DeepCopy()
+			s.composites[key] = cur
+			s.sources.SetCRDComposite(cur)
+		})
+		if t.hasDelete {
+			s.at(Epoch.Add(t.deleteAt), func() {
+				if cur := s.composites[key]; cur != nil && !s.compositeGone[key] {
+					s.compositeGone[key] = true
+					s.sources.DeleteCRDComposite(cur)
+				}
+			})
+		}
+	}
 	for _, pg := range s.sc.PodGroups {
 		t, _ := parseTiming(&pg.ObjectMeta)
 		s.at(Epoch.Add(t.createAt), func() {
@@ -211,6 +244,13 @@ func (s *Simulator) addNode(n *v1.Node) {
 	s.nodeAdded[n.Name] = s.seconds(s.now)
 	s.nodes[n.Name] = n
 	s.sched.AddNode(n)
+	// The node's kubelet starts the pods already bound to it.
+	for _, rec := range s.waitingForNode[n.Name] {
+		if !rec.gone && !rec.terminating {
+			s.startPod(rec, n.Name)
+		}
+	}
+	delete(s.waitingForNode, n.Name)
 }
 
 // deleteNode removes a node; its pods are deleted with it (the pod garbage collector would
@@ -235,22 +275,51 @@ func (s *Simulator) createPod(rec *podRecord) {
 	rec.created = true
 	created := s.seconds(s.now)
 	rec.createdAt = &created
-	if n := p.Spec.NodeName; n != "" {
-		p.Status.Phase = v1.PodRunning
-		rec.phase, rec.node = PhaseRunning, n
-		t := s.seconds(s.now)
-		rec.boundAt = &t
-		if p.Status.StartTime == nil {
-			p.Status.StartTime = &p.CreationTimestamp
-		}
-		s.nodeUsage.add(n, p, s)
-		if rec.timing.hasRunFor {
-			k := key(p)
-			s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(k) })
-		}
+	if n := p.Spec.NodeName; n != "" && s.nodes[n] == nil {
+		s.awaitNode(rec, n)
+	} else if n != "" {
+		s.startPod(rec, n)
 	}
 	s.sched.AddPod(p)
 	s.pdbsDirty = true
+}
+
+// startPod runs a pod created bound to a node, as the node's kubelet does.
+func (s *Simulator) startPod(rec *podRecord, node string) {
+	p := rec.pod
+	p.Status.Phase = v1.PodRunning
+	rec.phase, rec.node, rec.message = PhaseRunning, node, ""
+	t := s.seconds(s.now)
+	rec.boundAt = &t
+	if p.Status.StartTime == nil {
+		start := metav1.NewTime(s.now)
+		p.Status.StartTime = &start
+	}
+	s.nodeUsage.add(node, p, s)
+	if rec.timing.hasRunFor {
+		k := key(p)
+		s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(k) })
+	}
+}
+
+// podGCQuarantine is how long the pod garbage collector waits for a missing node before it
+// deletes the pods bound to it (kube-controller-manager's podgc).
+const podGCQuarantine = 40 * time.Second
+
+// awaitNode keeps a pod bound to a node that does not exist pending, as a cluster does:
+// no kubelet runs it. It starts if the node appears; once the node has been missing for
+// podGCQuarantine, the pod garbage collector deletes it.
+func (s *Simulator) awaitNode(rec *podRecord, node string) {
+	rec.message = fmt.Sprintf("bound to node %s, which does not exist: no kubelet runs it, and the pod garbage collector deletes it unless the node appears within %s", node, podGCQuarantine)
+	s.waitingForNode[node] = append(s.waitingForNode[node], rec)
+	s.at(s.now.Add(podGCQuarantine), func() {
+		if rec.gone || rec.phase != PhasePending || s.nodes[node] != nil {
+			return
+		}
+		rec.message = fmt.Sprintf("deleted by the pod garbage collector: bound to node %s, which did not exist for %s", node, podGCQuarantine)
+		grace := int64(0)
+		s.deletePod(rec, &grace)
+	})
 }
 
 // Run runs the simulation to its end: when nothing more can happen (no timed event left

@@ -35,6 +35,9 @@ type expectation struct {
 	// "native:name") is the scheduling.k8s.io PodGroup of that name, for when
 	// phalanx's PodGroup has the same name.
 	Groups map[string]groupExpectation `json:"groups,omitempty"`
+	// Composites are the CompositePodGroups, by "namespace/name" (or "name"); "native:" as
+	// for groups.
+	Composites map[string]groupExpectation `json:"composites,omitempty"`
 	// Claims are checked by "namespace/name" (or "name"), at the end of the run.
 	Claims map[string]claimExpectation `json:"claims,omitempty"`
 	// Events must all occur, in this order (other events may come between).
@@ -64,7 +67,16 @@ type podExpectation struct {
 
 type groupExpectation struct {
 	Phase string `json:"phase,omitempty"`
-	// Condition is "Type=Status" and Reason/Message (substring) check it.
+	// Parent is the composite it names ("" for none), when set.
+	Parent               *string `json:"parent,omitempty"`
+	conditionExpectation `json:",inline"`
+	// Conditions are more conditions to check, each as Condition above.
+	Conditions []conditionExpectation `json:"conditions,omitempty"`
+}
+
+// conditionExpectation checks a condition: Condition is "Type=Status", and Reason and
+// Message (substrings) check it.
+type conditionExpectation struct {
 	Condition string `json:"condition,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	Message   string `json:"message,omitempty"`
@@ -184,6 +196,11 @@ func runScenarioFile(t *testing.T, file string, rewrite func([]byte) []byte) {
 	if rewrite != nil {
 		data = rewrite(data)
 	}
+	runScenario(t, data)
+}
+
+// runScenario simulates manifests with their Expectation document, invariants checked.
+func runScenario(t *testing.T, data []byte) {
 	exp, manifests := splitScenario(t, data)
 	sc, err := Load([]string{"-"}, bytes.NewReader(manifests))
 	if err != nil {
@@ -268,49 +285,8 @@ func checkReport(t *testing.T, exp *expectation, r *Report) {
 			t.Errorf("pod %s: message %q does not contain %q", k, got.Message, want.Message)
 		}
 	}
-	groups := map[string]GroupReport{}
-	for _, g := range r.PodGroups {
-		k := g.Namespace + "/" + g.Name
-		if g.APIVersion != "" {
-			groups["native:"+k] = g
-			if _, crd := groups[k]; crd {
-				continue
-			}
-		}
-		groups[k] = g
-	}
-	for k, want := range exp.Groups {
-		name, native := strings.CutPrefix(k, "native:")
-		if !strings.Contains(name, "/") {
-			k = "default/" + name
-			if native {
-				k = "native:" + k
-			}
-		}
-		got, ok := groups[k]
-		if !ok {
-			t.Errorf("group %s: not in the report", k)
-			continue
-		}
-		if want.Phase != "" && got.Phase != want.Phase {
-			t.Errorf("group %s: phase %s, want %s", k, got.Phase, want.Phase)
-		}
-		if want.Condition != "" {
-			typ, status, _ := strings.Cut(want.Condition, "=")
-			found := false
-			for _, c := range got.Conditions {
-				if c.Type == typ {
-					found = true
-					if c.Status != status || !strings.Contains(c.Reason, want.Reason) || !strings.Contains(c.Message, want.Message) {
-						t.Errorf("group %s: condition %s=%s (%s: %s), want %s (%s: %s)", k, c.Type, c.Status, c.Reason, c.Message, want.Condition, want.Reason, want.Message)
-					}
-				}
-			}
-			if !found {
-				t.Errorf("group %s: no %s condition", k, typ)
-			}
-		}
-	}
+	checkGroups(t, "group", exp.Groups, r.PodGroups)
+	checkGroups(t, "composite", exp.Composites, r.CompositePodGroups)
 	i := 0
 	for _, ev := range r.Events {
 		if i < len(exp.Events) && exp.Events[i].matches(ev) {
@@ -339,6 +315,63 @@ func checkReport(t *testing.T, exp *expectation, r *Report) {
 			t.Errorf("summary.%s = %g, want %g", k, got, want)
 		}
 	}
+}
+
+// checkGroups checks groups or composites (what) against their expectations, by
+// "namespace/name", "name" in default, and "native:" for Kubernetes' own of that name.
+func checkGroups(t *testing.T, what string, exp map[string]groupExpectation, reports []GroupReport) {
+	t.Helper()
+	groups := map[string]GroupReport{}
+	for _, g := range reports {
+		k := g.Namespace + "/" + g.Name
+		if g.APIVersion != "" {
+			groups["native:"+k] = g
+			if _, crd := groups[k]; crd {
+				continue
+			}
+		}
+		groups[k] = g
+	}
+	for k, want := range exp {
+		name, native := strings.CutPrefix(k, "native:")
+		if !strings.Contains(name, "/") {
+			k = "default/" + name
+			if native {
+				k = "native:" + k
+			}
+		}
+		got, ok := groups[k]
+		if !ok {
+			t.Errorf("%s %s: not in the report", what, k)
+			continue
+		}
+		if want.Phase != "" && got.Phase != want.Phase {
+			t.Errorf("%s %s: phase %s, want %s", what, k, got.Phase, want.Phase)
+		}
+		if want.Parent != nil && got.Parent != *want.Parent {
+			t.Errorf("%s %s: parent %q, want %q", what, k, got.Parent, *want.Parent)
+		}
+		for _, c := range append([]conditionExpectation{want.conditionExpectation}, want.Conditions...) {
+			checkCondition(t, what+" "+k, c, got.Conditions)
+		}
+	}
+}
+
+func checkCondition(t *testing.T, what string, want conditionExpectation, conds []Condition) {
+	t.Helper()
+	if want.Condition == "" {
+		return
+	}
+	typ, status, _ := strings.Cut(want.Condition, "=")
+	for _, c := range conds {
+		if c.Type == typ {
+			if c.Status != status || !strings.Contains(c.Reason, want.Reason) || !strings.Contains(c.Message, want.Message) {
+				t.Errorf("%s: condition %s=%s (%s: %s), want %s (%s: %s)", what, c.Type, c.Status, c.Reason, c.Message, want.Condition, want.Reason, want.Message)
+			}
+			return
+		}
+	}
+	t.Errorf("%s: no %s condition", what, typ)
 }
 
 func contains(list []string, s string) bool {

@@ -118,6 +118,11 @@ func TestReportSchemaRefuses(t *testing.T) {
 	if err := validateJSON([]byte(good)); err != nil {
 		t.Fatalf("a valid report refused: %v", err)
 	}
+	withComposite := strings.Replace(good, `"podGroups":[]`, `"podGroups":[{"namespace":"default","name":"g","parent":"job","phase":"Scheduled","conditions":[]}],`+
+		`"compositePodGroups":[{"apiVersion":"scheduling.k8s.io/v1alpha3","namespace":"default","name":"job","phase":"Preempted","conditions":[]}]`, 1)
+	if err := validateJSON([]byte(withComposite)); err != nil {
+		t.Fatalf("a valid report with a composite refused: %v", err)
+	}
 	for name, edit := range map[string][2]string{
 		"no schema version":     {`"schemaVersion":1,`, ``},
 		"another version":       {`"schemaVersion":1`, `"schemaVersion":2`},
@@ -128,6 +133,12 @@ func TestReportSchemaRefuses(t *testing.T) {
 		"preemptedBy not a ref": {`"preemptedBy":null`, `"preemptedBy":"x"`},
 		"bad event type":        {`"type":"Normal"`, `"type":"Info"`},
 		"summary without wall":  {`,"wallSeconds":0`, ``},
+		"composite without a phase": {`"podGroups":[]`,
+			`"podGroups":[],"compositePodGroups":[{"namespace":"default","name":"job","conditions":[]}]`},
+		"composite of a PodGroup version": {`"podGroups":[]`,
+			`"podGroups":[],"compositePodGroups":[{"apiVersion":"scheduling.k8s.io/v1beta1","namespace":"default","name":"job","phase":"Pending","conditions":[]}]`},
+		"empty parent": {`"podGroups":[]`,
+			`"podGroups":[{"namespace":"default","name":"g","parent":"","phase":"Pending","conditions":[]}]`},
 	} {
 		bad := strings.Replace(good, edit[0], edit[1], 1)
 		if bad == good {

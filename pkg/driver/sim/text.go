@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 )
 
-// WriteText writes the report for a person: the pods, the groups, the pods' devices and
-// volumes, the event timeline and the summary.
+// WriteText writes the report for a person: the pods, the groups and composites, the pods'
+// devices and volumes, the event timeline and the summary.
 func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tNAME\tPHASE\tNODE\tPRIORITY\tGROUP\tBOUND AT\tPREEMPTED BY\tMESSAGE")
@@ -28,28 +28,8 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", p.Namespace, p.Name, p.Phase, node,
 			p.Priority, dash(p.PodGroup), bound, by, oneLine(p.Message))
 	}
-	if len(r.PodGroups) > 0 {
-		fmt.Fprintln(tw)
-		fmt.Fprintln(tw, "NAMESPACE\tPOD GROUP\tPHASE\tCONDITIONS")
-		for _, g := range r.PodGroups {
-			var conds []string
-			for _, c := range g.Conditions {
-				s := c.Type + "=" + c.Status
-				if c.Reason != "" {
-					s += " (" + c.Reason + ")"
-				}
-				if c.Message != "" {
-					s += ": " + oneLine(c.Message)
-				}
-				conds = append(conds, s)
-			}
-			name := g.Name
-			if g.APIVersion != "" {
-				name += " (" + g.APIVersion + ")"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Namespace, name, g.Phase, dash(strings.Join(conds, "; ")))
-		}
-	}
+	writeGroups(tw, "POD GROUP", r.PodGroups)
+	writeGroups(tw, "COMPOSITE POD GROUP", r.CompositePodGroups)
 	writeDevices(tw, r)
 	if len(r.Events) > 0 {
 		fmt.Fprintln(tw)
@@ -68,6 +48,33 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "INVARIANT VIOLATED:", v)
 	}
 	return err
+}
+
+// writeGroups lists groups (or composites: what names the column), when there are any.
+func writeGroups(tw io.Writer, what string, groups []GroupReport) {
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "NAMESPACE\t%s\tPARENT\tPHASE\tCONDITIONS\n", what)
+	for _, g := range groups {
+		var conds []string
+		for _, c := range g.Conditions {
+			s := c.Type + "=" + c.Status
+			if c.Reason != "" {
+				s += " (" + c.Reason + ")"
+			}
+			if c.Message != "" {
+				s += ": " + oneLine(c.Message)
+			}
+			conds = append(conds, s)
+		}
+		name := g.Name
+		if g.APIVersion != "" {
+			name += " (" + g.APIVersion + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.Namespace, name, dash(g.Parent), g.Phase, dash(strings.Join(conds, "; ")))
+	}
 }
 
 func dash(s string) string {

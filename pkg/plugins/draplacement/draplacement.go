@@ -74,6 +74,9 @@ type domains struct {
 // GeneratePlacements returns one placement per device domain, inside each parent
 // placement when an earlier generator (TopologyPlacement) made some.
 func (pl *DRAPlacement) GeneratePlacements(_ context.Context, _ *framework.CycleState, g *framework.GroupInfo, _ []*framework.PodInfo, parents []*framework.Placement) ([]*framework.Placement, *framework.Status) {
+	if g.PodGroup == nil {
+		return nil, framework.NewStatus(framework.Skip) // a composite names no devices
+	}
 	c := g.PodGroup.Spec.SchedulingConstraints
 	if c == nil || c.DeviceTopology == nil {
 		return nil, framework.NewStatus(framework.Skip)

@@ -62,7 +62,7 @@ func (*TopologyPlacement) Name() string { return Name }
 // members pin the group to their domains. Parents from an earlier generator are not
 // supported: TopologyPlacement is the first.
 func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.CycleState, g *framework.GroupInfo, _ []*framework.PodInfo, parents []*framework.Placement) ([]*framework.Placement, *framework.Status) {
-	levels := topologyOf(g)
+	levels, owners := pl.topologyOf(g)
 	if len(levels) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
@@ -80,29 +80,31 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.
 	root := pl.tree(keys)
 
 	// Running members pin the group: to their domain at each Required level (or nowhere,
-	// if they are spread), and, at a Preferred level, to their domain if they share one.
-	snap := pl.h.Snapshot()
-	on := map[*framework.NodeInfo]bool{}
-	for _, m := range snap.GroupMembers(g.Key) {
-		if n := snap.Get(m.NodeName); n != nil {
-			on[n] = true
-		}
+	// if they are spread), and, at a Preferred level, to their domain if they share one. A
+	// level inherited from a composite is pinned by the running members of the whole
+	// composite, so that its groups share one domain.
+	on := make([]map[*framework.NodeInfo]bool, len(levels))
+	for i := range levels {
+		on[i] = pl.runningNodes(owners[i])
 	}
 	// frontier holds the domains of the current depth that are still candidates.
 	frontier := []*domain{root}
-	if len(on) > 0 {
-		for depth := 0; depth <= lastRequired; depth++ {
-			d := frontier[0].containing(on)
-			if d == nil {
-				return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(
-					"the running members of the pod group are not all in one domain of %s", keys[depth]))
-			}
-			frontier = []*domain{d}
-		}
-	} else {
-		for depth := 0; depth <= lastRequired; depth++ {
+	for depth := 0; depth <= lastRequired; depth++ {
+		if len(on[depth]) == 0 {
 			frontier = childrenOf(frontier)
+			continue
 		}
+		var kept []*domain
+		for _, f := range frontier {
+			if d := f.containing(on[depth]); d != nil {
+				kept = append(kept, d)
+			}
+		}
+		if len(kept) == 0 {
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(
+				"the running members of %s are not all in one domain of %s", owners[depth].what(), keys[depth]))
+		}
+		frontier = kept
 	}
 	if len(frontier) == 0 {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(
@@ -112,21 +114,21 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.
 	// Every domain from the finest Required level down is a candidate; its rank counts the
 	// Preferred levels below it.
 	var out []*framework.Placement
-	var build func(d *domain, parent *framework.Placement, pinned bool) *framework.Placement
-	build = func(d *domain, parent *framework.Placement, pinned bool) *framework.Placement {
+	var build func(d *domain, parent *framework.Placement) *framework.Placement
+	build = func(d *domain, parent *framework.Placement) *framework.Placement {
 		p := &framework.Placement{Name: d.name, Level: d.depth, Parent: parent, Nodes: d.nodes,
 			Rank: len(levels) - 1 - d.depth, PackWeight: pl.pack}
 		if d.depth < len(levels)-1 {
 			children := d.children
-			if pinned {
+			if below := on[d.depth+1]; len(below) > 0 {
 				// Only a domain holding every running member can meet the preference.
 				children = nil
-				if c := d.containing(on); c != nil {
+				if c := d.containing(below); c != nil {
 					children = []*domain{c}
 				}
 			}
 			for _, c := range children {
-				p.Children = append(p.Children, build(c, p, pinned))
+				p.Children = append(p.Children, build(c, p))
 			}
 		}
 		out = append(out, p)
@@ -134,9 +136,38 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.
 	}
 	var parent *framework.Placement
 	for _, d := range frontier {
-		build(d, parent, len(on) > 0)
+		build(d, parent)
 	}
 	return out, nil
+}
+
+// levelOwner is the group a topology level comes from: the group itself, or a composite
+// above it (a PodGroup or a composite, with the keys of the PodGroups whose running
+// members pin the level).
+type levelOwner struct {
+	g      *framework.GroupInfo
+	groups []string
+}
+
+func (o levelOwner) what() string {
+	if o.g.IsComposite() {
+		return "the composite pod group " + o.g.Key
+	}
+	return "the pod group"
+}
+
+// runningNodes are the nodes the owner's running members are on.
+func (pl *TopologyPlacement) runningNodes(o levelOwner) map[*framework.NodeInfo]bool {
+	snap := pl.h.Snapshot()
+	on := map[*framework.NodeInfo]bool{}
+	for _, key := range o.groups {
+		for _, m := range snap.GroupMembers(key) {
+			if n := snap.Get(m.NodeName); n != nil {
+				on[n] = true
+			}
+		}
+	}
+	return on
 }
 
 func childrenOf(ds []*domain) []*domain {
@@ -163,20 +194,36 @@ func (pl *TopologyPlacement) tree(keys []string) *domain {
 	return t.root
 }
 
-// topologyOf returns a group's topology levels with their modes defaulted.
-func topologyOf(g *framework.GroupInfo) []v1alpha1.TopologyConstraint {
-	c := g.PodGroup.Spec.SchedulingConstraints
-	if c == nil || len(c.Topology) == 0 {
-		return nil
+// topologyOf returns a group's topology levels, coarse to fine, with their modes
+// defaulted: those of the composites above it first (a composite holds all its groups in
+// one domain of each of its levels), then its own, a key named twice kept once. Each level
+// comes with the group it is from.
+func (pl *TopologyPlacement) topologyOf(g *framework.GroupInfo) ([]v1alpha1.TopologyConstraint, []levelOwner) {
+	chain := []*framework.GroupInfo{g}
+	snap := pl.h.Snapshot()
+	for c := snap.Composite(g.ParentKey()); c != nil && len(chain) < v1alpha1.MaxCompositeDepth; c = snap.Composite(c.ParentKey()) {
+		chain = append(chain, c)
 	}
-	out := make([]v1alpha1.TopologyConstraint, len(c.Topology))
-	for i, l := range c.Topology {
-		if l.Mode == "" {
-			l.Mode = v1alpha1.TopologyModeRequired
+	var levels []v1alpha1.TopologyConstraint
+	var owners []levelOwner
+	seen := map[string]bool{}
+	for i := len(chain) - 1; i >= 0; i-- {
+		o := levelOwner{g: chain[i]}
+		if chain[i].IsComposite() {
+			o.groups = snap.CompositeGroups(chain[i].Key)
+		} else {
+			o.groups = []string{chain[i].Key}
 		}
-		out[i] = l
+		for _, l := range chain[i].Topology() {
+			if seen[l.Key] {
+				continue
+			}
+			seen[l.Key] = true
+			levels = append(levels, l)
+			owners = append(owners, o)
+		}
 	}
-	return out
+	return levels, owners
 }
 
 var _ framework.PlacementGeneratePlugin = (*TopologyPlacement)(nil)
