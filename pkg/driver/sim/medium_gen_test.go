@@ -352,8 +352,12 @@ func medResources(req mVec, qos int) string {
 		r += fmt.Sprintf(", example.com/gpu: \"%d\"", req[2])
 	}
 	limits := ""
-	if qos == qosGuaranteed {
+	switch {
+	case qos == qosGuaranteed:
 		limits = ", limits: {" + r + "}"
+	case req[2] > 0:
+		// An extended resource's limit is its request, as the API server requires.
+		limits = fmt.Sprintf(", limits: {example.com/gpu: \"%d\"}", req[2])
 	}
 	return ", resources: {requests: {" + r + "}" + limits + "}"
 }
