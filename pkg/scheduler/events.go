@@ -104,7 +104,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 		// The binding we made is confirmed: keep the PodInfo, it is the same pod.
 		pi.Assumed = false
 		pi.Pod = pod
-		pi.Terminating = pod.DeletionTimestamp != nil
+		s.cache.SetLeaving(pi, pod.DeletionTimestamp != nil)
 		s.retries.onEvent(framework.EventAssignedPodAdd)
 		return
 	}
