@@ -49,9 +49,10 @@ bench-whatif: ## time phalanx snapshot and whatif on 5,000 kwok nodes and 50,000
 bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~15 min)
 	hack/bench-cluster.sh $(BENCH_ARGS)
 
-# The e2e tests that use Kubernetes' own PodGroups, and the one of a cluster without
-# CompositePodGroups, which also run on the previous release.
-E2E_NATIVE_TESTS := TestIndexedJobGangScheduled|TestPodGroupNameClash|TestPodGroupPreemption/native|TestWithoutCompositeAPIs
+# The e2e tests that use Kubernetes' own PodGroups (the bad inputs of its native PodGroup
+# version too), and the one of a cluster without CompositePodGroups, which also run on the
+# previous release.
+E2E_NATIVE_TESTS := TestIndexedJobGangScheduled|TestPodGroupNameClash|TestPodGroupPreemption/native|TestBadInputDifferential|TestWithoutCompositeAPIs
 
 e2e: ## end-to-end tests on real v1.37.2 and v1.36.3 control planes (E2E_ARGS: go test flags)
 	E2E_KUBE_VERSION=v1.36.3 hack/e2e.sh --build-only

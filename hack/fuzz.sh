@@ -19,4 +19,7 @@ done
 echo "== property tests (CACHE_RANDOM_SEQUENCES=${CACHE_RANDOM_SEQUENCES:=20000}, PREEMPTION_PROPERTY_CLUSTERS=${PREEMPTION_PROPERTY_CLUSTERS:=10000})"
 CACHE_RANDOM_SEQUENCES=$CACHE_RANDOM_SEQUENCES go test -count=1 -run '^TestRandomCacheOperations$' ./pkg/cache
 PREEMPTION_PROPERTY_CLUSTERS=$PREEMPTION_PROPERTY_CLUSTERS go test -count=1 -timeout 30m \
-	-run '^(TestPreemptionMatchesBruteForce|TestPodAndOneMemberGangDecideAlike|TestVictimCostIndependentOfOrder)$' ./pkg/driver/sim
+	-run '^(TestPreemptionMatchesBruteForce|TestPodAndOneMemberGangDecideAlike|TestVictimCostIndependentOfOrder|TestMediumReferenceMatchesBruteForce)$' ./pkg/driver/sim
+# Medium clusters against the exact reference (issue 20): the least cost on enough of them.
+echo "== medium clusters (PREEMPTION_MEDIUM_CLUSTERS=${PREEMPTION_MEDIUM_CLUSTERS:=200} of each kind)"
+PREEMPTION_MEDIUM_CLUSTERS=$PREEMPTION_MEDIUM_CLUSTERS go test -count=1 -timeout 30m -run '^TestPreemptionOptimalOnMediumClusters$' ./pkg/driver/sim

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,10 @@ func main() {
 	if err == nil {
 		os.Exit(exitOK)
 	}
-	fmt.Fprintln(os.Stderr, "phalanx:", err)
+	// One problem a line (bad input lists every error found), each naming phalanx.
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintln(os.Stderr, "phalanx:", line)
+	}
 	var ue usageError
 	var ee exitError
 	switch {

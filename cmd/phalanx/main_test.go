@@ -73,6 +73,10 @@ func TestExitCodes(t *testing.T) {
 		{"whatif: no -f", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml"}, "", 2, "needs the new objects"},
 		{"whatif: two clusters", []string{"whatif", "--snapshot", "x", "--kubeconfig", "y", "-f", "-"}, "", 2, "give one"},
 		{"snapshot: cluster unreachable", []string{"snapshot", "--kubeconfig", "testdata/kubeconfig-unreachable.yaml"}, "", 1, "https://127.0.0.1:1"},
+		{"empty input", []string{"simulate", "-f", "-"}, "", 2, "<stdin>: no objects: the input has no documents"},
+		{"comments only", []string{"simulate", "-f", "-"}, "# nothing\n---\n# here\n", 2, "no objects"},
+		{"only kinds the simulator skips", []string{"simulate", "-f", "-"}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n", 2,
+			"no objects the simulator uses in its 1 document(s)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +89,55 @@ func TestExitCodes(t *testing.T) {
 			}
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 				t.Errorf("stack trace on stderr: %s", stderr)
+			}
+		})
+	}
+}
+
+// Bad input lists every error it has, one a line, each naming file, document and field.
+func TestEveryErrorOfTheInput(t *testing.T) {
+	_, stderr, code := run(t, "apiVersion: v1\nkind: Node\nmetadata: {name: Bad_Name}\nstatus: {allocatable: {cpu: '-1'}}\n---\n"+
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containerz: []}\n", "simulate", "-f", "-")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2; stderr: %s", code, stderr)
+	}
+	for _, want := range []string{
+		`phalanx: <stdin>: document 1 (Node Bad_Name): metadata.name: Invalid value: "Bad_Name"`,
+		`phalanx: <stdin>: document 1 (Node Bad_Name): status.allocatable[cpu]: Invalid value: "-1": must be greater than or equal to 0`,
+		`phalanx: <stdin>: document 2 (Pod default/p): spec.containerz: Unknown field`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// A configuration's errors name its file, and a file of another kind is refused as such.
+func TestConfigurationErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct{ name, content, want string }{
+		{"pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+			`pod.yaml: kind: Unsupported value: "Pod" (v1): not a scheduler configuration; --config takes a SchedulerConfiguration`},
+		{"plugin.yaml", "apiVersion: config.phalanx.dev/v1alpha1\nkind: SchedulerConfiguration\nprofiles:\n- schedulerName: phalanx\n  plugins: {disabled: [{name: NodeResourceFit}]}\n",
+			`plugin.yaml: profiles[0].plugins.disabled[0].name: Unsupported value: "NodeResourceFit"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(tc.name, tc.content)
+			for _, args := range [][]string{
+				{"simulate", "-f", "examples/small-cluster", "--config", path},
+				{"run", "--config", path, "--kubeconfig", write("kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c\n")},
+			} {
+				_, stderr, code := run(t, "", args...)
+				if code != 2 || !strings.Contains(stderr, tc.want) {
+					t.Errorf("%s: exit %d, stderr %q; want 2 and %q", args[0], code, stderr, tc.want)
+				}
 			}
 		})
 	}

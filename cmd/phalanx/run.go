@@ -19,6 +19,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/driver/kube"
+	"github.com/phalanx-dev/phalanx/pkg/scheduler"
 )
 
 // defaultBindAddress serves /healthz, /readyz and /metrics in plain HTTP. 10251 was
@@ -36,6 +37,7 @@ type runOptions struct {
 	async       bool
 	bindAddress string
 	groupSource string
+	startup     time.Duration
 	debug       bool
 	profiling   bool
 	contention  bool
@@ -74,8 +76,12 @@ whose server serves them (phalanx's CRD installed, scheduling.k8s.io/v1alpha3 on
 kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration; the latter's leaderElection,
 clientConnection and enableProfiling apply where no flag says otherwise.
 
-Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could not run,
-2 for bad flags or configuration.`,
+At start, an API server that does not answer or refuses phalanx is named, with the
+cause, at once (and on /readyz) and asked again with backoff; after --startup-timeout
+phalanx gives up. A signal ends it within seconds in every phase.
+
+Exit status: 0 after a signal, 1 when the start gave up, the Lease was lost or the
+scheduler could not run, 2 for bad flags or configuration.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("unexpected arguments %q: run takes only flags", args)}
@@ -95,6 +101,7 @@ Exit status: 0 after a signal, 1 when the Lease was lost or the scheduler could 
 	f.DurationVar(&o.timeout, "kube-api-timeout", kube.DefaultRequestTimeout, "deadline of each of those calls, from the moment it is sent")
 	f.BoolVar(&o.async, "async-preemption", true, "make preemptions' API calls off the scheduling loop (KEP-4832); false makes them in the cycle")
 	f.StringVar(&o.bindAddress, "bind-address", defaultBindAddress, "address of the plain-HTTP listener for /healthz, /readyz and /metrics (empty: none)")
+	f.DurationVar(&o.startup, "startup-timeout", kube.DefaultStartupTimeout, "how long to wait at start for the API server to answer and the informer caches to fill before exiting with status 1 and the reason (0: wait for ever)")
 	f.StringVar(&o.groupSource, "podgroup-source", string(kube.GroupSourceAuto), "PodGroup APIs to read: auto (every one the server serves, asked at start), crd (phalanx's PodGroup CRD) or native (scheduling.k8s.io PodGroups and Workloads, in the newest version served: v1beta1, v1alpha3 or v1alpha2); CompositePodGroups come from those APIs when served")
 	f.BoolVar(&o.debug, "debug-endpoints", false, "also serve /debug/cache-comparison (it names pods and nodes; the listener has no authentication)")
 	f.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles on /debug/pprof/ (the listener has no authentication)")
@@ -127,7 +134,7 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet) error {
 	}
 	d, err := kube.New(opts)
 	if err != nil {
-		return usageError{err}
+		return usageError{configError(o.configFile, err)}
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -158,7 +165,7 @@ func (o *runOptions) driverOptions(flags *pflag.FlagSet) (kube.Options, error) {
 	}
 	opts := kube.Options{
 		QPS: o.qps, Burst: o.burst, Concurrency: o.concurrency, RequestTimeout: o.timeout, AsyncPreemption: o.async, LeaderElection: o.le,
-		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), DebugEndpoints: o.debug, Profiling: o.profiling,
+		BindAddress: o.bindAddress, PodGroupSource: kube.GroupSource(o.groupSource), StartupTimeout: o.startup, DebugEndpoints: o.debug, Profiling: o.profiling,
 		Logger: klog.Background(), Config: cfg,
 	}
 	if err := opts.Validate(); err != nil {
@@ -170,6 +177,16 @@ func (o *runOptions) driverOptions(flags *pflag.FlagSet) (kube.Options, error) {
 	}
 	opts.REST = rc
 	return opts, nil
+}
+
+// configError names the configuration file in an error building the scheduler from it
+// (a plugin that does not exist, say), as the file's own errors are named.
+func configError(file string, err error) error {
+	var ce *scheduler.ConfigurationError
+	if file == "" || !errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", file, err)
 }
 
 func restConfig(kubeconfig string) (*rest.Config, error) {

@@ -53,6 +53,10 @@ Annotations drive the timeline (Go durations of virtual time):
   sim.phalanx.dev/run-for          a pod succeeds this long after it starts
   sim.phalanx.dev/terminate-after  a deleted pod is gone after this long
 
+Manifests are checked as the API server checks them (strict decoding, sizes, phalanx's
+kinds against their CRD, Kubernetes' kinds where the simulator reads them), and every
+error is reported, one a line.
+
 Exit status: 0 when the simulation ran, 2 for bad input, 1 for other failures or, with
 --check-invariants, when an invariant broke.`,
 		Args: cobra.NoArgs,
@@ -117,7 +121,7 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		CheckInvariants: o.checkInvariants, ReportWallTime: o.wallTime, Logger: klog.Background(),
 	})
 	if err != nil {
-		return usageError{err}
+		return usageError{configError(o.configFile, err)}
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -43,8 +43,14 @@ if [[ ${action} == release ]]; then
       e2e::wait_apiserver 120s
     fi
   done
+  # kwok plays every kubelet: restarted, it watches the new server at once (its old
+  # watches come back only after a backoff that took minutes under load, and meanwhile no
+  # pod finished terminating).
+  e2e::stop kwok
+  e2e::start kwok
   sleep 0.5
   e2e::check_running kube-controller-manager
+  e2e::check_running kwok
   exit 0
 fi
 [[ -f "${PHALANX_E2E_DIR}/${name}.args" ]] || e2e::die "unknown component ${name}"

@@ -32,6 +32,8 @@ type Cache struct {
 	pdbs       map[string]*framework.PDBInfo
 	pdbList    []*framework.PDBInfo
 	groups     map[string]*framework.GroupInfo
+	// unitsVersion: see UnitsVersion.
+	unitsVersion int64
 	// composites are the CompositePodGroups; children indexes, by composite, the groups
 	// and composites that name it as their parent.
 	composites map[string]*framework.GroupInfo
@@ -123,6 +125,13 @@ func (c *Cache) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn
 		return fn(e.pi)
 	})
 }
+
+// UnitsVersion changes with PDBs, groups, composites and groups' bound members
+// (framework.Snapshot).
+func (c *Cache) UnitsVersion() int64 { return c.unitsVersion }
+
+// unitsChanged notes a change of what makes preemption units.
+func (c *Cache) unitsChanged() { c.unitsVersion = framework.NextGeneration() }
 
 // Pod returns a bound or assumed pod by namespace/name.
 func (c *Cache) Pod(key string) *framework.PodInfo { return c.pods[key] }

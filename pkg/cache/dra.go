@@ -319,10 +319,12 @@ func (d *draState) podAdded(pi *framework.PodInfo) {
 }
 
 // podRemoved stops counting a pod as a user of its claims. In a simulation, a claim left
-// without users frees its devices: the ResourceClaim controller deallocates a claim whose
-// last consumer is gone (and deletes one made for the pod), so a preemption victim's
-// devices go with it. A real removal leaves the devices taken until the API says the
-// claim was deallocated.
+// without users frees its devices when it would really lose them: the ResourceClaim
+// controller deletes a claim made for the pod and deallocates one the scheduler allocated
+// once nobody reserves it (ClaimInfo.ReleasedWithout), so a preemption victim's devices go
+// with it, but not those of a claim allocated outside the scheduler or reserved for a pod
+// that stays. A real removal leaves the devices taken until the API says the claim was
+// deallocated.
 func (d *draState) podRemoved(pi *framework.PodInfo) {
 	keys, ok := d.podClaims[pi]
 	if !ok {
@@ -330,11 +332,15 @@ func (d *draState) podRemoved(pi *framework.PodInfo) {
 	}
 	delete(d.podClaims, pi)
 	var freed []*framework.ClaimInfo
+	simulating := d.c.simulating()
 	for _, key := range keys {
 		ci := d.claims[key]
 		ci.Users--
+		if simulating {
+			ci.Gone = append(ci.Gone, pi)
+		}
 		switch {
-		case ci.Users == 0 && d.c.simulating() && ci.Holds():
+		case ci.Users == 0 && simulating && ci.Holds() && ci.ReleasedWithout(ci.Gone):
 			d.release(ci)
 			ci.Freed = true
 			freed = append(freed, ci)
@@ -356,6 +362,9 @@ func (d *draState) podRemoved(pi *framework.PodInfo) {
 				d.claims[key] = ci
 			}
 			ci.Users++
+			if simulating && len(ci.Gone) > 0 {
+				ci.Gone = ci.Gone[:len(ci.Gone)-1]
+			}
 		}
 		d.generation++
 	})

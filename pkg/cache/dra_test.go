@@ -3,6 +3,8 @@ package cache_test
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -30,6 +32,7 @@ func newDRACache(t *testing.T) (*cache.Cache, *framework.PodInfo) {
 	c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 2))
 	held := testutil.Claim("held", "gpu", 1)
 	held.Status.Allocation = allocation("n1", "gpu-0")
+	held.Finalizers = []string{resourceapi.Finalizer} // the scheduler allocated it
 	c.SetResourceClaim(held)
 	c.SetResourceClaim(testutil.Claim("free", "gpu", 1))
 	victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
@@ -105,6 +108,63 @@ func TestSharedClaimFreedWithItsLastUser(t *testing.T) {
 	verify(t, c)
 }
 
+// A claim is freed only when removing its users would really deallocate it (issue 20): one
+// allocated outside the scheduler (no delete-protection finalizer), or still reserved for
+// a pod the simulation keeps, stays allocated; one made for the removed pod (owned by it)
+// is freed whatever its finalizers.
+func TestClaimFreedOnlyWhenReallyDeallocated(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(cl *resourceapi.ResourceClaim, victim *framework.PodInfo)
+		freed bool
+	}{
+		{"allocated by the scheduler, reserved for the victim", func(cl *resourceapi.ResourceClaim, v *framework.PodInfo) {
+			cl.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: v.Pod.Name, UID: v.Pod.UID}}
+		}, true},
+		{"allocated outside the scheduler (no finalizer)", func(cl *resourceapi.ResourceClaim, _ *framework.PodInfo) {
+			cl.Finalizers = nil
+		}, false},
+		{"also reserved for a pod the cache does not hold", func(cl *resourceapi.ResourceClaim, v *framework.PodInfo) {
+			cl.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{
+				{Resource: "pods", Name: v.Pod.Name, UID: v.Pod.UID}, {Resource: "pods", Name: "elsewhere", UID: "uid-elsewhere"}}
+		}, false},
+		{"made for the victim (owned by it), no finalizer", func(cl *resourceapi.ResourceClaim, v *framework.PodInfo) {
+			cl.Finalizers = nil
+			cl.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: v.Pod.Name, UID: v.Pod.UID, Controller: ptrTo(true)}}
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cache.New()
+			c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+			c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 1))
+			victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
+			victim.Pod.UID = "uid-victim"
+			held := testutil.Claim("held", "gpu", 1)
+			held.Status.Allocation = allocation("n1", "gpu-0")
+			held.Finalizers = []string{resourceapi.Finalizer}
+			tc.edit(held, victim)
+			c.SetResourceClaim(held)
+			if err := c.AddBoundPod(victim); err != nil {
+				t.Fatal(err)
+			}
+			cp := c.Checkpoint()
+			c.RemovePod(victim)
+			if freed := !c.DRA().Allocated().Has(id("n1", "gpu-0")); freed != tc.freed {
+				t.Errorf("freed %v, want %v", freed, tc.freed)
+			}
+			verify(t, c)
+			c.Rollback(cp)
+			if !c.DRA().Allocated().Has(id("n1", "gpu-0")) || len(c.DRA().Claim("default/held").Gone) != 0 {
+				t.Error("rollback did not restore the claim")
+			}
+			verify(t, c)
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
 // Assumed allocations take devices, are undone by rollback, and give way to the API's.
 func TestAssumedAllocations(t *testing.T) {
 	c, _ := newDRACache(t)
@@ -155,6 +215,7 @@ func TestGroupClaimUsers(t *testing.T) {
 	c.SetGroup(&framework.GroupInfo{PodGroup: pg, Key: "default/g"})
 	shared := testutil.Claim("fabric", "gpu", 1)
 	shared.Status.Allocation = allocation("n1", "gpu-0")
+	shared.Finalizers = []string{resourceapi.Finalizer}
 	c.SetResourceClaim(shared)
 	for _, n := range []string{"m1", "m2"} {
 		p := testutil.Pod(n).Labels(v1alpha1.LabelPodGroup, "g").Claims("fabric").Node("n1").Info()

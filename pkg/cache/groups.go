@@ -14,6 +14,7 @@ func (c *Cache) SetGroup(g *framework.GroupInfo) {
 	}
 	c.groups[g.Key] = g
 	c.linkChild(g.ParentKey(), g.Key, false)
+	c.unitsChanged()
 }
 
 // RemoveGroup forgets a PodGroup.
@@ -22,6 +23,7 @@ func (c *Cache) RemoveGroup(key string) {
 		c.unlinkChild(old.ParentKey(), key, false)
 	}
 	delete(c.groups, key)
+	c.unitsChanged()
 }
 
 // Group returns a PodGroup by namespace/name, or nil (framework.Snapshot).
@@ -38,6 +40,7 @@ func (c *Cache) trackMember(pi *framework.PodInfo, added bool) {
 		return
 	}
 	key := framework.GroupKey(pi)
+	c.unitsChanged()
 	list := c.members[key]
 	if added {
 		c.members[key] = append(list, pi)
@@ -60,6 +63,7 @@ func (c *Cache) SetComposite(g *framework.GroupInfo) {
 	}
 	c.composites[g.Key] = g
 	c.linkChild(g.ParentKey(), g.Key, true)
+	c.unitsChanged()
 }
 
 // RemoveComposite forgets a CompositePodGroup.
@@ -68,6 +72,7 @@ func (c *Cache) RemoveComposite(key string) {
 		c.unlinkChild(old.ParentKey(), key, true)
 	}
 	delete(c.composites, key)
+	c.unitsChanged()
 }
 
 // Composite returns a CompositePodGroup by namespace/name, or nil (framework.Snapshot).

@@ -18,12 +18,14 @@ func (c *Cache) SetPDB(pdb *policyv1.PodDisruptionBudget) {
 		sel = labels.Nothing()
 	}
 	c.pdbs[pdb.Namespace+"/"+pdb.Name] = &framework.PDBInfo{PDB: pdb, Selector: sel}
+	c.unitsChanged()
 	c.pdbList = nil
 }
 
 // RemovePDB forgets a PodDisruptionBudget.
 func (c *Cache) RemovePDB(key string) {
 	delete(c.pdbs, key)
+	c.unitsChanged()
 	c.pdbList = nil
 }
 

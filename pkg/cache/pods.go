@@ -137,3 +137,14 @@ func (c *Cache) removePod(pi *framework.PodInfo) {
 	c.dra.podRemoved(pi)
 	c.vols.podRemoved(pi)
 }
+
+// SetLeaving marks a pod as leaving its node (terminating, or taken by a preemption being
+// carried out) or no longer; the node's LeavingGeneration changes, so what preemption
+// cached about the node is stale.
+func (c *Cache) SetLeaving(pi *framework.PodInfo, leaving bool) {
+	if n := c.Get(pi.NodeName); n != nil && c.pods[pi.Key] == pi {
+		n.SetLeaving(pi, leaving)
+		return
+	}
+	pi.Terminating = leaving
+}

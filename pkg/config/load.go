@@ -28,6 +28,9 @@ func Parse(data []byte) (*Configuration, error) {
 	if _, ok := isKubeScheduler(data); ok {
 		return fromKubeScheduler(data)
 	}
+	if err := notAConfiguration(data); err != nil {
+		return nil, err
+	}
 	c := &Configuration{}
 	if err := yaml.UnmarshalStrict(data, c); err != nil {
 		return nil, err
@@ -37,6 +40,20 @@ func Parse(data []byte) (*Configuration, error) {
 		return nil, errs.ToAggregate()
 	}
 	return c, nil
+}
+
+// notAConfiguration refuses a file of another kind (a manifest given as --config, say) by
+// its kind, rather than by the first of its fields the configuration does not have.
+func notAConfiguration(data []byte) error {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if yaml.Unmarshal(data, &head) != nil || head.Kind == "" || head.Kind == Kind {
+		return nil
+	}
+	return fmt.Errorf("kind: Unsupported value: %q (%s): not a scheduler configuration; --config takes a %s (%s) or a %s (%s)",
+		head.Kind, head.APIVersion, Kind, APIVersion, KubeSchedulerKind, KubeSchedulerAPIVersion)
 }
 
 // Validate checks a defaulted configuration.

@@ -2,10 +2,12 @@ package framework
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured/schedulerapi"
 
@@ -28,10 +30,46 @@ type ClaimInfo struct {
 	// Users counts the pods in the snapshot (bound, assumed, or placed by a simulation) that
 	// use the claim.
 	Users int
-	// Freed is set while a simulation has removed every pod that used the claim: its
-	// devices then count as free, since the ResourceClaim controller deallocates a claim
-	// whose last consumer is gone (preemption sees that removing a victim frees them).
+	// Freed is set while a simulation has removed every pod that used the claim and the
+	// claim would then really be deallocated (ReleasedWithout): its devices count as
+	// free (preemption sees that removing a victim frees them).
 	Freed bool
+	// Gone are the pods that used the claim and that a simulation removed, newest last.
+	Gone []*PodInfo
+}
+
+// ReleasedWithout reports whether the claim loses its allocation once its users in gone
+// are gone, as the ResourceClaim controller (or phalanx, for a group's claims) acts:
+// a claim made for one of them (owned by it) is deleted; otherwise it is deallocated only
+// when the scheduler allocated it (the delete-protection finalizer, or an allocation
+// phalanx assumed and has yet to write) and nobody else still reserves it: every pod
+// consumer is among gone, and a PodGroup consumer's members are gone with them (the
+// caller counts no user left). A claim allocated outside the scheduler, or reserved for
+// a pod that stays, keeps its devices: preempting for them would free nothing.
+func (c *ClaimInfo) ReleasedWithout(gone []*PodInfo) bool {
+	if c.Claim == nil {
+		return c.Assumed != nil
+	}
+	isGone := func(uid types.UID) bool {
+		for _, p := range gone {
+			if p.Pod.UID == uid {
+				return true
+			}
+		}
+		return false
+	}
+	if owner := metav1.GetControllerOfNoCopy(c.Claim); owner != nil && owner.Kind == "Pod" && isGone(owner.UID) {
+		return true
+	}
+	if c.Claim.Status.Allocation != nil && !slices.Contains(c.Claim.Finalizers, resourceapi.Finalizer) {
+		return false
+	}
+	for _, r := range c.Claim.Status.ReservedFor {
+		if r.Resource == "pods" && r.APIGroup == "" && !isGone(r.UID) {
+			return false
+		}
+	}
+	return true
 }
 
 // Allocation is the allocation in effect: the API's, else the one the scheduler assumed.

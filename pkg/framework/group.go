@@ -255,9 +255,9 @@ type GroupPreEnqueuePlugin interface {
 }
 
 // GroupPreemptionActuator carries out a group's preemption: victims, and members nominated
-// to their nodes.
+// to their nodes; approximate as for PreemptionActuator.
 type GroupPreemptionActuator interface {
-	PreemptForGroup(g *GroupInfo, nominations map[*PodInfo]string, victims []*PodInfo)
+	PreemptForGroup(g *GroupInfo, nominations map[*PodInfo]string, victims []*PodInfo, approximate bool)
 }
 
 // GroupNeed is how many pending members must fit for a group to make progress: the rest

@@ -262,6 +262,10 @@ type Snapshot interface {
 	// GroupMembers returns the bound (or assumed) members of a group. It reflects the
 	// cluster outside simulations: pods removed or added under a checkpoint do not change it.
 	GroupMembers(key string) []*PodInfo
+	// UnitsVersion changes when what groups pods into preemption units or protects them
+	// changes: PodDisruptionBudgets, PodGroups and groups' bound members. With the nodes'
+	// generations, it says when preemption's per-node results are stale.
+	UnitsVersion() int64
 	// Composite returns a CompositePodGroup by namespace/name, or nil.
 	Composite(key string) *GroupInfo
 	// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy (its

@@ -39,8 +39,29 @@ type NodeInfo struct {
 	PodsWithRequiredAntiAffinity []*PodInfo
 	UsedPorts                    HostPortSet
 
-	// Generation changes on every mutation, so derived data can tell it is stale.
+	// Generation changes on every mutation, so derived data can tell it is stale. Values
+	// are unique across nodes and time (a rollback restores an earlier one, with the state
+	// it named), so equal generations mean an equal node.
 	Generation int64
+	// LeavingGeneration changes, likewise, when a pod on the node starts or stops leaving
+	// (SetLeaving): preemption counts leaving pods as room, and caches what it found per
+	// node by both generations.
+	LeavingGeneration int64
+}
+
+// generations hands out Generation and LeavingGeneration values.
+var generations atomic.Int64
+
+// NextGeneration returns a new, unique generation.
+func NextGeneration() int64 { return generations.Add(1) }
+
+// SetLeaving marks a pod of the node as leaving (or no longer): it is terminating, its
+// room as good as free.
+func (n *NodeInfo) SetLeaving(p *PodInfo, leaving bool) {
+	if p.Terminating != leaving {
+		p.Terminating = leaving
+		n.LeavingGeneration = NextGeneration()
+	}
 }
 
 // staticGenerations hands out StaticGeneration values; they are unique across nodes so a
@@ -76,11 +97,7 @@ func AllocatableOf(node *v1.Node) resource.Vector {
 		if err != nil {
 			continue
 		}
-		if i == resource.CPU {
-			alloc[i] = q.MilliValue()
-		} else {
-			alloc[i] = q.Value()
-		}
+		alloc[i], _ = resource.Amount(i, q) // beyond MaxAmount: as much as phalanx counts
 	}
 	return alloc
 }
@@ -101,7 +118,7 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 	n.Allocatable = alloc
 	n.Unschedulable = node.Spec.Unschedulable
 	n.Taints = node.Spec.Taints
-	n.Generation++
+	n.Generation = NextGeneration()
 }
 
 // Free returns allocatable minus requested at position i.
@@ -183,7 +200,7 @@ func (n *NodeInfo) account(p *PodInfo, sign int64) {
 	for _, hp := range p.HostPorts {
 		n.UsedPorts.add(hp, int32(sign))
 	}
-	n.Generation++
+	n.Generation = NextGeneration()
 }
 
 // swapRemove removes s[i] by moving the last element into its place.

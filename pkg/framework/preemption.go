@@ -27,7 +27,9 @@ type BlockingPodsPlugin interface {
 
 // PreemptionActuator carries out a preemption decided in a cycle: it marks the victims as
 // leaving, holds the preemptor back from the queue while the API calls run off the loop,
-// and reverts the nomination if they fail.
+// and reverts the nomination if they fail. approximate says the victims are the best set
+// found before the search's budget ran out, not proven the least disruptive; the
+// victims' events say so.
 type PreemptionActuator interface {
-	Preempt(preemptor *PodInfo, node string, victims []*PodInfo)
+	Preempt(preemptor *PodInfo, node string, victims []*PodInfo, approximate bool)
 }

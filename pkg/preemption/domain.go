@@ -37,6 +37,9 @@ func (d domain) nodesOr(all []*framework.NodeInfo) []*framework.NodeInfo {
 // cheapest first (lowest level, then fewest nodes), so the first that holds the group is
 // the decision; otherwise the whole domain is searched.
 func (e *GroupEvaluator) preemptIn(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
+	if res, err := e.preemptByResources(ctx, pr, dom); err != nil || res != nil {
+		return res, err
+	}
 	nodes := dom.nodesOr(e.Handle.Snapshot().NodeInfos())
 	if e.manyUnits(pr, nodes) {
 		if plan := e.planDomain(ctx, pr, nodes); plan != nil {
@@ -206,7 +209,7 @@ func (e *GroupEvaluator) searchUnits(ctx context.Context, pr *preemptor, dom dom
 		return nil, err
 	}
 	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
-		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims)}
+		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims), Approximate: search.exhaustedSaid}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
 	}

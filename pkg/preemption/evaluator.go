@@ -36,6 +36,8 @@ type Evaluator struct {
 	// budget is what is left of the current decision's simulations for exact searches
 	// (the evaluator runs on the scheduling loop only).
 	budget int
+	// results are the resource path's last results per node (noderesults.go).
+	results nodeResults
 }
 
 func (e *Evaluator) exactMax() int {
@@ -90,12 +92,13 @@ func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, 
 	if len(potential) > 0 {
 		offset := e.Handle.Rand().IntN(len(potential))
 		want := e.numCandidates(len(potential))
+		shape := shapeOf(p)
 		nonViolating := 0
 		for i := range potential {
 			n := potential[(offset+i)%len(potential)]
 			var c *Candidate
 			if st := filtered.GetNode(n); e.resourceOnly(p, st) {
-				c = e.selectVictimsByResources(ctx, p, n)
+				c = e.byResources(ctx, p, shape, n)
 			} else if c, err = e.SelectVictims(ctx, state, p, n); err != nil {
 				return nil, err
 			}

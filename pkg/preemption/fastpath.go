@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"k8s.io/klog/v2"
@@ -26,7 +27,7 @@ func (e *Evaluator) resourceOnly(p *framework.PodInfo, st *framework.Status) boo
 // full simulation before use.
 func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
 	snap := e.Handle.Snapshot()
-	o := &vectorOracle{p: p, idx: append(slices.Clone(p.RequestIdx), resource.Pods)}
+	o := &vectorOracle{p: p, idx: withPods(p.RequestIdx)}
 	for _, i := range o.idx {
 		o.free[i] = node.Allocatable[i] - node.Requested[i]
 	}
@@ -61,24 +62,118 @@ func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.P
 	if !o.fits() {
 		return nil
 	}
+	pdbs := snap.PDBs()
+	potential = o.helping(potential, pdbs)
 	sortUnits(potential)
-	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), monotone: true, logger: klog.FromContext(ctx)}
+	search := &victimSearch{units: potential, pdbs: pdbs, o: o, exactMax: e.vectorExactMax(), budget: vectorSearchBudget,
+		monotone: true, logger: klog.FromContext(ctx)}
 	victims, err := search.run()
 	if err != nil {
 		return nil // the vector oracle never fails
 	}
-	c := newCandidate(node, victims, snap.PDBs())
+	c := newCandidate(node, victims, pdbs)
 	c.unverified = true
+	c.approximate = search.exhaustedSaid
 	return c
 }
 
+// Searches on resource vectors cost little per step: they are exact up to
+// vectorExactMaxUnits units (unless exact search is off), within vectorSearchBudget steps.
+const (
+	vectorExactMaxUnits = 256
+	vectorSearchBudget  = 50000
+)
+
+// vectorExactMax is the exact-search bound of searches on resource vectors.
+func (e *Evaluator) vectorExactMax() int {
+	if e.exactMax() <= 0 {
+		return -1
+	}
+	return max(e.exactMax(), vectorExactMaxUnits)
+}
+
 // vectorOracle simulates a preemption on one node on resource vectors: the room a unit's
-// pods on the node free.
+// pods on the node free. It knows the room the pod lacks (roomOracle), and units that
+// free the same room, priority and QoS, single pods under no budget, are alike
+// (alikeOracle).
 type vectorOracle struct {
 	p      *framework.PodInfo
 	idx    []int8
 	free   resource.Vector
 	onNode map[*unit][]*framework.PodInfo
+	// pdbs tell which single pods are alike (none under a budget); scratch is slack's.
+	pdbs    []*framework.PDBInfo
+	scratch []int64
+}
+
+// helping measures the candidates, all taken off, and returns those that can help: a unit
+// that frees nothing of what the pod would lack with every candidate in place is put back
+// for good (a set without it fits whenever one with it does, and costs less). It runs for
+// every node searched, so it measures into one flat slice and keeps nothing per unit.
+func (o *vectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit {
+	o.pdbs = pdbs
+	d := len(o.idx)
+	lack := make([]int64, d, d*(len(units)+1))
+	for j, i := range o.idx {
+		lack[j] = o.p.Requests.Vector[i] - o.free[i]
+	}
+	room := lack[d:d]
+	for _, u := range units {
+		v := room[len(room) : len(room)+d]
+		room = room[:len(room)+d]
+		o.measure(u, v)
+		for j := range lack {
+			lack[j] += v[j]
+		}
+	}
+	out := units[:0:0]
+	for x, u := range units {
+		helps := false
+		for j, v := range room[x*d : (x+1)*d] {
+			helps = helps || (v > 0 && lack[j] > 0)
+		}
+		if !helps {
+			o.adjust(o.here(u), -1)
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// measure writes into v what a unit's pods on the node free, per resource of idx.
+func (o *vectorOracle) measure(u *unit, v []int64) {
+	clear(v)
+	for _, q := range o.here(u) {
+		for j, i := range o.idx {
+			v[j] += q.Requests.Vector[i]
+		}
+	}
+}
+
+func (o *vectorOracle) freed(u *unit) []int64 {
+	v := make([]int64, len(o.idx))
+	o.measure(u, v)
+	return v
+}
+
+func (o *vectorOracle) slack() []int64 {
+	if o.scratch == nil {
+		o.scratch = make([]int64, len(o.idx))
+	}
+	for j, i := range o.idx {
+		o.scratch[j] = o.free[i] - o.p.Requests.Vector[i]
+	}
+	return o.scratch
+}
+
+// alikeKey: single pods under no budget that free the same room, of one priority and QoS
+// class, are interchangeable on the node.
+func (o *vectorOracle) alikeKey(u *unit) string {
+	if u.group || underBudget(u.pods[0], o.pdbs) {
+		return ""
+	}
+	return fmt.Sprint(o.freed(u), u.priority, u.qos)
 }
 
 func (o *vectorOracle) here(u *unit) []*framework.PodInfo {
@@ -147,4 +242,13 @@ func (e *Evaluator) verify(ctx context.Context, state *framework.CycleState, p *
 	}
 	ok, _, err := e.fits(ctx, state, p, c.Node)
 	return ok, err
+}
+
+// withPods is a pod's resources with its pod slot, which every pod takes (its requests
+// count it, so it is normally there already).
+func withPods(idx []int8) []int8 {
+	if slices.Contains(idx, resource.Pods) {
+		return idx
+	}
+	return append(slices.Clone(idx), resource.Pods)
 }

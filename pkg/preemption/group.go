@@ -56,6 +56,9 @@ type GroupResult struct {
 	Cost Cost
 	// Reprieved counts the potential victim units put back.
 	Reprieved int
+	// Approximate: the victim search stopped at its budget, so the victims are the best
+	// set found, not proven the least disruptive.
+	Approximate bool
 	// Message explains a failure.
 	Message string
 	// Eligible is false when the group may not preempt now (policy, or victims of its
@@ -198,7 +201,7 @@ func (e *GroupEvaluator) preemptForOne(ctx context.Context, pr *preemptor) (*Gro
 	}
 	klog.FromContext(ctx).V(4).Info("Group preemption decided as a pod's", "podgroup", pr.g.Key, "member", bestMember.Key, "node", best.Node.Name, "victims", len(best.Victims))
 	return &GroupResult{Nominations: map[*framework.PodInfo]string{bestMember: best.Node.Name},
-		Victims: best.Victims, Cost: best.Cost}, nil
+		Victims: best.Victims, Cost: best.Cost, Approximate: best.approximate}, nil
 }
 
 // diagnose runs a member's PreFilter and Filter on every node, as the pod cycle does

@@ -164,6 +164,9 @@ type countingPlacer struct {
 	confirmed     bool
 	// placesAtConfirm counts the Place calls made before the first confirmation.
 	placesAtConfirm int
+	// calls lists Place calls (as in places) and Confirm calls ("confirm on" the nodes),
+	// in order.
+	calls []string
 }
 
 func (p *countingPlacer) Place(ctx context.Context, members []*framework.PodInfo, opts framework.PlaceOptions) (*framework.GroupPlacement, error) {
@@ -176,6 +179,7 @@ func (p *countingPlacer) Place(ctx context.Context, members []*framework.PodInfo
 		call += " in " + opts.Placement.Name
 	}
 	p.places = append(p.places, call)
+	p.calls = append(p.calls, call)
 	if p.failAfter && p.confirmed {
 		return &framework.GroupPlacement{Unplaced: members, Message: "refused by the test"}, nil
 	}
@@ -187,6 +191,11 @@ func (p *countingPlacer) Confirm(ctx context.Context, as []framework.Assignment)
 		p.placesAtConfirm = len(p.places)
 	}
 	p.confirmed = true
+	var nodes []string
+	for _, a := range as {
+		nodes = append(nodes, a.Node.Name)
+	}
+	p.calls = append(p.calls, "confirm on "+strings.Join(nodes, " "))
 	if p.refuseConfirm {
 		return false, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
 // groupOracle simulates a group's preemption in a domain. Units come back to where they
@@ -39,6 +40,21 @@ type groupOracle struct {
 	// are the domain's.
 	room  framework.Capacity
 	nodes []*framework.NodeInfo
+
+	// agg is the domain's room in aggregate, for the exact search's bound (roomOracle).
+	agg aggregateRoom
+}
+
+// aggregateRoom is a domain's room summed over its nodes, on the resources the members ask
+// for that nodes count (not those devices serve): the members fitting needs at least the
+// need smallest requests of each there.
+type aggregateRoom struct {
+	idx []int8
+	// want is what the members need; free the room with every candidate off and no
+	// member placed; kept what the units put back take again.
+	want, free, kept []int64
+	units            map[*unit][]int64
+	scratch          []int64
 }
 
 // groupFrame undoes one keep: the checkpoint taken before it and the placement then.
@@ -95,7 +111,68 @@ func (o *groupOracle) start(cs candidateSet) (bool, error) {
 			o.remove(q)
 		}
 	}
+	o.measure(cs.units)
 	return o.place()
+}
+
+// measure takes the domain's aggregate room, every candidate off, and what each unit
+// frees in it.
+func (o *groupOracle) measure(units []*unit) {
+	a := &o.agg
+	rp := framework.NewRequestPrefixes(o.pr.members)
+	dra := o.e.Handle.Snapshot().DRA()
+	for j, i := range rp.Idx {
+		if resource.IsScalar(int(i)) && dra.ExtendedResourceClass(string(resource.Name(int(i)))) != nil {
+			continue
+		}
+		a.idx = append(a.idx, i)
+		a.want = append(a.want, rp.Sums[j][min(o.pr.need, len(o.pr.members))])
+	}
+	a.free, a.kept, a.scratch = make([]int64, len(a.idx)), make([]int64, len(a.idx)), make([]int64, len(a.idx))
+	// Each node's room with every unit back, to see that none is past its room.
+	back := make(map[*framework.NodeInfo][]int64, len(o.nodes))
+	for _, n := range o.nodes {
+		r := make([]int64, len(a.idx))
+		for j, i := range a.idx {
+			r[j] = n.Allocatable[i] - n.Requested[i]
+			a.free[j] += r[j]
+		}
+		back[n] = r
+	}
+	a.units = make(map[*unit][]int64, len(units))
+	for _, u := range units {
+		v := make([]int64, len(a.idx))
+		for _, q := range o.removed[u] {
+			if !o.holders.has(q) {
+				r := back[o.home[q]]
+				for j, i := range a.idx {
+					v[j] += q.Requests.Vector[i]
+					if r != nil {
+						r[j] -= q.Requests.Vector[i]
+					}
+				}
+			}
+		}
+		a.units[u] = v
+	}
+	for _, r := range back {
+		if slices.ContainsFunc(r, func(v int64) bool { return v < 0 }) {
+			// A node past its room even as the cluster stands: the room summed no
+			// longer bounds what members can use there, so there is no bound.
+			*a = aggregateRoom{}
+			return
+		}
+	}
+}
+
+func (o *groupOracle) freed(u *unit) []int64 { return o.agg.units[u] }
+
+func (o *groupOracle) slack() []int64 {
+	a := &o.agg
+	for j := range a.idx {
+		a.scratch[j] = a.free[j] - a.kept[j] - a.want[j]
+	}
+	return a.scratch
 }
 
 func (o *groupOracle) remove(q *framework.PodInfo) {
@@ -130,7 +207,15 @@ func (o *groupOracle) keep(u *unit) (bool, error) {
 		return false, err
 	}
 	o.stack = append(o.stack, groupFrame{cp: cp, assign: old})
+	o.account(u, 1)
 	return true, nil
+}
+
+// account adds (sign 1) or takes off (-1) the room a unit put back takes again.
+func (o *groupOracle) account(u *unit, sign int64) {
+	for j, v := range o.agg.units[u] {
+		o.agg.kept[j] += sign * v
+	}
 }
 
 // fitAfterReturn makes the members fit again after unit u came back: as they are, when
@@ -191,7 +276,8 @@ func (o *groupOracle) takeOff(a framework.Assignment) {
 	o.e.Handle.Snapshot().RemovePod(a.Pod)
 }
 
-func (o *groupOracle) drop(*unit) error {
+func (o *groupOracle) drop(u *unit) error {
+	o.account(u, -1)
 	f := o.stack[len(o.stack)-1]
 	o.stack = o.stack[:len(o.stack)-1]
 	o.e.Handle.Snapshot().Rollback(f.cp)

@@ -90,7 +90,9 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 	if err != nil {
 		return nil, err
 	}
-	return newCandidate(node, victims, snap.PDBs()), nil
+	c := newCandidate(node, victims, snap.PDBs())
+	c.approximate = search.exhaustedSaid
+	return c, nil
 }
 
 // podOracle simulates a pod's preemption on one node: units come back to where they ran

@@ -40,3 +40,17 @@ func splitByPDB(pods []*framework.PodInfo, pdbs []*framework.PDBInfo) (violating
 	}
 	return violating, ok
 }
+
+// underBudget reports whether a PodDisruptionBudget counts the pod (one it already counts as
+// disrupted aside).
+func underBudget(p *framework.PodInfo, pdbs []*framework.PDBInfo) bool {
+	for _, pdb := range pdbs {
+		if pdb.PDB.Namespace != p.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(p.Pod.Labels)) {
+			continue
+		}
+		if _, disrupted := pdb.PDB.Status.DisruptedPods[p.Pod.Name]; !disrupted {
+			return true
+		}
+	}
+	return false
+}

@@ -13,7 +13,14 @@ type Candidate struct {
 	// unverified marks a candidate computed on resource vectors only (see
 	// selectVictimsByResources); it is checked by simulation before it is used.
 	unverified bool
+	// approximate: the exact search for its victims stopped at its budget, so they are
+	// the best set found, not proven the least disruptive.
+	approximate bool
 }
+
+// Approximate reports whether the victim search stopped at its budget: the victims are the
+// best set found, not proven the least disruptive.
+func (c *Candidate) Approximate() bool { return c.approximate }
 
 func newCandidate(node *framework.NodeInfo, victims []*unit, pdbs []*framework.PDBInfo) *Candidate {
 	return &Candidate{Node: node, Victims: podsOf(victims), Cost: costOfUnits(victims, pdbs)}

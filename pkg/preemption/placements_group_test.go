@@ -137,9 +137,23 @@ func TestPreemptInPlacements(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A placement is simulated when members are placed in it, or a decision
+			// reached on resource vectors is confirmed on its nodes.
 			simulated := []string{}
-			for _, call := range ge.placer.places {
-				if _, in, ok := strings.Cut(call, " in "); ok && !slices.Contains(simulated, in) {
+			for _, call := range ge.placer.calls {
+				in, ok := "", false
+				if on, found := strings.CutPrefix(call, "confirm on "); found {
+					first, _, _ := strings.Cut(on, " ")
+					for _, p := range cands.List {
+						if slices.ContainsFunc(p.Nodes, func(n *framework.NodeInfo) bool { return n.Name == first }) {
+							in, ok = p.Name, true
+							break
+						}
+					}
+				} else {
+					_, in, ok = strings.Cut(call, " in ")
+				}
+				if ok && !slices.Contains(simulated, in) {
 					simulated = append(simulated, in)
 				}
 			}

@@ -39,7 +39,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []
 	if _, st := h.RunPreFilterPlugins(ctx, state, rep); !st.IsSuccess() {
 		return nil
 	}
-	idx := append(slices.Clone(rep.RequestIdx), resource.Pods)
+	idx := withPods(rep.RequestIdx)
 
 	// The priority levels of the pods that could be victims.
 	var levels []int32

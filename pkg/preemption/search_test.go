@@ -9,14 +9,14 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
-// roomOracle fits the preemptor when the units taken off free at least need cpu.
-type roomOracle struct {
+// cpuOracle fits the preemptor when the units taken off free at least need cpu.
+type cpuOracle struct {
 	size map[*unit]int
 	free int
 	need int
 }
 
-func (o *roomOracle) keep(u *unit) (bool, error) {
+func (o *cpuOracle) keep(u *unit) (bool, error) {
 	if o.free-o.size[u] >= o.need {
 		o.free -= o.size[u]
 		return true, nil
@@ -24,8 +24,8 @@ func (o *roomOracle) keep(u *unit) (bool, error) {
 	return false, nil
 }
 
-func (o *roomOracle) drop(u *unit) error { o.free += o.size[u]; return nil }
-func (o *roomOracle) witness() any       { return nil }
+func (o *cpuOracle) drop(u *unit) error { o.free += o.size[u]; return nil }
+func (o *cpuOracle) witness() any       { return nil }
 
 func testUnit(name string, prio int32, started time.Duration) *unit {
 	p := testutil.Pod(name).Priority(prio).Req("cpu", "1").Info()
@@ -56,7 +56,7 @@ func TestVictimSearch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &roomOracle{size: map[*unit]int{}, need: tc.need}
+			o := &cpuOracle{size: map[*unit]int{}, need: tc.need}
 			for i, u := range tc.units {
 				o.size[u] = tc.size[i]
 				o.free += tc.size[i]
@@ -64,6 +64,7 @@ func TestVictimSearch(t *testing.T) {
 			units := slices.Clone(tc.units)
 			sortUnits(units)
 			s := &victimSearch{units: units, o: o, exactMax: tc.exactMax}
+			outOfBudget := tc.budget == 0
 			if tc.budget >= 0 {
 				s.shared = &tc.budget
 			}
@@ -82,6 +83,10 @@ func TestVictimSearch(t *testing.T) {
 			}
 			if o.free != before {
 				t.Errorf("the oracle is left with %d free, it started with %d: every unit must be off again", o.free, before)
+			}
+			// Only a search stopped by its budget is said to be one.
+			if s.exhaustedSaid != outOfBudget {
+				t.Errorf("stopped at its budget: %v, want %v", s.exhaustedSaid, outOfBudget)
 			}
 		})
 	}

@@ -30,3 +30,6 @@ func (h slotHolders) putBack(snap framework.Snapshot, q *framework.PodInfo, node
 	}
 	snap.AddPod(q, node)
 }
+
+// has reports whether q keeps its slot when taken off (it frees nothing else).
+func (h slotHolders) has(q *framework.PodInfo) bool { return h[q] != nil }

@@ -1,6 +1,8 @@
 package resource
 
 import (
+	"errors"
+
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
@@ -28,21 +30,22 @@ type PodRequests struct {
 	NonZeroCPU, NonZeroMemory int64
 }
 
-// ForPod computes a pod's requests.
+// ForPod computes a pod's requests. A pod that asks for more than MaxAmount of something
+// gets its requests clamped (what it takes on a node it is bound to) and a *TooLargeError
+// (it cannot be placed).
 func ForPod(pod *v1.Pod) (PodRequests, error) {
 	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true}
 	vec, err := FromList(resourcehelper.PodRequests(pod, opts))
-	if err != nil {
+	var tooLarge *TooLargeError
+	if err != nil && !errors.As(err, &tooLarge) {
 		return PodRequests{}, err
 	}
 	vec[Pods] = 1
 	opts.NonMissingContainerRequests = nonZeroDefaults
 	nz := resourcehelper.PodRequests(pod, opts)
-	return PodRequests{
-		Vector:        vec,
-		NonZeroCPU:    nz.Cpu().MilliValue(),
-		NonZeroMemory: nz.Memory().Value(),
-	}, nil
+	nzCPU, _ := Amount(CPU, *nz.Cpu())
+	nzMem, _ := Amount(Memory, *nz.Memory())
+	return PodRequests{Vector: vec, NonZeroCPU: nzCPU, NonZeroMemory: nzMem}, err
 }
 
 // QOSClass computes the pod's QoS class as the kubelet does (GetPodQOS), for pods whose status

@@ -1,10 +1,61 @@
 package resource
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 )
+
+// MaxAmount is the most phalanx counts of any resource, in the resource's unit (millicores,
+// bytes, items): 2^50, a pebibyte of memory or over a billion cores, more than any machine
+// has. A node's larger capacity counts as MaxAmount; a pod asking for more can never be
+// shown to fit, so it is not placed (ForPod says why). Because every amount is at most
+// MaxAmount, 8,191 of them add up without overflowing an int64: vectors add and subtract
+// exactly, and a quantity too large for an int64 (10^30 bytes) never wraps around.
+const MaxAmount = 1 << 50
+
+// maxQuantity is MaxAmount as a quantity, in each unit (the CPU's is millicores).
+var maxQuantity, maxMilliQuantity = apiresource.NewQuantity(MaxAmount, apiresource.BinarySI),
+	apiresource.NewMilliQuantity(MaxAmount, apiresource.DecimalSI)
+
+// Amount converts a quantity of the resource at vector position i: millicores for CPU,
+// else base units rounded up, as kube-scheduler does. Amounts beyond ±MaxAmount are
+// clamped to it, and over says so.
+func Amount(i int, q apiresource.Quantity) (amount int64, over bool) {
+	limit := maxQuantity
+	if i == CPU {
+		limit = maxMilliQuantity
+	}
+	switch {
+	case q.CmpInt64(0) >= 0 && q.Cmp(*limit) > 0:
+		return MaxAmount, true
+	case q.CmpInt64(0) < 0 && q.Cmp(*negated(limit)) < 0:
+		return -MaxAmount, true
+	case i == CPU:
+		return q.MilliValue(), false
+	}
+	return q.Value(), false
+}
+
+func negated(q *apiresource.Quantity) *apiresource.Quantity {
+	n := q.DeepCopy()
+	n.Neg()
+	return &n
+}
+
+// TooLargeError names the amounts of a list beyond MaxAmount.
+type TooLargeError struct {
+	// Amounts are "<resource> <quantity>", in the list's order by name.
+	Amounts []string
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("requests %s, more than phalanx counts of any resource (2^50: %s of memory, 2^50 millicores of CPU), so no node can be shown to hold it",
+		strings.Join(e.Amounts, ", "), maxQuantity)
+}
 
 // Vector is an amount of every resource kind, indexed by Index. CPU is in millicores,
 // everything else in its base unit.
@@ -84,21 +135,25 @@ func formatInt(n int64) string {
 	return string(buf[i:])
 }
 
-// FromList converts a ResourceList. CPU becomes millicores; other amounts are rounded up to
-// whole units, as kube-scheduler does. Names are registered on first use; an error means
-// the list has more kinds than a Vector holds.
+// FromList converts a ResourceList (see Amount). Names are registered on first use; an
+// error means the list has more kinds than a Vector holds, or a *TooLargeError that some
+// amounts were clamped to MaxAmount (the vector is complete then).
 func FromList(list v1.ResourceList) (Vector, error) {
 	var v Vector
+	var tooLarge []string
 	for name, q := range list {
 		i, err := Index(name)
 		if err != nil {
 			return v, err
 		}
-		if i == CPU {
-			v[i] = q.MilliValue()
-		} else {
-			v[i] = q.Value()
+		var over bool
+		if v[i], over = Amount(i, q); over {
+			tooLarge = append(tooLarge, string(name)+" "+q.String())
 		}
+	}
+	if tooLarge != nil {
+		sort.Strings(tooLarge)
+		return v, &TooLargeError{Amounts: tooLarge}
 	}
 	return v, nil
 }

@@ -312,3 +312,29 @@ func TestNestedComposites(t *testing.T) {
 		}
 	}
 }
+
+// A composite that is invalid as written (disruption mode All on a basic composite) holds
+// its groups back: "web" would fit, yet waits, and the composite and its group say why. The
+// CRD's schema refuses such a composite (the simulator too), so it reaches the scheduler
+// only from a cluster whose CRD is older than phalanx's.
+func TestInvalidCompositeIsNeverScheduled(t *testing.T) {
+	const want = "spec.disruptionMode.all: Forbidden: may only be used with the gang scheduling policy"
+	s, fc, _ := newTestScheduler(t, nil)
+	s.AddNode(testutil.Node("n1").Capacity("cpu", "4", "memory", "8Gi").Obj())
+	svc := composite("svc", "", 0, nil)
+	svc.Spec.DisruptionMode = &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}
+	s.AddCompositePodGroup(svc)
+	s.AddPodGroup(child("web", "svc", 1, nil))
+	addMembers(s, "web", 1, "1", 0)
+	drain(s)
+	if len(fc.binds) > 0 {
+		t.Errorf("a group of an invalid composite bound: %v", fc.binds)
+	}
+	pod := testutil.Pod("web-0").Labels(v1alpha1.LabelPodGroup, "web").Obj()
+	if msg := s.PendingMessage(pod); !strings.Contains(msg, "CompositePodGroup default/svc: "+want) {
+		t.Errorf("web-0 waits with %q, want it to name svc and say %q", msg, want)
+	}
+	if !strings.Contains(strings.Join(fc.events, "\n"), "FailedScheduling: CompositePodGroup default/svc: "+want) {
+		t.Errorf("events %q: no FailedScheduling saying %q", fc.events, want)
+	}
+}

@@ -107,7 +107,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 		// cache's label index holds the labels it has.
 		pi.Assumed = false
 		pi.Pod = pod
-		pi.Terminating = pod.DeletionTimestamp != nil
+		s.cache.SetLeaving(pi, pod.DeletionTimestamp != nil)
 		s.retries.onEvent(framework.EventAssignedPodAdd)
 		return
 	}

@@ -80,7 +80,7 @@ type inflightPreemption struct {
 // PreEnqueue gate while a task off the loop sets the victims' DisruptionTarget condition,
 // deletes them (in parallel) and records the preemptor's nominated node. The nomination
 // itself is made in memory by the cycle's failure handling, right away.
-func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo) {
+func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo, approximate bool) {
 	if logger := pm.logger.V(2); logger.Enabled() {
 		keys := make([]string, len(victims))
 		for i, v := range victims {
@@ -89,7 +89,7 @@ func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victim
 		logger.Info("Preempting", "preemptor", preemptor.Key, "node", node, "victims", keys)
 	}
 	for _, v := range victims {
-		v.Terminating = true
+		pm.cache.SetLeaving(v, true)
 	}
 	pm.inFlight[preemptor.Key] = &inflightPreemption{victims: victims}
 	pm.await(preemptor.Key, preemptor.Priority, victims)
@@ -104,7 +104,7 @@ func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victim
 	}
 	pm.exec.Go(func() {
 		start := time.Now()
-		err := pm.actuate(preemptorPod, node, pods)
+		err := pm.actuate(preemptorPod, node, pods, approximate)
 		result := "success"
 		if err != nil {
 			result = "error"
@@ -118,12 +118,12 @@ func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victim
 }
 
 // actuate makes the API calls of a preemption. It runs off the loop.
-func (pm *preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod) error {
+func (pm *preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod, approximate bool) error {
 	ctx := context.Background()
 	errs := make([]error, len(victims))
 	pm.actuator.Exec.Parallel(len(victims), func(i int) {
 		errs[i] = pm.evict(ctx, victims[i], msgPreemptedForPod, preemptor,
-			fmt.Sprintf("Preempted by pod %s/%s on node %s", preemptor.Namespace, preemptor.Name, node))
+			fmt.Sprintf("Preempted by pod %s/%s on node %s", preemptor.Namespace, preemptor.Name, node)+budgetNote(approximate))
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -151,7 +151,7 @@ func (pm *preemptions) done(key string, err error) {
 	if inflight != nil {
 		for _, v := range inflight.victims {
 			if cur := pm.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
-				v.Terminating = false
+				pm.cache.SetLeaving(v, false)
 			}
 		}
 		for _, m := range inflight.members {
@@ -179,7 +179,7 @@ func (pm *preemptions) done(key string, err error) {
 // room is held for the whole gang; the victims' and victim groups' conditions, the
 // deletions and the members' nominatedNodeName are written off the loop while the group
 // waits behind a gate.
-func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo) {
+func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo, approximate bool) {
 	key := unitKey(g)
 	members := make([]*framework.PodInfo, 0, len(nominations))
 	for m := range nominations {
@@ -190,7 +190,7 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 		pm.cache.Nominate(m, nominations[m])
 	}
 	for _, v := range victims {
-		v.Terminating = true
+		pm.cache.SetLeaving(v, true)
 	}
 	pm.inFlight[key] = &inflightPreemption{victims: victims, members: members}
 	pm.await(key, g.Priority, victims)
@@ -222,7 +222,7 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 		errs := make([]error, len(vps))
 		pm.actuator.Exec.Parallel(len(vps), func(i int) {
 			errs[i] = pm.evict(ctx, vps[i].pod, msgPreemptedForGroup, preemptor,
-				fmt.Sprintf("Preempted by %s on node %s", who, vps[i].node))
+				fmt.Sprintf("Preempted by %s on node %s", who, vps[i].node)+budgetNote(approximate))
 		})
 		err := errors.Join(errs...)
 		if err == nil {
@@ -240,6 +240,14 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 		pm.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
 		pm.post(func() { pm.done(key, err) })
 	})
+}
+
+// budgetNote is what a Preempted event adds when the victim search ran out of budget.
+func budgetNote(approximate bool) string {
+	if !approximate {
+		return ""
+	}
+	return " (the victim search ran out of budget: the least disruptive set found so far)"
 }
 
 // evict sets a victim's DisruptionTarget condition, deletes it gracefully and records the

@@ -158,7 +158,7 @@ func New(opts Options) (*Scheduler, error) {
 			ResourceClient:  resources,
 		})
 		if err != nil {
-			return nil, err
+			return nil, &ConfigurationError{Err: err}
 		}
 		s.profiles[prof.SchedulerName] = fwk
 		if s.first == nil {
@@ -254,3 +254,11 @@ func (s *Scheduler) Metrics() *metrics.Metrics { return s.metrics }
 
 // Resources are the handlers of the storage and Dynamic Resource Allocation objects.
 func (s *Scheduler) Resources() *ResourceEvents { return s.resources }
+
+// ConfigurationError is New's error when the configuration's profiles cannot be built (a
+// plugin that does not exist, arguments a plugin refuses): callers name the file it came
+// from.
+type ConfigurationError struct{ Err error }
+
+func (e *ConfigurationError) Error() string { return e.Err.Error() }
+func (e *ConfigurationError) Unwrap() error { return e.Err }

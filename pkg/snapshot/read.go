@@ -44,7 +44,7 @@ var Reads = []Resource{
 }
 
 // DefaultPageSize is how many objects one list request asks for: ten times kubectl's
-// chunk, a tenth of the round trips on a large cluster (decision 20).
+// chunk, a tenth of the round trips on a large cluster (decision 21).
 const DefaultPageSize = 5000
 
 // Options narrow and tune a snapshot.

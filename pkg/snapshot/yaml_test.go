@@ -76,7 +76,7 @@ func FuzzYAMLString(f *testing.F) {
 
 // BenchmarkYAML compares toYAML with sigs.k8s.io/yaml's JSONToYAML (what yaml.Marshal
 // does after encoding/json) on the pods of a snapshot: the reason toYAML exists
-// (decision 20). Each op writes every pod of the test cluster once.
+// (decision 21). Each op writes every pod of the test cluster once.
 func BenchmarkYAML(b *testing.B) {
 	s := take(b, Options{})
 	var docs [][]byte

@@ -138,13 +138,20 @@ func TestEverythingSchedules(t *testing.T) {
 // A new object of a kind phalanx does not know would be left out of the answer: that is a
 // bad input, not a "yes".
 func TestUnknownKindsAreRefused(t *testing.T) {
+	const unknown = "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: resnet}\n"
+	// Nothing else: the input itself is refused, naming the kind.
+	_, err := sim.Decode([]string{"-"}, strings.NewReader(unknown))
+	var ie *sim.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "kubeflow.org/v1 PyTorchJob") {
+		t.Errorf("decoding only an unknown kind: error %v, want an input error naming the kind", err)
+	}
+	// With a pod: the question is refused, naming the kind.
 	cluster, _ := sim.Decode([]string{filepath.Join(testdata, "cluster.yaml")}, nil)
-	news, err := sim.Decode([]string{"-"}, strings.NewReader("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: resnet}\n"))
+	news, err := sim.Decode([]string{"-"}, strings.NewReader(unknown+"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = Ask(context.Background(), cluster, news, Options{})
-	var ie *sim.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "kubeflow.org/v1 PyTorchJob") {
 		t.Errorf("error %v, want an input error naming the kind", err)
 	}

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -83,9 +84,21 @@ func TestNativeCompositeAllOrNothing(t *testing.T) {
 	}
 
 	// Room for one group of two: the composite is not started in part, and says why.
-	cond := c.WaitNativeCompositeCondition(t, ns, "job", nativegroup.CompositeInitiallyScheduled, metav1.ConditionFalse, "", time.Minute)
-	if want := "1 of the 2 groups the composite pod group " + ns + "/job needs fit"; cond.Reason != v1alpha1.PodGroupReasonUnschedulable || !strings.Contains(cond.Message, want) {
-		t.Errorf("condition %+v, want Unschedulable: %q", cond, want)
+	// Until phalanx's pod informer has seen all four pods, the composite says it waits for
+	// them (the PodGroup and pod watches are separate); then it says why it does not fit.
+	want := "1 of the 2 groups the composite pod group " + ns + "/job needs fit"
+	var cond metav1.Condition
+	if err := e2eutil.Poll(ctx, time.Minute, func(ctx context.Context) (bool, error) {
+		cpg, err := c.Client.SchedulingV1alpha3().CompositePodGroups(ns).Get(ctx, "job", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		if found := apimeta.FindStatusCondition(cpg.Status.Conditions, nativegroup.CompositeInitiallyScheduled); found != nil {
+			cond = *found
+		}
+		return cond.Status == metav1.ConditionFalse && strings.Contains(cond.Message, want), nil
+	}); err != nil || cond.Reason != v1alpha1.PodGroupReasonUnschedulable {
+		t.Errorf("condition %+v, want Unschedulable: %q (%v)", cond, want, err)
 	}
 	ev := c.WaitEvent(t, ns, "job", "FailedScheduling", time.Minute)
 	if r := ev.Regarding; r.APIVersion != nativegroup.V1alpha3 || r.Kind != nativegroup.KindCompositePodGroup || r.UID != job.UID {

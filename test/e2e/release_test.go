@@ -162,7 +162,7 @@ func checkRendering(t *testing.T, name string, objs []*unstructured.Unstructured
 			}
 			var want, got []string
 			for _, call := range kube.APICalls {
-				isNative := call.Group == "scheduling.k8s.io" && (call.Resource == "podgroups" || call.Resource == "workloads")
+				isNative := call.Group == "scheduling.k8s.io" && (call.Resource == "podgroups" || call.Resource == "workloads" || call.Resource == "compositepodgroups")
 				if !call.LeaderElection && (native || !isNative) {
 					want = append(want, call.Verb+" "+call.Group+" "+call.Resource+"/"+call.Subresource)
 				}

@@ -110,8 +110,10 @@ func testTopologyOneRackFits(t *testing.T) {
 	if want := fmt.Sprintf("Scheduled 4 pods of pod group %s/train in %s=r2", ns, key); ev.Note != want {
 		t.Errorf("Scheduled event %q, want %q", ev.Note, want)
 	}
+	// The pod and PodGroup informers are separate watches: phalanx may see the group before
+	// all its members, and say it waits for them; it must never have failed to place it.
 	for _, cd := range gh.Conditions("train", v1alpha1.PodGroupScheduled) {
-		if cd.Status != metav1.ConditionTrue {
+		if cd.Status != metav1.ConditionTrue && !strings.HasPrefix(cd.Message, "waiting for minCount pods") {
 			t.Errorf("train had PodGroupScheduled %+v before it was placed", cd)
 		}
 	}

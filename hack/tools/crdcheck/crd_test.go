@@ -3,10 +3,13 @@ package crdcheck
 import (
 	"context"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/config/crd"
+	"github.com/phalanx-dev/phalanx/pkg/crdschema"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
@@ -16,6 +19,10 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -72,11 +79,38 @@ func (a *apiServer) validate(obj map[string]any) field.ErrorList {
 	return append(errs, celErrs...)
 }
 
+// create is what kube-apiserver does to a PodGroup it is asked to create
+// (customResourceStrategy): the status dropped (the CRD has a status subresource), nulls
+// pruned, defaults filled, then metadata, schema, list types, and the CEL rules unless
+// an earlier error blocks them.
+func (a *apiServer) create(obj map[string]any) field.ErrorList {
+	delete(obj, "status")
+	pruning.Prune(obj, a.structural, true)
+	defaulting.PruneNonNullableNullsWithoutDefaults(obj, a.structural)
+	defaulting.Default(obj, a.structural)
+	u := &unstructured.Unstructured{Object: obj}
+	errs := apimachineryvalidation.ValidateObjectMetaAccessor(u, true, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, a.schema)...)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, a.structural, obj)...)
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+		}
+	}
+	celErrs, _ := a.cel.Validate(context.Background(), nil, a.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	return append(errs, celErrs...)
+}
+
 // TestCRDAgreesWithValidatePodGroup runs each manifest through the CRD and through
 // ValidatePodGroup: both must accept it, or both must reject it with an error under the
 // given field.
 func TestCRDAgreesWithValidatePodGroup(t *testing.T) {
 	api := newAPIServer(t)
+	simulator, err := crdschema.Load(crd.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		spec  string // YAML of the spec
@@ -143,6 +177,9 @@ func TestCRDAgreesWithValidatePodGroup(t *testing.T) {
 			// ValidatePodGroup sees the manifest as written, without the CRD's defaults, as the
 			// simulator reads it.
 			goErrs := v1alpha1.ValidatePodGroup(new(decode[v1alpha1.PodGroup](t, string(data))))
+			simObj := decodeJSON(t, data)
+			// The simulator's copy of the API server's checks finds the same errors on create.
+			sameErrors(t, api.create(runtime.DeepCopyJSON(obj)), simulator.For("scheduling.phalanx.dev/v1alpha1", "PodGroup").Admit(simObj))
 			crdErrs := api.validate(obj)
 
 			for who, errs := range map[string]field.ErrorList{"CRD": crdErrs, "ValidatePodGroup": goErrs} {
@@ -155,6 +192,40 @@ func TestCRDAgreesWithValidatePodGroup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameErrors fails unless pkg/crdschema (the simulator's) found the errors the API
+// server's own code did: the same fields, types and details, in any order. The API
+// server also validates the metadata, which the test's API server leaves out.
+func sameErrors(t *testing.T, apiServer, simulator field.ErrorList) {
+	t.Helper()
+	var want, got []string
+	for _, e := range apiServer {
+		want = append(want, e.Error())
+	}
+	for _, e := range simulator {
+		got = append(got, e.Error())
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	t.Logf("the API server's errors:\n%s", strings.Join(want, "\n"))
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Errorf("pkg/crdschema disagrees with the API server:\n%s\nthe API server:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// decodeJSON decodes as the simulator does (integers as int64).
+func decodeJSON(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := utiljson.Unmarshal(js, &obj); err != nil {
+		t.Fatal(err)
+	}
+	return obj
 }
 
 func decode[T any](t *testing.T, text string) T {
@@ -173,4 +244,44 @@ func hasErrorUnder(errs field.ErrorList, path string) bool {
 		}
 	}
 	return false
+}
+
+// TestSimulatorCreatesAsTheAPIServer holds pkg/crdschema, the simulator's copy of what
+// kube-apiserver does on create, to the API server's own code on manifests the table
+// above does not have: metadata, nulls, wrong types, several errors at once.
+func TestSimulatorCreatesAsTheAPIServer(t *testing.T) {
+	api := newAPIServer(t)
+	simulator, err := crdschema.Load(crd.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, manifest := range []string{
+		`{metadata: {name: Web_1!, namespace: ns, labels: {"a/b/c": x}}, spec: {schedulingPolicy: {basic: {}}}}`,
+		`{metadata: {name: g}, spec: {schedulingPolicy: {basic: {}}}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}, priority: null, priorityClassName: null, disruptionMode: null}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}, priority: high}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}, priority: 2147483648}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {gang: {minCount: 1.5}}}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: []}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {}}`,
+		`{metadata: {name: g, namespace: ns}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}, resourceClaims: [{name: a, resourceClaimName: c1}, {name: a, resourceClaimName: c2}, {name: a, resourceClaimName: c3}, {name: b, resourceClaimName: c4}, {name: b, resourceClaimName: c5}]}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}, resourceClaims: [{resourceClaimName: c1}, {resourceClaimName: c2}]}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}, gang: {minCount: 2}}, disruptionMode: {all: {}, single: {}}, schedulingConstraints: {topology: [{key: b, mode: Preferred}, {key: a}, {key: a}]}}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}, schedulingConstraints: {topology: [{key: "` + strings.Repeat("a", 400) + `"}]}}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}, schedulingConstraints: {topology: [{key: a}, {key: b}, {key: c}, {key: d}, {key: e}]}}}`,
+		`{metadata: {name: g, namespace: ns}, spec: {schedulingPolicy: {basic: {}}}, status: {phase: Nonsense}}`,
+	} {
+		t.Run(manifest, func(t *testing.T) {
+			obj := decode[map[string]any](t, "{apiVersion: scheduling.phalanx.dev/v1alpha1, kind: PodGroup}")
+			for k, v := range decode[map[string]any](t, manifest) {
+				obj[k] = v
+			}
+			data, err := yaml.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameErrors(t, api.create(decodeJSON(t, data)), simulator.For("scheduling.phalanx.dev/v1alpha1", "PodGroup").Admit(decodeJSON(t, data)))
+		})
+	}
 }

@@ -89,6 +89,9 @@ type Options struct {
 	BindAddress string
 	// PodGroupSource says which PodGroup APIs to read ("" is GroupSourceAuto).
 	PodGroupSource GroupSource
+	// StartupTimeout bounds the wait, at start, for the API server to answer and the
+	// informer caches to fill; Run then returns an error saying why (0: wait for ever).
+	StartupTimeout time.Duration
 	// DebugEndpoints adds /debug/cache-comparison to the listener. It names pods and
 	// nodes, and the listener has no authentication: off by default.
 	DebugEndpoints bool
@@ -108,6 +111,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-timeout %s: must not be negative", o.RequestTimeout))
+	}
+	if o.StartupTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--startup-timeout %s: must not be negative (0 waits for ever)", o.StartupTimeout))
 	}
 	if o.PodGroupSource != "" && !slices.Contains(GroupSources, o.PodGroupSource) {
 		errs = append(errs, fmt.Errorf("--podgroup-source %q: must be one of %q", o.PodGroupSource, GroupSources))
@@ -155,8 +161,10 @@ type Driver struct {
 	registries []*prometheus.Registry
 	gatherer   prometheus.Gatherer
 	health     *leaderelection.HealthzAdaptor
-	synced     atomic.Bool
-	stopping   atomic.Bool
+	// problems are what keeps the start from finishing (startup.go).
+	problems startProblems
+	synced   atomic.Bool
+	stopping atomic.Bool
 	// scheduling is true while the loop runs.
 	scheduling atomic.Bool
 	server     *server
@@ -316,25 +324,53 @@ func (d *Driver) Run(ctx context.Context) error {
 		d.server.shutdown()
 		return err
 	}
-	// The informers stop with this context, also when Run returns for a lost Lease.
+	// The informers stop with this context, also when Run returns for a lost Lease. A stop
+	// takes at most shutdownGrace: with the API server gone, stopping the informers,
+	// releasing the Lease or writing events could otherwise wait for minutes.
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		d.stopping.Store(true)
 		cancel()
-		d.factory.Shutdown()
-		d.events.flush(5 * time.Second)
+		deadline := time.Now().Add(shutdownGrace)
+		waitAtMost(deadline, d.factory.Shutdown)
+		d.events.flush(max(0, time.Until(deadline)))
 		d.client.calls.stop()
 		d.server.shutdown()
 	}()
 
-	apis, err := resolveGroupAPIs(ctx, d.discovery, d.opts.PodGroupSource, logger)
-	if err != nil {
+	// The start: the API server answers, the PodGroup APIs are known, the caches are full.
+	// It gives up after StartupTimeout, with an error saying why.
+	start, startDone := ctx, context.CancelFunc(func() {})
+	if d.opts.StartupTimeout > 0 {
+		start, startDone = context.WithTimeout(ctx, d.opts.StartupTimeout)
+	}
+	defer startDone()
+	stopped := func(phase string) error {
 		if ctx.Err() != nil {
-			return nil // cancelled
+			return nil // a signal
+		}
+		return d.gaveUp(ctx, phase)
+	}
+	logger.Info("Connecting to the API server", "server", d.opts.REST.Host, "startupTimeout", d.opts.StartupTimeout)
+	if err := d.waitForAPIServer(start); err != nil {
+		return stopped("API server")
+	}
+	var apis groupAPIs
+	err = within(start, func() error {
+		var err error
+		apis, err = resolveGroupAPIs(start, d.discovery, d.opts.PodGroupSource, logger)
+		return err
+	})
+	if err != nil {
+		if start.Err() != nil {
+			return stopped("PodGroup APIs' discovery")
 		}
 		return err
 	}
 	if err := d.addGroupInformers(apis); err != nil {
+		return err
+	}
+	if err := d.watchErrors(); err != nil {
 		return err
 	}
 	logger.Info("Starting informers", "identity", d.identity, "profiles", len(d.cfg.Profiles),
@@ -349,8 +385,8 @@ func (d *Driver) Run(ctx context.Context) error {
 		synced[i] = inf.informer.HasSynced
 	}
 	go d.reportUnsynced(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		return nil // cancelled
+	if !cache.WaitForCacheSync(start.Done(), synced...) {
+		return stopped("informer caches")
 	}
 	d.synced.Store(true)
 	logger.Info("Informer caches synced")
@@ -429,11 +465,14 @@ func (d *Driver) runLeaderElection(ctx context.Context) error {
 	case lctx := <-leading:
 		// lctx ends when ctx does, or when the Lease could not be renewed.
 		d.schedule(lctx)
-		<-done
 	}
 	if ctx.Err() != nil {
+		// Stopped by a signal: the elector releases the Lease, unless the API server does
+		// not answer in time.
+		waitAtMost(time.Now().Add(shutdownGrace), func() { <-done })
 		return nil
 	}
+	<-done
 	return ErrLeadershipLost
 }
 
@@ -475,6 +514,9 @@ func (d *Driver) ready() error {
 	case d.stopping.Load():
 		return errors.New("shutting down")
 	case !d.synced.Load():
+		if problem := d.problems.String(); problem != "" {
+			return errors.New("starting: " + problem)
+		}
 		return errors.New("informer caches not synced yet")
 	}
 	return nil

@@ -42,6 +42,7 @@ func TestValidate(t *testing.T) {
 		{"no lease name", func(o *Options) { o.LeaderElection.Name = "" }, "--leader-elect-resource-name"},
 		{"podgroup source", func(o *Options) { o.PodGroupSource = GroupSourceNative }, ""},
 		{"unknown podgroup source", func(o *Options) { o.PodGroupSource = "both" }, "--podgroup-source"},
+		{"negative startup timeout", func(o *Options) { o.StartupTimeout = -time.Second }, "--startup-timeout"},
 		{"leader election off ignores its settings", func(o *Options) {
 			o.LeaderElection = LeaderElection{}
 		}, ""},

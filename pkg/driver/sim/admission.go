@@ -1,17 +1,25 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -51,6 +59,8 @@ func (sc *Scenario) add(obj any, o origin) {
 		sc.Namespaces = append(sc.Namespaces, t)
 	case *schedulingv1.PriorityClass:
 		sc.PriorityClasses = append(sc.PriorityClasses, t)
+	case *nodev1.RuntimeClass:
+		sc.RuntimeClasses = append(sc.RuntimeClasses, t)
 	case *policyv1.PodDisruptionBudget:
 		sc.PDBs = append(sc.PDBs, t)
 	case *v1alpha1.PodGroup:
@@ -68,12 +78,45 @@ func (sc *Scenario) add(obj any, o origin) {
 	}
 }
 
+// errRejected says an object was refused; its errors are in sc.errs.
+var errRejected = errors.New("refused")
+
+// errAt records one error of an object and returns errRejected.
 func (sc *Scenario) errAt(obj any, desc, fld, msg string) error {
-	return &InputError{Where: sc.origin[obj].String(), Object: desc, Field: fld, Msg: msg}
+	sc.errs = append(sc.errs, &InputError{Where: sc.origin[obj].String(), Object: desc, Field: fld, Msg: msg, at: sc.origin[obj]})
+	return errRejected
 }
 
-// admit applies what a control plane's admission would (defaults, priorities) and rejects
-// what it would refuse.
+// reject records every error of an object; errRejected when there was one.
+func (sc *Scenario) reject(obj any, desc string, errs field.ErrorList) error {
+	sortErrors(errs)
+	for _, e := range errs {
+		fld := e.Field
+		if fld == "<nil>" {
+			fld = ""
+		}
+		sc.errs = append(sc.errs, &InputError{Where: sc.origin[obj].String(), Object: desc, Field: fld, Msg: e.ErrorBody(), at: sc.origin[obj]})
+	}
+	if len(errs) > 0 {
+		return errRejected
+	}
+	return nil
+}
+
+// sortErrors orders an object's errors by field, those about no field last: validation
+// walks maps (labels, resources), and the output must repeat.
+func sortErrors(errs field.ErrorList) {
+	key := func(e *field.Error) string {
+		if e.Field == "<nil>" || e.Field == "" {
+			return "\xff"
+		}
+		return e.Field
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return key(errs[i]) < key(errs[j]) })
+}
+
+// admit applies what a control plane's admission would (defaults, priorities) and refuses
+// what it would, object by object: every error of every object is reported.
 func (sc *Scenario) admit() error {
 	seen := map[string]any{}
 	unique := func(obj any, key string) error {
@@ -83,57 +126,37 @@ func (sc *Scenario) admit() error {
 		seen[key] = obj
 		return nil
 	}
-	classes, err := sc.admitPriorityClasses(unique)
-	if err != nil {
-		return err
-	}
+	classes := sc.admitPriorityClasses(unique)
+	runtimeClasses := sc.admitRuntimeClasses(unique)
 	for _, n := range sc.Nodes {
 		desc := describe("Node", "", n.Name)
-		if err := sc.checkMeta(n, desc, &n.ObjectMeta, false); err != nil {
-			return err
-		}
-		if err := unique(n, desc); err != nil {
-			return err
+		if sc.reject(n, desc, nodeErrors(n)) == nil && sc.checkTiming(n, desc, &n.ObjectMeta) == nil {
+			_ = unique(n, desc)
 		}
 	}
 	for _, ns := range sc.Namespaces {
 		desc := describe("Namespace", "", ns.Name)
-		if err := sc.checkMeta(ns, desc, &ns.ObjectMeta, false); err != nil {
-			return err
-		}
-		if err := unique(ns, desc); err != nil {
-			return err
+		if sc.checkMetaName(ns, desc, &ns.ObjectMeta, false, apivalidation.ValidateNamespaceName) == nil {
+			_ = unique(ns, desc)
 		}
 	}
 	for _, p := range sc.Pods {
-		if err := sc.admitPod(p, classes, unique); err != nil {
-			return err
-		}
+		_ = sc.admitPod(p, classes, runtimeClasses, unique)
 	}
 	for _, pdb := range sc.PDBs {
 		defaultNamespace(&pdb.ObjectMeta)
 		desc := describe("PodDisruptionBudget", pdb.Namespace, pdb.Name)
-		if err := sc.checkMeta(pdb, desc, &pdb.ObjectMeta, true); err != nil {
-			return err
+		if sc.checkMeta(pdb, desc, &pdb.ObjectMeta, true) != nil || unique(pdb, desc) != nil {
+			continue
 		}
-		if err := unique(pdb, desc); err != nil {
-			return err
-		}
-		if pdb.Spec.MinAvailable != nil && pdb.Spec.MaxUnavailable != nil {
-			return sc.errAt(pdb, desc, "spec", "Invalid value: minAvailable and maxUnavailable cannot both be set")
-		}
-		if _, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector); err != nil {
-			return sc.errAt(pdb, desc, "spec.selector", "Invalid value: "+err.Error())
-		}
+		_ = sc.reject(pdb, desc, pdbErrors(pdb))
 	}
 	for _, pg := range sc.PodGroups {
+		// The CRD's schema has checked the group when it was decoded (pkg/crdschema).
 		defaultNamespace(&pg.ObjectMeta)
 		desc := describe("PodGroup", pg.Namespace, pg.Name)
-		if err := sc.checkMeta(pg, desc, &pg.ObjectMeta, true); err != nil {
-			return err
-		}
-		if err := unique(pg, desc); err != nil {
-			return err
+		if sc.checkTiming(pg, desc, &pg.ObjectMeta) != nil || unique(pg, desc) != nil {
+			continue
 		}
 		t, _ := parseTiming(&pg.ObjectMeta)
 		admitGroupPriority(&pg.Spec.PriorityClassName, &pg.Spec.Priority, &pg.Spec.PreemptionPolicy,
@@ -142,23 +165,79 @@ func (sc *Scenario) admit() error {
 	for _, c := range sc.CompositePodGroups {
 		defaultNamespace(&c.ObjectMeta)
 		desc := describe("CompositePodGroup", c.Namespace, c.Name)
-		if err := sc.checkMeta(c, desc, &c.ObjectMeta, true); err != nil {
-			return err
-		}
-		if err := unique(c, desc); err != nil {
-			return err
+		if sc.checkMeta(c, desc, &c.ObjectMeta, true) != nil || unique(c, desc) != nil {
+			continue
 		}
 		t, _ := parseTiming(&c.ObjectMeta)
 		admitGroupPriority(&c.Spec.PriorityClassName, &c.Spec.Priority, &c.Spec.PreemptionPolicy,
 			c.Spec.ParentCompositePodGroupName != nil, classes, t.createAt)
 	}
-	if err := sc.admitWorkloads(classes, unique); err != nil {
+	if err := sc.admitWorkloads(classes, runtimeClasses, unique); err != nil {
 		return err
 	}
-	if err := sc.admitNative(classes, unique); err != nil {
+	if err := sc.admitNative(classes, unique); err != nil && !errors.Is(err, errRejected) {
 		return err
 	}
-	return sc.admitResources(unique)
+	_ = sc.admitResources(unique)
+	sc.warnMissing()
+	if len(sc.errs) > 0 {
+		return sc.errs
+	}
+	return nil
+}
+
+// generateNames names the objects that give only metadata.generateName, as the API server
+// does on create: the prefix (at most 58 characters) and five characters, here counted
+// rather than random so that runs repeat.
+func (sc *Scenario) generateNames() {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // the API server's
+	objs := make([]any, 0, len(sc.origin))
+	for obj := range sc.origin {
+		objs = append(objs, obj)
+	}
+	sort.Slice(objs, func(i, j int) bool { return sc.origin[objs[i]].before(sc.origin[objs[j]]) })
+	n := 0
+	for _, obj := range objs {
+		m, err := meta.Accessor(obj)
+		if err != nil || m.GetName() != "" || m.GetGenerateName() == "" {
+			continue
+		}
+		prefix := m.GetGenerateName()
+		if len(prefix) > 58 {
+			prefix = prefix[:58]
+		}
+		suffix := make([]byte, 5)
+		for i, k := 4, n; i >= 0; i, k = i-1, k/len(alphabet) {
+			suffix[i] = alphabet[k%len(alphabet)]
+		}
+		m.SetName(prefix + string(suffix))
+		n++
+	}
+}
+
+// warnMissing warns about references the API server accepts but that cannot work: a pod
+// bound to a node, or a claim of a StorageClass, that the input never creates.
+func (sc *Scenario) warnMissing() {
+	nodes := map[string]bool{}
+	for _, n := range sc.Nodes {
+		nodes[n.Name] = true
+	}
+	for _, p := range sc.Pods {
+		if n := p.Spec.NodeName; n != "" && !nodes[n] {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s (%s): spec.nodeName: node %q is not in the input: the pod never runs, and the pod garbage collector deletes it after %s",
+				sc.origin[p], describe("Pod", p.Namespace, p.Name), n, podGCQuarantine))
+		}
+	}
+	classes := map[string]bool{}
+	for _, c := range sc.Resources.StorageClasses {
+		classes[c.Name] = true
+	}
+	for _, pvc := range sc.Resources.PVCs {
+		if c := pvc.Spec.StorageClassName; c != nil && *c != "" && !classes[*c] && pvc.Spec.VolumeName == "" {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s (%s): spec.storageClassName: StorageClass %q is not in the input: the claim is bound only to a volume of that class, and nothing provisions one",
+				sc.origin[pvc], describe("PersistentVolumeClaim", pvc.Namespace, pvc.Name), *c))
+		}
+	}
 }
 
 func defaultNamespace(m *metav1.ObjectMeta) {
@@ -167,17 +246,25 @@ func defaultNamespace(m *metav1.ObjectMeta) {
 	}
 }
 
-// checkMeta validates name, namespace, labels and the timeline annotations.
+// checkMeta validates an object's metadata as the API server does (its name a DNS
+// subdomain), and the timeline annotations.
 func (sc *Scenario) checkMeta(obj any, desc string, m *metav1.ObjectMeta, namespaced bool) error {
-	if m.Name == "" {
-		return sc.errAt(obj, desc, "metadata.name", "Required value")
+	return sc.checkMetaName(obj, desc, m, namespaced, apivalidation.NameIsDNSSubdomain)
+}
+
+// checkMetaName is checkMeta for a kind whose names follow another rule.
+func (sc *Scenario) checkMetaName(obj any, desc string, m *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) error {
+	if namespaced {
+		defaultNamespace(m)
 	}
-	if namespaced && m.Namespace == "" {
-		m.Namespace = v1.NamespaceDefault
+	if sc.reject(obj, desc, metaErrors(m, namespaced, name)) != nil {
+		return errRejected
 	}
-	if errs := metavalidation.ValidateLabels(m.Labels, field.NewPath("metadata", "labels")); len(errs) > 0 {
-		return sc.errAt(obj, desc, errs[0].Field, errs[0].ErrorBody())
-	}
+	return sc.checkTiming(obj, desc, m)
+}
+
+// checkTiming validates the timeline annotations and gives the object its UID.
+func (sc *Scenario) checkTiming(obj any, desc string, m *metav1.ObjectMeta) error {
 	if _, err := parseTiming(m); err != nil {
 		return sc.errAt(obj, desc, err.Field, err.ErrorBody())
 	}
@@ -247,31 +334,27 @@ func (c *priorityClasses) existsAt(pc *schedulingv1.PriorityClass, t time.Durati
 	return pc
 }
 
-func (sc *Scenario) admitPriorityClasses(unique func(any, string) error) (*priorityClasses, error) {
+func (sc *Scenario) admitPriorityClasses(unique func(any, string) error) *priorityClasses {
 	pcs := &priorityClasses{createAt: map[string]time.Duration{}, byName: map[string]*schedulingv1.PriorityClass{
 		"system-cluster-critical": {ObjectMeta: metav1.ObjectMeta{Name: "system-cluster-critical"}, Value: systemClusterCritical},
 		"system-node-critical":    {ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: systemNodeCritical},
 	}}
 	for _, pc := range sc.PriorityClasses {
 		desc := describe("PriorityClass", "", pc.Name)
-		if err := sc.checkMeta(pc, desc, &pc.ObjectMeta, false); err != nil {
-			return nil, err
+		if sc.checkMeta(pc, desc, &pc.ObjectMeta, false) != nil {
+			continue
 		}
 		if _, builtin := pcs.byName[pc.Name]; builtin {
-			return nil, sc.errAt(pc, desc, "metadata.name", "Forbidden: "+pc.Name+" is a built-in class")
+			_ = sc.errAt(pc, desc, "metadata.name", "Forbidden: "+pc.Name+" is a built-in class")
+			continue
 		}
-		if err := unique(pc, desc); err != nil {
-			return nil, err
-		}
-		if pc.Value > highestUserDefinablePriority {
-			return nil, sc.errAt(pc, desc, "value", fmt.Sprintf("Invalid value: %d: must not be greater than %d", pc.Value, highestUserDefinablePriority))
-		}
-		if pp := pc.PreemptionPolicy; pp != nil && *pp != v1.PreemptLowerPriority && *pp != v1.PreemptNever {
-			return nil, sc.errAt(pc, desc, "preemptionPolicy", fmt.Sprintf("Unsupported value: %q: supported values: \"Never\", \"PreemptLowerPriority\"", *pp))
+		if unique(pc, desc) != nil || sc.reject(pc, desc, priorityClassErrors(pc)) != nil {
+			continue
 		}
 		if pc.GlobalDefault {
 			if pcs.globalDefault != nil {
-				return nil, sc.errAt(pc, desc, "globalDefault", "Invalid value: true: PriorityClass "+pcs.globalDefault.Name+" is already the global default")
+				_ = sc.errAt(pc, desc, "globalDefault", "Invalid value: true: PriorityClass "+pcs.globalDefault.Name+" is already the global default")
+				continue
 			}
 			pcs.globalDefault = pc
 		}
@@ -279,11 +362,62 @@ func (sc *Scenario) admitPriorityClasses(unique func(any, string) error) (*prior
 		t, _ := parseTiming(&pc.ObjectMeta)
 		pcs.createAt[pc.Name] = t.createAt
 	}
-	return pcs, nil
+	return pcs
 }
 
-// admitPod applies the API server's defaults and the priority admission plugin.
-func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(any, string) error) error {
+// priorityClassErrors is ValidatePriorityClass: user classes up to 10^9, the "system-"
+// prefix reserved, a known preemption policy.
+func priorityClassErrors(pc *schedulingv1.PriorityClass) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case strings.HasPrefix(pc.Name, "system-"):
+		errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"), "priority class names with 'system-' prefix are reserved for system use only"))
+	case pc.Value > highestUserDefinablePriority:
+		errs = append(errs, field.Forbidden(field.NewPath("value"), fmt.Sprintf("maximum allowed value of a user defined priority is %d", highestUserDefinablePriority)))
+	}
+	if pp := pc.PreemptionPolicy; pp != nil && *pp != v1.PreemptLowerPriority && *pp != v1.PreemptNever {
+		errs = append(errs, field.NotSupported(field.NewPath("preemptionPolicy"), *pp, []string{string(v1.PreemptLowerPriority), string(v1.PreemptNever)}))
+	}
+	return errs
+}
+
+// pdbErrors is ValidatePodDisruptionBudgetSpec.
+func pdbErrors(pdb *policyv1.PodDisruptionBudget) field.ErrorList {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	if pdb.Spec.MinAvailable != nil && pdb.Spec.MaxUnavailable != nil {
+		errs = append(errs, field.Invalid(spec, "", "minAvailable and maxUnavailable cannot be both set"))
+	}
+	for name, v := range map[string]*intstr.IntOrString{"minAvailable": pdb.Spec.MinAvailable, "maxUnavailable": pdb.Spec.MaxUnavailable} {
+		if v == nil {
+			continue
+		}
+		p := spec.Child(name)
+		if v.Type == intstr.Int && v.IntVal < 0 {
+			errs = append(errs, field.Invalid(p, v.IntVal, "must be greater than or equal to 0"))
+		}
+		if v.Type == intstr.String {
+			n, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+			switch {
+			case !strings.HasSuffix(v.StrVal, "%") || err != nil:
+				errs = append(errs, field.Invalid(p, v.StrVal, "must be an integer or percentage (e.g '5%')"))
+			case n < 0:
+				errs = append(errs, field.Invalid(p, v.StrVal, "must be greater than or equal to 0"))
+			case n > 100:
+				errs = append(errs, field.Invalid(p, v.StrVal, "must not be greater than 100%"))
+			}
+		}
+	}
+	errs = append(errs, metavalidation.ValidateLabelSelector(pdb.Spec.Selector, metavalidation.LabelSelectorValidationOptions{}, spec.Child("selector"))...)
+	if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil && *p != policyv1.IfHealthyBudget && *p != policyv1.AlwaysAllow {
+		errs = append(errs, field.NotSupported(spec.Child("unhealthyPodEvictionPolicy"), *p, []string{string(policyv1.AlwaysAllow), string(policyv1.IfHealthyBudget)}))
+	}
+	return errs
+}
+
+// admitPod applies the API server's defaults and the priority admission plugin, then its
+// validation.
+func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, runtimeClasses map[string]*nodev1.RuntimeClass, unique func(any, string) error) error {
 	defaultNamespace(&p.ObjectMeta)
 	desc := describe("Pod", p.Namespace, p.Name)
 	if err := sc.checkMeta(p, desc, &p.ObjectMeta, true); err != nil {
@@ -292,29 +426,17 @@ func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(an
 	if err := unique(p, desc); err != nil {
 		return err
 	}
-	if len(p.Spec.Containers) == 0 {
-		return sc.errAt(p, desc, "spec.containers", "Required value")
-	}
-	for _, group := range []struct {
-		name string
-		cs   []v1.Container
-	}{{"initContainers", p.Spec.InitContainers}, {"containers", p.Spec.Containers}} {
-		for i := range group.cs {
-			path := field.NewPath("spec", group.name).Index(i).Child("resources")
-			if err := defaultAndCheckResources(&group.cs[i].Resources, path); err != nil {
-				return sc.errAt(p, desc, err.Field, err.ErrorBody())
-			}
+	for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range cs {
+			defaultResources(&cs[i].Resources)
 		}
 	}
 	if p.Spec.Resources != nil {
-		if err := defaultAndCheckResources(p.Spec.Resources, field.NewPath("spec", "resources")); err != nil {
-			return sc.errAt(p, desc, err.Field, err.ErrorBody())
-		}
+		defaultResources(p.Spec.Resources)
 	}
-	for i, c := range p.Spec.ResourceClaims {
-		if (c.ResourceClaimName == nil) == (c.ResourceClaimTemplateName == nil) {
-			return sc.errAt(p, desc, fmt.Sprintf("spec.resourceClaims[%d]", i),
-				"Invalid value: exactly one of resourceClaimName or resourceClaimTemplateName must be set")
+	for i := range p.Spec.Volumes {
+		if sources(p.Spec.Volumes[i].VolumeSource) == 0 {
+			p.Spec.Volumes[i].EmptyDir = &v1.EmptyDirVolumeSource{} // the API server's default
 		}
 	}
 	if p.Spec.TerminationGracePeriodSeconds == nil {
@@ -324,7 +446,25 @@ func (sc *Scenario) admitPod(p *v1.Pod, classes *priorityClasses, unique func(an
 	if p.Spec.SchedulerName == "" {
 		p.Spec.SchedulerName = v1.DefaultSchedulerName
 	}
-	return sc.admitPriority(p, desc, classes)
+	if err := sc.admitPriority(p, desc, classes); err != nil {
+		return err
+	}
+	if err := admitRuntimeClass(p, runtimeClasses); err != nil {
+		return sc.errAt(p, desc, "spec.runtimeClassName", "Forbidden: "+err.Error())
+	}
+	return sc.reject(p, desc, withoutImageErrors(podSpecErrors(&p.Spec)))
+}
+
+// withoutImageErrors drops "image: Required value": the simulator runs no container, and
+// its scenarios leave images out (a documented convenience).
+func withoutImageErrors(errs field.ErrorList) field.ErrorList {
+	out := errs[:0]
+	for _, e := range errs {
+		if !(e.Type == field.ErrorTypeRequired && strings.HasSuffix(e.Field, ".image")) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // admitPriority mirrors the Priority admission plugin: a named class must exist and sets
@@ -368,13 +508,10 @@ func (sc *Scenario) admitPriority(p *v1.Pod, desc string, classes *priorityClass
 	return nil
 }
 
-// defaultAndCheckResources defaults requests to limits where only limits are set (the API
-// server's defaulting) and refuses negative amounts and requests above limits.
-func defaultAndCheckResources(r *v1.ResourceRequirements, path *field.Path) *field.Error {
+// defaultResources defaults requests to limits where only limits are set, as the API
+// server's defaulting does.
+func defaultResources(r *v1.ResourceRequirements) {
 	for name, q := range r.Limits {
-		if q.Sign() < 0 {
-			return field.Invalid(path.Child("limits").Key(string(name)), q.String(), "must be greater than or equal to 0")
-		}
 		if _, ok := r.Requests[name]; !ok {
 			if r.Requests == nil {
 				r.Requests = v1.ResourceList{}
@@ -382,15 +519,6 @@ func defaultAndCheckResources(r *v1.ResourceRequirements, path *field.Path) *fie
 			r.Requests[name] = q.DeepCopy()
 		}
 	}
-	for name, q := range r.Requests {
-		if q.Sign() < 0 {
-			return field.Invalid(path.Child("requests").Key(string(name)), q.String(), "must be greater than or equal to 0")
-		}
-		if lim, ok := r.Limits[name]; ok && q.Cmp(lim) > 0 {
-			return field.Invalid(path.Child("requests").Key(string(name)), q.String(), "must be less than or equal to "+string(name)+" limit of "+lim.String())
-		}
-	}
-	return nil
 }
 
 // admitGroupPriority fills a PodGroup's or CompositePodGroup's priority and

@@ -47,6 +47,9 @@ type podRecord struct {
 	// (workloads.go); replaces names the pod it was made in place of.
 	ctrl     controllers.Controller
 	replaces string
+	// message is the simulator's own word on the pod, when it has one (a pod bound to a
+	// node that does not exist); the scheduler's otherwise.
+	message string
 }
 
 // ObjectRef names an object in the report.

@@ -198,12 +198,7 @@ func (c *genCluster) yaml(nodeOrder, memberOrder []int, asGang bool) string {
 			n.name, n.cpu, n.mem, n.pods, n.gpu)
 	}
 	for _, g := range c.groups {
-		mode := "single: {}"
-		if g.all {
-			mode = "all: {}"
-		}
-		doc("apiVersion: scheduling.phalanx.dev/v1alpha1\nkind: PodGroup\nmetadata: {name: %s}\nspec:\n  schedulingPolicy: {gang: {minCount: %d}}\n  disruptionMode: {%s}\n  priority: %d",
-			g.name, len(g.members), mode, g.prio)
+		doc("%s", podGroupYAML(g.name, len(g.members), g.all, int64(g.prio)))
 	}
 	for _, p := range c.pdbs {
 		doc("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: %s}\nspec: {maxUnavailable: %d, selector: {matchLabels: {app: %s}}}", p.name, p.maxUnavailable, p.app)
@@ -250,7 +245,8 @@ func (c *genCluster) requests(p genPod) string {
 		r += fmt.Sprintf(", memory: %dGi", p.mem)
 	}
 	if p.gpu > 0 {
-		r += fmt.Sprintf(", example.com/gpu: \"%d\"", p.gpu)
+		// An extended resource's limit is its request, as the API server requires.
+		r += fmt.Sprintf(", example.com/gpu: \"%d\"}, limits: {example.com/gpu: \"%d\"", p.gpu, p.gpu)
 	}
 	return ", resources: {requests: {" + r + "}}"
 }
@@ -316,4 +312,15 @@ func runSimulation(t testing.TB, sc *Scenario, opts Options) (*Simulator, *Repor
 		t.Errorf("invariant violated: %s", v)
 	}
 	return s, r
+}
+
+// podGroupYAML is a running PodGroup of the generated clusters: a gang of all its members,
+// of disruption mode All or Single.
+func podGroupYAML(name string, members int, all bool, priority int64) string {
+	mode := "single: {}"
+	if all {
+		mode = "all: {}"
+	}
+	return fmt.Sprintf("apiVersion: scheduling.phalanx.dev/v1alpha1\nkind: PodGroup\nmetadata: {name: %s}\nspec:\n  schedulingPolicy: {gang: {minCount: %d}}\n  disruptionMode: {%s}\n  priority: %d",
+		name, members, mode, priority)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -17,6 +18,8 @@ type Input struct {
 	origins []origin
 	// Warnings are what a user should know that did not stop decoding (skipped kinds).
 	Warnings []string
+	// errs are the documents that did not decode.
+	errs InputErrors
 }
 
 func (in *Input) add(obj any, o origin) {
@@ -72,11 +75,16 @@ func Admit(cp ControlPlane, inputs ...*Input) (*Scenario, error) {
 	sc := &Scenario{origin: map[any]origin{}, controlPlane: cp}
 	for _, in := range inputs {
 		sc.Warnings = append(sc.Warnings, in.Warnings...)
+		sc.errs = append(sc.errs, in.errs...)
 		for i, obj := range in.objs {
 			sc.add(obj, in.origins[i])
 		}
 	}
+	sc.generateNames()
+	// The documents that decoded are admitted even when others did not, so that one run
+	// reports every error.
 	if err := sc.admit(); err != nil {
+		sort.SliceStable(sc.errs, func(i, j int) bool { return sc.errs[i].at.seq < sc.errs[j].at.seq })
 		return nil, err
 	}
 	return sc, nil

@@ -1,44 +1,66 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/dynamicresources"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
-	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
 // nodeUsage is the simulator's own account of what runs on each node, kept apart from the
-// scheduler's cache so that an accounting bug in the cache cannot hide an over-commit.
-type nodeUsage map[string]*resource.Vector
+// scheduler's cache so that an accounting bug in the cache cannot hide an over-commit. It
+// adds quantities exactly (resource.Quantity never overflows), so that an amount too large
+// for the scheduler's int64 arithmetic is checked too.
+type nodeUsage map[string]v1.ResourceList
+
+// requestsOf is what a pod takes on its node: its requests as kube-scheduler computes
+// them, and one pod.
+func requestsOf(p *v1.Pod) v1.ResourceList {
+	req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{UseStatusResources: true})
+	req[v1.ResourcePods] = *apiresource.NewQuantity(1, apiresource.DecimalSI)
+	return req
+}
 
 func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
-	req, err := resource.ForPod(p)
-	if err != nil {
-		return
+	used := u[node]
+	if used == nil {
+		used = v1.ResourceList{}
+		u[node] = used
 	}
-	v := u[node]
-	if v == nil {
-		v = &resource.Vector{}
-		u[node] = v
+	for name, q := range requestsOf(p) {
+		sum := used[name]
+		sum.Add(q)
+		used[name] = sum
 	}
-	v.Add(&req.Vector)
 	n := s.nodes[node]
 	if n == nil {
 		return
 	}
-	// Not a NodeInfo: building one would count as a change of the node's static parts.
-	alloc := framework.AllocatableOf(n)
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
+	}
 	var over []string
-	for i := range resource.Count() {
-		if v[i] > alloc[i] && !(alloc[i] == 0 && s.deviceBacked(string(resource.Name(i)))) {
-			over = append(over, string(resource.Name(i)))
+	for _, name := range sortedNames(used) {
+		q := used[name]
+		if q.Sign() <= 0 {
+			continue
+		}
+		a, ok := alloc[name]
+		if (!ok || a.IsZero()) && s.deviceBacked(string(name)) {
+			continue // allocated from devices (DRA), not from the node's allocatable
+		}
+		if !ok || q.Cmp(a) > 0 {
+			over = append(over, fmt.Sprintf("%s %s of %s", name, q.String(), a.String()))
 		}
 	}
 	if len(over) > 0 {
@@ -47,11 +69,15 @@ func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
 }
 
 func (u nodeUsage) remove(node string, p *v1.Pod) {
-	req, err := resource.ForPod(p)
-	if err != nil || u[node] == nil {
+	used := u[node]
+	if used == nil {
 		return
 	}
-	u[node].Sub(&req.Vector)
+	for name, q := range requestsOf(p) {
+		sum := used[name]
+		sum.Sub(q)
+		used[name] = sum
+	}
 }
 
 // invariantObserver checks each decision as the scheduler makes it.

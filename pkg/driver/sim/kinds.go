@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -24,6 +25,7 @@ var kinds = map[string]func() any{
 	"v1/Pod":                             func() any { return &v1.Pod{} },
 	"v1/Namespace":                       func() any { return &v1.Namespace{} },
 	"scheduling.k8s.io/v1/PriorityClass": func() any { return &schedulingv1.PriorityClass{} },
+	"node.k8s.io/v1/RuntimeClass":        func() any { return &nodev1.RuntimeClass{} },
 	"policy/v1/PodDisruptionBudget":      func() any { return &policyv1.PodDisruptionBudget{} },
 	v1alpha1.SchemeGroupVersion.String() + "/PodGroup":          func() any { return &v1alpha1.PodGroup{} },
 	v1alpha1.SchemeGroupVersion.String() + "/CompositePodGroup": func() any { return &v1alpha1.CompositePodGroup{} },

@@ -9,20 +9,35 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
-// rawDoc is one YAML document of the input, not yet decoded.
+// Limits of what the API server takes and stores.
+const (
+	// maxRequestBytes is kube-apiserver's limit on a request's body (3 MiB): kubectl sends
+	// each document of a file in a request of its own.
+	maxRequestBytes = 3 << 20
+	// maxStoredBytes is etcd's default limit on a request (--max-request-bytes, 1.5 MiB):
+	// an object whose stored form is larger cannot be created.
+	maxStoredBytes = 3 << 19
+)
+
+// rawDoc is one document of the input, not yet decoded: YAML, or a JSON object of a
+// JSON stream.
 type rawDoc struct {
 	where origin
 	data  []byte
+	json  bool
 }
 
 // decoded is a document turned into objects (several for a List).
@@ -30,11 +45,13 @@ type decoded struct {
 	objs     []any
 	origins  []origin
 	warnings []string
-	err      error
+	errs     []*InputError
 }
 
 // Load reads manifests from files, directories (every *.yaml and *.yml, in name order) and
-// "-" (stdin), and admits them. Documents are decoded in parallel; objects keep input order.
+// "-" (stdin), and admits their objects as a cluster's API server would. Documents are
+// decoded in parallel; objects keep input order. A bad input is an *InputErrors with
+// every error found: all of each document's, and every document's.
 func Load(paths []string, stdin io.Reader) (*Scenario, error) {
 	in, err := Decode(paths, stdin)
 	if err != nil {
@@ -43,9 +60,11 @@ func Load(paths []string, stdin io.Reader) (*Scenario, error) {
 	return Admit(ControlPlane{}, in)
 }
 
-// Decode reads manifests as Load does, without admitting them.
+// Decode reads manifests as Load does, without admitting them. The documents' errors go
+// with the input, so that Admit reports them with those of the documents that decoded.
 func Decode(paths []string, stdin io.Reader) (*Input, error) {
 	var docs []rawDoc
+	in := &Input{}
 	for _, p := range paths {
 		files, err := expand(p)
 		if err != nil {
@@ -54,23 +73,47 @@ func Decode(paths []string, stdin io.Reader) (*Input, error) {
 		for _, f := range files {
 			d, err := readDocs(f, stdin)
 			if err != nil {
-				return nil, err
+				in.errs = append(in.errs, err)
+				continue
 			}
 			docs = append(docs, d...)
 		}
 	}
+	for i := range docs {
+		docs[i].where.seq = i
+	}
 	results := decodeAll(docs)
-	in := &Input{}
 	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
+		in.errs = append(in.errs, r.errs...)
 		in.Warnings = append(in.Warnings, r.warnings...)
 		for i, obj := range r.objs {
 			in.add(obj, r.origins[i])
 		}
 	}
+	if len(in.errs) == 0 && len(in.objs) == 0 {
+		names := make([]string, len(paths))
+		for i, p := range paths {
+			if names[i] = p; p == "-" {
+				names[i] = "<stdin>"
+			}
+		}
+		return nil, &InputError{Where: strings.Join(names, ", "), Msg: noObjects(docs, in.Warnings)}
+	}
 	return in, nil
+}
+
+// noObjects says why an input with no object the simulator uses is refused, as kubectl
+// apply refuses one ("no objects passed to apply"), with the warnings that say what was
+// skipped (nothing else prints them: the input is refused).
+func noObjects(docs []rawDoc, warnings []string) string {
+	if len(docs) == 0 {
+		return "no objects: the input has no documents (only blank lines, comments or document markers)"
+	}
+	msg := fmt.Sprintf("no objects the simulator uses in its %d document(s)", len(docs))
+	if len(warnings) > 0 {
+		msg += ": " + strings.Join(warnings, "; ")
+	}
+	return msg
 }
 
 func expand(p string) ([]string, error) {
@@ -102,7 +145,9 @@ func expand(p string) ([]string, error) {
 	return out, nil
 }
 
-func readDocs(file string, stdin io.Reader) ([]rawDoc, error) {
+// readDocs splits a file into documents as kubectl does: a JSON stream (the file starts
+// with "{") is a sequence of JSON objects, anything else YAML documents between "---".
+func readDocs(file string, stdin io.Reader) ([]rawDoc, *InputError) {
 	var r io.Reader
 	name := file
 	if file == "-" {
@@ -118,7 +163,11 @@ func readDocs(file string, stdin io.Reader) ([]rawDoc, error) {
 		defer f.Close()
 		r = f
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 1<<16))
+	br := bufio.NewReaderSize(r, 1<<16)
+	if head, _ := br.Peek(512); utilyaml.IsJSONBuffer(head) {
+		return readJSONStream(name, br)
+	}
+	reader := utilyaml.NewYAMLReader(br)
 	var docs []rawDoc
 	for n := 1; ; {
 		data, err := reader.Read()
@@ -134,6 +183,40 @@ func readDocs(file string, stdin io.Reader) ([]rawDoc, error) {
 		docs = append(docs, rawDoc{where: origin{file: name, doc: n, item: -1}, data: data})
 		n++
 	}
+}
+
+// readJSONStream reads JSON objects one after the other; anything else, trailing data
+// included, is an error, as kubectl's reading of a JSON file makes it.
+func readJSONStream(name string, r io.Reader) ([]rawDoc, *InputError) {
+	dec := json.NewDecoder(r)
+	var docs []rawDoc
+	for n := 1; ; n++ {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err == nil && (len(raw) == 0 || raw[0] != '{') {
+			err = fmt.Errorf("a JSON %s where an object is expected", jsonKind(raw))
+		}
+		if err != nil {
+			return nil, &InputError{Where: fmt.Sprintf("%s: document %d", name, n),
+				Msg: fmt.Sprintf("not valid JSON (at byte %d of the file): %v", dec.InputOffset(), err)}
+		}
+		docs = append(docs, rawDoc{where: origin{file: name, doc: n, item: -1}, data: raw, json: true})
+	}
+}
+
+func jsonKind(raw []byte) string {
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case raw[0] == '[':
+		return "list"
+	case raw[0] == '"':
+		return "string"
+	}
+	return "value"
 }
 
 // hasContent reports whether a document has a line that is not blank, a comment or a
@@ -185,66 +268,213 @@ type typeMeta struct {
 }
 
 func decodeDoc(d rawDoc) decoded {
-	js, ok := fastYAMLToJSON(d.data)
-	if !ok {
-		var err error
-		if js, err = yaml.YAMLToJSON(d.data); err != nil {
-			return decoded{err: &InputError{Where: d.where.String(), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")}}
+	var res decoded
+	if len(d.data) > maxRequestBytes {
+		res.errs = append(res.errs, &InputError{Where: d.where.String(), at: d.where,
+			Msg: fmt.Sprintf("Request entity too large: %d bytes, more than the %d the API server accepts in a request", len(d.data), maxRequestBytes)})
+		return res
+	}
+	js := d.data
+	if !d.json {
+		var ok bool
+		if js, ok = fastYAMLToJSON(d.data); !ok {
+			var err error
+			if js, err = yaml.YAMLToJSONStrict(d.data); err != nil {
+				e := yamlError(d, err)
+				e.at = d.where
+				res.errs = append(res.errs, e)
+				return res
+			}
 		}
 	}
-	var res decoded
-	if err := decodeObject(js, d.where, &res); err != nil {
-		res.err = err
-	}
+	decodeObject(js, d.where, &res)
 	return res
 }
 
-func decodeObject(js []byte, where origin, res *decoded) error {
+// yamlError locates a YAML document's error: a key given twice is named by its path.
+func yamlError(d rawDoc, err error) *InputError {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	if path, key := duplicateKey(d.data); path != "" {
+		return &InputError{Where: d.where.String(), Field: path, Msg: fmt.Sprintf("Duplicate value: %q: the key is given twice (the API server refuses it: %s)", key, strings.Join(strings.Fields(msg), " "))}
+	}
+	return &InputError{Where: d.where.String(), Msg: "not valid YAML: " + strings.Join(strings.Fields(msg), " ")}
+}
+
+func decodeObject(js []byte, where origin, res *decoded) {
+	fail := func(fld, object, msg string) {
+		res.errs = append(res.errs, &InputError{Where: where.String(), Object: object, Field: fld, Msg: msg, at: where})
+	}
 	var tm typeMeta
 	if err := json.Unmarshal(js, &tm); err != nil {
-		return &InputError{Where: where.String(), Msg: "not a Kubernetes object: " + err.Error()}
+		fail("", "", "not a Kubernetes object: "+err.Error())
+		return
 	}
 	switch {
 	case tm.Kind == "":
-		return &InputError{Where: where.String(), Field: "kind", Msg: "Required value"}
+		fail("kind", "", "Required value")
+		return
 	case tm.APIVersion == "":
-		return &InputError{Where: where.String(), Field: "apiVersion", Msg: "Required value"}
+		fail("apiVersion", "", "Required value")
+		return
 	}
 	if strings.HasSuffix(tm.Kind, "List") && tm.Items != nil {
 		if where.item >= 0 {
-			return &InputError{Where: where.String(), Field: "kind", Msg: "a List inside a List is not supported"}
+			fail("kind", "", "a List inside a List is not supported")
+			return
 		}
 		for i, item := range tm.Items {
 			w := where
 			w.item = i
-			if err := decodeObject(item, w, res); err != nil {
-				return err
-			}
+			decodeObject(item, w, res)
 		}
-		return nil
+		return
 	}
-	newObj, ok := kinds[tm.APIVersion+"/"+tm.Kind]
-	if !ok {
+	schema := crdSchemas().For(tm.APIVersion, tm.Kind)
+	newObj, known := kinds[tm.APIVersion+"/"+tm.Kind]
+	if !known && schema == nil {
 		res.warnings = append(res.warnings, fmt.Sprintf("%s: skipping %s %s: not a kind the simulator uses", where, tm.APIVersion, tm.Kind))
-		return nil
+		return
 	}
-	obj := newObj()
-	strict, err := sigsjson.UnmarshalStrict(js, obj)
-	if err != nil {
-		return decodeError(js, where, tm.Kind, err)
+	var obj any
+	if known {
+		obj = newObj()
+		strict, err := sigsjson.UnmarshalStrict(js, obj)
+		if err != nil {
+			e := decodeError(js, where, tm.Kind, err)
+			e.at = where
+			res.errs = append(res.errs, e)
+			return
+		}
+		for _, e := range strict {
+			fld, msg := strictError(e)
+			fail(fld, describeJSON(tm.Kind, js), msg)
+		}
+		if len(strict) > 0 {
+			return
+		}
 	}
-	if len(strict) > 0 {
-		return &InputError{Where: where.String(), Object: tm.Kind, Msg: strict[0].Error()}
+	if schema != nil {
+		// phalanx's own kinds are checked against their CRD, as the API server checks them,
+		// and read with its defaults.
+		var m map[string]any
+		if err := utiljson.Unmarshal(js, &m); err != nil {
+			fail("", tm.Kind, "not a Kubernetes object: "+err.Error())
+			return
+		}
+		if schema.Namespaced {
+			defaultNamespaceOf(m)
+		}
+		desc := describe(tm.Kind, stringAt(m, "metadata", "namespace"), stringAt(m, "metadata", "name"))
+		errs := schema.Admit(m)
+		sortErrors(errs)
+		for _, e := range errs {
+			fld := e.Field
+			if fld == "<nil>" {
+				fld = ""
+			}
+			fail(fld, desc, e.ErrorBody())
+		}
+		if len(errs) > 0 || !known {
+			if !known {
+				res.warnings = append(res.warnings, fmt.Sprintf("%s: %s %s is valid, but not a kind the simulator uses yet: skipped", where, tm.APIVersion, tm.Kind))
+			}
+			return
+		}
+		var err error
+		if js, err = json.Marshal(m); err != nil {
+			fail("", desc, err.Error())
+			return
+		}
+		obj = newObj()
+		if err := json.Unmarshal(js, obj); err != nil {
+			fail("", desc, err.Error())
+			return
+		}
+	}
+	if size := storedSize(obj, js); size > maxStoredBytes {
+		fail("", describeJSON(tm.Kind, js), fmt.Sprintf("Too long: the object takes %d bytes stored, more than the %d etcd takes in a request (the API server could not store it)", size, maxStoredBytes))
+		return
 	}
 	res.objs = append(res.objs, obj)
 	res.origins = append(res.origins, where)
-	return nil
+}
+
+// strictField reads sigs.k8s.io/json's strict errors: `unknown field "spec.x"`,
+// `duplicate field "metadata.name"`.
+var strictField = regexp.MustCompile(`^(unknown|duplicate) field "(.*)"$`)
+
+// strictError turns a strict decoding error into a field and a message, as the API
+// server refuses the object ("strict decoding error: unknown field ...").
+func strictError(err error) (fld, msg string) {
+	m := strictField.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", "strict decoding error: " + err.Error()
+	}
+	if m[1] == "unknown" {
+		return m[2], "Unknown field: no such field in the object's schema (the API server refuses it in strict decoding, as kubectl apply asks)"
+	}
+	return m[2], "Duplicate value: the field is given twice (the API server refuses it in strict decoding)"
+}
+
+// describeJSON names a document's object for messages, from its metadata.
+func describeJSON(kind string, js []byte) string {
+	var m struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(js, &m)
+	if m.Metadata.Namespace == "" && !clusterScoped[kind] {
+		m.Metadata.Namespace = v1.NamespaceDefault
+	}
+	return describe(kind, m.Metadata.Namespace, m.Metadata.Name)
+}
+
+// clusterScoped are the kinds the simulator reads that have no namespace.
+var clusterScoped = map[string]bool{
+	"Node": true, "Namespace": true, "PriorityClass": true, "PersistentVolume": true, "StorageClass": true,
+	"CSINode": true, "DeviceClass": true, "ResourceSlice": true,
+}
+
+// storedSize is how large an object is in etcd: Kubernetes' kinds are stored as protobuf,
+// custom resources as JSON.
+func storedSize(obj any, js []byte) int {
+	if p, ok := obj.(interface{ Size() int }); ok {
+		return p.Size()
+	}
+	return len(js)
+}
+
+// defaultNamespaceOf puts a namespaced object without a namespace in "default", as
+// kubectl's context would (and the simulator's admission does for every kind).
+func defaultNamespaceOf(m map[string]any) {
+	meta, ok := m["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	if ns, _ := meta["namespace"].(string); ns == "" {
+		meta["namespace"] = v1.NamespaceDefault
+	}
+}
+
+func stringAt(m map[string]any, path ...string) string {
+	var cur any = m
+	for _, k := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = mm[k]
+	}
+	s, _ := cur.(string)
+	return s
 }
 
 // decodeError turns a JSON decoding error into one that names the field. Type errors carry
 // their path; errors from a value's own parser (a malformed quantity) do not, so the
 // document is walked to find the offending value.
-func decodeError(js []byte, where origin, kind string, err error) error {
+func decodeError(js []byte, where origin, kind string, err error) *InputError {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return &InputError{Where: where.String(), Object: kind, Field: te.Field,

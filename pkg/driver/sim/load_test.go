@@ -10,34 +10,41 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/testutil/badinput"
 )
 
-// Each file under testdata/badinput starts with "# want: <substring of the error>".
+// Every input of testdata/badinput (see pkg/testutil/badinput) is refused with an error
+// naming the file, the document and the field, or accepted and simulated as its
+// Expectation says, with every invariant (exact quantities included) holding throughout.
 func TestBadInput(t *testing.T) {
-	files, err := filepath.Glob("../../../testdata/badinput/*.yaml")
-	if err != nil || len(files) == 0 {
+	inputs, err := badinput.Read("../../../testdata/badinput")
+	if err != nil || len(inputs) == 0 {
 		t.Fatalf("no bad input files: %v", err)
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
+	for _, in := range inputs {
+		t.Run(in.Name, func(t *testing.T) {
+			if in.Accepted != "" {
+				runScenario(t, in.Data)
+				return
+			}
+			dir := filepath.Join(t.TempDir(), "badinput")
+			f := filepath.Join(dir, in.Name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			first, _, _ := strings.Cut(string(data), "\n")
-			want, ok := strings.CutPrefix(first, "# want: ")
-			if !ok {
-				t.Fatal("first line must be '# want: ...'")
+			if err := os.WriteFile(f, in.Data, 0o644); err != nil {
+				t.Fatal(err)
 			}
 			_, err = Load([]string{f}, nil)
 			var ie *InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("want an InputError, got %v", err)
 			}
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("error %q\ndoes not contain %q", err.Error(), want)
+			if !strings.Contains(err.Error(), in.Want) {
+				t.Errorf("error %q\ndoes not contain %q", err.Error(), in.Want)
 			}
-			if !strings.Contains(err.Error(), filepath.Base(f)) {
+			if !strings.Contains(err.Error(), in.Name) {
 				t.Errorf("error %q does not name the file", err.Error())
 			}
 		})

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,12 +63,16 @@ func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, strin
 			continue
 		}
 		desc, err := sc.admitNativeObject(in, "Workload", unique)
+		if errors.Is(err, errRejected) {
+			continue // its errors are recorded; the next object's are wanted too
+		}
 		if err != nil {
 			return err
 		}
 		wl, err := nativegroup.WorkloadFrom(in)
 		if err != nil {
-			return sc.errAt(in, desc, "", err.Error())
+			_ = sc.errAt(in, desc, "", err.Error())
+			continue
 		}
 		sc.origin[wl] = sc.origin[in]
 		sc.Workloads = append(sc.Workloads, wl)
@@ -76,19 +81,24 @@ func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, strin
 	}
 	for _, in := range groups {
 		desc, err := sc.admitNativeObject(in, nativeKind, unique)
+		if errors.Is(err, errRejected) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		pg, err := nativegroup.PodGroupFrom(in)
 		if err != nil {
-			return sc.errAt(in, desc, "", err.Error())
+			_ = sc.errAt(in, desc, "", err.Error())
+			continue
 		}
 		sc.origin[pg] = sc.origin[in]
 		t, _ := parseTiming(&pg.ObjectMeta)
 		if ref := pg.Spec.WorkloadRef; ref != nil && pg.APIVersion == nativegroup.V1alpha2 {
 			w, ok := workloads[pg.Namespace+"/"+ref.WorkloadName]
 			if fld, msg := workloadRefProblem(ref, w.wl, ok && w.t.createAt <= t.createAt && (!w.t.hasDelete || w.t.deleteAt > t.createAt)); msg != "" {
-				return sc.errAt(pg, desc, fld, msg)
+				_ = sc.errAt(pg, desc, fld, msg)
+				continue
 			}
 		}
 		prio := nativePriority[schedulingv1beta1.PreemptionPolicy]{class: &pg.Spec.PriorityClassName, priority: &pg.Spec.Priority,
@@ -97,25 +107,31 @@ func (sc *Scenario) admitNative(classes *priorityClasses, unique func(any, strin
 			prio.policy = nil
 		}
 		if err := admitNativePriority(prio, classes, t.createAt); err != nil {
-			return sc.errAt(pg, desc, err.Field, err.ErrorBody())
+			_ = sc.errAt(pg, desc, err.Field, err.ErrorBody())
+			continue
 		}
 		sc.NativePodGroups = append(sc.NativePodGroups, pg)
 	}
 	for _, in := range composites {
 		desc, err := sc.admitNativeObject(in, nativeCompositeKind, unique)
+		if errors.Is(err, errRejected) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		c, err := nativegroup.CompositeFrom(in)
 		if err != nil {
-			return sc.errAt(in, desc, "", err.Error())
+			_ = sc.errAt(in, desc, "", err.Error())
+			continue
 		}
 		sc.origin[c] = sc.origin[in]
 		t, _ := parseTiming(&c.ObjectMeta)
 		prio := nativePriority[schedulingv1alpha3.PreemptionPolicy]{class: &c.Spec.PriorityClassName, priority: &c.Spec.Priority,
 			policy: &c.Spec.PreemptionPolicy, kind: nativegroup.KindCompositePodGroup, noun: "composite pod group"}
 		if err := admitNativePriority(prio, classes, t.createAt); err != nil {
-			return sc.errAt(c, desc, err.Field, err.ErrorBody())
+			_ = sc.errAt(c, desc, err.Field, err.ErrorBody())
+			continue
 		}
 		sc.NativeComposites = append(sc.NativeComposites, c)
 	}
@@ -159,8 +175,8 @@ func (sc *Scenario) admitNativeObject(in any, kind string, unique func(any, stri
 	if err := unique(in, desc); err != nil {
 		return "", err
 	}
-	if errs := nativegroup.Validate(in); len(errs) > 0 {
-		return "", sc.errAt(in, desc, errs[0].Field, errs[0].ErrorBody())
+	if err := sc.reject(in, desc, nativegroup.Validate(in)); err != nil {
+		return "", err
 	}
 	return desc, nil
 }

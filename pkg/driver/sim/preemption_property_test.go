@@ -13,7 +13,13 @@ import (
 // propertyClusters is how many generated clusters the property tests run: a short run in
 // `make test`, more with PREEMPTION_PROPERTY_CLUSTERS (`make fuzz` sets 10,000).
 func propertyClusters(t *testing.T, short int) int {
-	if v, err := strconv.Atoi(os.Getenv("PREEMPTION_PROPERTY_CLUSTERS")); err == nil && v > 0 {
+	return clustersFromEnv("PREEMPTION_PROPERTY_CLUSTERS", short)
+}
+
+// clustersFromEnv is the number in the variable when set, else short (a quarter of it
+// with -short).
+func clustersFromEnv(variable string, short int) int {
+	if v, err := strconv.Atoi(os.Getenv(variable)); err == nil && v > 0 {
 		return v
 	}
 	if testing.Short() {

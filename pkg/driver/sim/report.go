@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"maps"
 	"time"
 
@@ -191,9 +192,13 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		if rec.ctrl != nil {
 			pr.Workload = rec.ctrl.Workload().String()
 		}
-		if rec.phase == PhasePending {
+		switch {
+		case rec.message != "":
+			pr.Message = rec.message
+		case rec.phase == PhasePending:
 			pr.Message = s.sched.PendingMessage(p)
-		} else {
+		}
+		if rec.phase != PhasePending {
 			pr.NominatedNode = ""
 		}
 		r.Pods = append(r.Pods, pr)
@@ -293,7 +298,8 @@ func (s *Simulator) lifetimes(r *Report) {
 func podRequests(p *v1.Pod) map[string]int64 {
 	req, err := resource.ForPod(p)
 	out := map[string]int64{}
-	if err != nil {
+	var tooLarge *resource.TooLargeError
+	if err != nil && !errors.As(err, &tooLarge) {
 		return out
 	}
 	for _, i := range req.NonZero() {
@@ -302,9 +308,12 @@ func podRequests(p *v1.Pod) map[string]int64 {
 	return out
 }
 
+// quantityValue is an amount as the scheduler counts it (clamped to resource.MaxAmount).
 func quantityValue(name string, q apiresource.Quantity) int64 {
+	i := resource.Memory
 	if name == string(v1.ResourceCPU) {
-		return q.MilliValue()
+		i = resource.CPU
 	}
-	return q.Value()
+	v, _ := resource.Amount(i, q)
+	return v
 }

@@ -49,11 +49,11 @@ func (r *Resources) add(obj any) {
 var celCompiler = cel.GetCompiler(cel.Features{})
 
 // admitResources applies the API server's defaults to the storage and DRA objects and
-// refuses what it would: missing names and required fields, duplicates, CEL selectors that
-// do not compile.
+// refuses what it would: every error of every object.
 func (sc *Scenario) admitResources(unique func(any, string) error) error {
 	r := &sc.Resources
-	check := func(obj any, kind string, m *metav1.ObjectMeta, namespaced bool) (string, error) {
+	// admit checks an object's metadata, name and the errors of its kind's validation.
+	admit := func(obj any, kind string, m *metav1.ObjectMeta, namespaced bool, validate func() field.ErrorList) {
 		if namespaced {
 			defaultNamespace(m)
 		}
@@ -62,97 +62,51 @@ func (sc *Scenario) admitResources(unique func(any, string) error) error {
 			ns = m.Namespace
 		}
 		desc := describe(kind, ns, m.Name)
-		if err := sc.checkMeta(obj, desc, m, namespaced); err != nil {
-			return desc, err
+		if sc.checkMeta(obj, desc, m, namespaced) != nil || unique(obj, desc) != nil {
+			return
 		}
-		return desc, unique(obj, desc)
+		_ = sc.reject(obj, desc, validate())
 	}
 	for _, c := range r.StorageClasses {
-		desc, err := check(c, "StorageClass", &c.ObjectMeta, false)
-		if err != nil {
-			return err
-		}
-		if c.Provisioner == "" {
-			return sc.errAt(c, desc, "provisioner", "Required value")
-		}
 		if c.VolumeBindingMode == nil {
 			mode := storagev1.VolumeBindingImmediate
 			c.VolumeBindingMode = &mode
 		}
+		admit(c, "StorageClass", &c.ObjectMeta, false, func() field.ErrorList { return storageClassErrors(c) })
 	}
 	for _, pv := range r.PVs {
-		desc, err := check(pv, "PersistentVolume", &pv.ObjectMeta, false)
-		if err != nil {
-			return err
-		}
-		if _, ok := pv.Spec.Capacity[v1.ResourceStorage]; !ok {
-			return sc.errAt(pv, desc, "spec.capacity[storage]", "Required value")
-		}
-		if len(pv.Spec.AccessModes) == 0 {
-			return sc.errAt(pv, desc, "spec.accessModes", "Required value")
-		}
 		if pv.Status.Phase == "" {
 			pv.Status.Phase = v1.VolumeAvailable
 			if pv.Spec.ClaimRef != nil {
 				pv.Status.Phase = v1.VolumeBound
 			}
 		}
+		admit(pv, "PersistentVolume", &pv.ObjectMeta, false, func() field.ErrorList { return pvErrors(pv) })
 	}
 	for _, pvc := range r.PVCs {
-		desc, err := check(pvc, "PersistentVolumeClaim", &pvc.ObjectMeta, true)
-		if err != nil {
-			return err
-		}
-		if len(pvc.Spec.AccessModes) == 0 {
-			return sc.errAt(pvc, desc, "spec.accessModes", "Required value")
-		}
-		if _, ok := pvc.Spec.Resources.Requests[v1.ResourceStorage]; !ok {
-			return sc.errAt(pvc, desc, "spec.resources.requests[storage]", "Required value")
-		}
 		if pvc.Status.Phase == "" {
 			pvc.Status.Phase = v1.ClaimPending
 		}
+		admit(pvc, "PersistentVolumeClaim", &pvc.ObjectMeta, true, func() field.ErrorList { return pvcErrors(pvc) })
 	}
 	for _, n := range r.CSINodes {
-		if _, err := check(n, "CSINode", &n.ObjectMeta, false); err != nil {
-			return err
-		}
+		admit(n, "CSINode", &n.ObjectMeta, false, func() field.ErrorList { return csiNodeErrors(n) })
 	}
 	for _, dc := range r.DeviceClasses {
-		desc, err := check(dc, "DeviceClass", &dc.ObjectMeta, false)
-		if err != nil {
-			return err
-		}
-		if fe := checkSelectors(dc.Spec.Selectors, field.NewPath("spec", "selectors")); fe != nil {
-			return sc.errAt(dc, desc, fe.Field, fe.ErrorBody())
-		}
+		admit(dc, "DeviceClass", &dc.ObjectMeta, false, func() field.ErrorList {
+			return checkSelectors(dc.Spec.Selectors, field.NewPath("spec", "selectors"))
+		})
 	}
 	for _, s := range r.Slices {
-		desc, err := check(s, "ResourceSlice", &s.ObjectMeta, false)
-		if err != nil {
-			return err
-		}
-		if fe := checkSlice(s); fe != nil {
-			return sc.errAt(s, desc, fe.Field, fe.ErrorBody())
-		}
+		admit(s, "ResourceSlice", &s.ObjectMeta, false, func() field.ErrorList { return checkSlice(s) })
 	}
 	for _, c := range r.Claims {
-		desc, err := check(c, "ResourceClaim", &c.ObjectMeta, true)
-		if err != nil {
-			return err
-		}
-		if fe := defaultAndCheckClaimSpec(&c.Spec, field.NewPath("spec")); fe != nil {
-			return sc.errAt(c, desc, fe.Field, fe.ErrorBody())
-		}
+		admit(c, "ResourceClaim", &c.ObjectMeta, true, func() field.ErrorList { return defaultAndCheckClaimSpec(&c.Spec, field.NewPath("spec")) })
 	}
 	for _, t := range r.Templates {
-		desc, err := check(t, "ResourceClaimTemplate", &t.ObjectMeta, true)
-		if err != nil {
-			return err
-		}
-		if fe := defaultAndCheckClaimSpec(&t.Spec.Spec, field.NewPath("spec", "spec")); fe != nil {
-			return sc.errAt(t, desc, fe.Field, fe.ErrorBody())
-		}
+		admit(t, "ResourceClaimTemplate", &t.ObjectMeta, true, func() field.ErrorList {
+			return defaultAndCheckClaimSpec(&t.Spec.Spec, field.NewPath("spec", "spec"))
+		})
 	}
 	return nil
 }
@@ -160,32 +114,33 @@ func (sc *Scenario) admitResources(unique func(any, string) error) error {
 // defaultAndCheckClaimSpec defaults each exact request to one device (ExactCount, count
 // 1), as the API server does, and checks that every request names a class and that its
 // selectors compile.
-func defaultAndCheckClaimSpec(spec *resourceapi.ResourceClaimSpec, path *field.Path) *field.Error {
+func defaultAndCheckClaimSpec(spec *resourceapi.ResourceClaimSpec, path *field.Path) field.ErrorList {
 	reqs := path.Child("devices", "requests")
 	seen := map[string]bool{}
+	var errs field.ErrorList
 	for i := range spec.Devices.Requests {
 		r := &spec.Devices.Requests[i]
 		p := reqs.Index(i)
 		switch {
 		case r.Name == "":
-			return field.Required(p.Child("name"), "")
+			errs = append(errs, field.Required(p.Child("name"), ""))
 		case seen[r.Name]:
-			return field.Duplicate(p.Child("name"), r.Name)
-		case (r.Exactly == nil) == (len(r.FirstAvailable) == 0):
-			return field.Invalid(p, r.Name, "exactly one of exactly or firstAvailable must be set")
+			errs = append(errs, field.Duplicate(p.Child("name"), r.Name))
 		}
 		seen[r.Name] = true
+		if (r.Exactly == nil) == (len(r.FirstAvailable) == 0) {
+			errs = append(errs, field.Invalid(p, r.Name, "exactly one of exactly or firstAvailable must be set"))
+			continue
+		}
 		if r.Exactly != nil {
-			if fe := defaultExact(r.Exactly, p.Child("exactly")); fe != nil {
-				return fe
-			}
+			errs = append(errs, defaultExact(r.Exactly, p.Child("exactly"))...)
 			continue
 		}
 		for j := range r.FirstAvailable {
 			sub := &r.FirstAvailable[j]
 			sp := p.Child("firstAvailable").Index(j)
 			if sub.DeviceClassName == "" {
-				return field.Required(sp.Child("deviceClassName"), "")
+				errs = append(errs, field.Required(sp.Child("deviceClassName"), ""))
 			}
 			if sub.AllocationMode == "" {
 				sub.AllocationMode = resourceapi.DeviceAllocationModeExactCount
@@ -193,61 +148,64 @@ func defaultAndCheckClaimSpec(spec *resourceapi.ResourceClaimSpec, path *field.P
 			if sub.AllocationMode == resourceapi.DeviceAllocationModeExactCount && sub.Count == 0 {
 				sub.Count = 1
 			}
-			if fe := checkSelectors(sub.Selectors, sp.Child("selectors")); fe != nil {
-				return fe
-			}
+			errs = append(errs, checkSelectors(sub.Selectors, sp.Child("selectors"))...)
 		}
 	}
-	return nil
+	return errs
 }
 
-func defaultExact(r *resourceapi.ExactDeviceRequest, p *field.Path) *field.Error {
+func defaultExact(r *resourceapi.ExactDeviceRequest, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	if r.DeviceClassName == "" {
-		return field.Required(p.Child("deviceClassName"), "")
+		errs = append(errs, field.Required(p.Child("deviceClassName"), ""))
 	}
 	switch r.AllocationMode {
 	case "":
 		r.AllocationMode = resourceapi.DeviceAllocationModeExactCount
 	case resourceapi.DeviceAllocationModeExactCount, resourceapi.DeviceAllocationModeAll:
 	default:
-		return field.NotSupported(p.Child("allocationMode"), r.AllocationMode,
-			[]resourceapi.DeviceAllocationMode{resourceapi.DeviceAllocationModeAll, resourceapi.DeviceAllocationModeExactCount})
+		errs = append(errs, field.NotSupported(p.Child("allocationMode"), r.AllocationMode,
+			[]resourceapi.DeviceAllocationMode{resourceapi.DeviceAllocationModeAll, resourceapi.DeviceAllocationModeExactCount}))
 	}
 	if r.AllocationMode == resourceapi.DeviceAllocationModeExactCount {
 		if r.Count == 0 {
 			r.Count = 1
 		}
 		if r.Count < 0 {
-			return field.Invalid(p.Child("count"), r.Count, "must be greater than zero")
+			errs = append(errs, field.Invalid(p.Child("count"), r.Count, "must be greater than zero"))
 		}
 	}
-	return checkSelectors(r.Selectors, p.Child("selectors"))
+	return append(errs, checkSelectors(r.Selectors, p.Child("selectors"))...)
 }
 
 // checkSelectors compiles each CEL selector, as the API server's validation does.
-func checkSelectors(sels []resourceapi.DeviceSelector, path *field.Path) *field.Error {
+func checkSelectors(sels []resourceapi.DeviceSelector, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	for i, s := range sels {
 		if s.CEL == nil {
-			return field.Required(path.Index(i).Child("cel"), "")
+			errs = append(errs, field.Required(path.Index(i).Child("cel"), ""))
+			continue
 		}
 		res := celCompiler.CompileCELExpression(s.CEL.Expression, cel.Options{})
 		if res.Error != nil {
-			return field.Invalid(path.Index(i).Child("cel", "expression"), s.CEL.Expression, res.Error.Error())
+			errs = append(errs, field.Invalid(path.Index(i).Child("cel", "expression"), s.CEL.Expression, res.Error.Error()))
 		}
 	}
-	return nil
+	return errs
 }
 
 // checkSlice checks what the allocator relies on: a driver, a pool, exactly one way of
 // saying which nodes see the devices, and unique device names.
-func checkSlice(s *resourceapi.ResourceSlice) *field.Error {
+func checkSlice(s *resourceapi.ResourceSlice) field.ErrorList {
 	spec := field.NewPath("spec")
-	switch {
-	case s.Spec.Driver == "":
-		return field.Required(spec.Child("driver"), "")
-	case s.Spec.Pool.Name == "":
-		return field.Required(spec.Child("pool", "name"), "")
-	case s.Spec.Pool.ResourceSliceCount == 0:
+	var errs field.ErrorList
+	if s.Spec.Driver == "" {
+		errs = append(errs, field.Required(spec.Child("driver"), ""))
+	}
+	if s.Spec.Pool.Name == "" {
+		errs = append(errs, field.Required(spec.Child("pool", "name"), ""))
+	}
+	if s.Spec.Pool.ResourceSliceCount == 0 {
 		s.Spec.Pool.ResourceSliceCount = 1
 	}
 	ways := 0
@@ -264,18 +222,18 @@ func checkSlice(s *resourceapi.ResourceSlice) *field.Error {
 		ways++
 	}
 	if ways != 1 {
-		return field.Invalid(spec, fmt.Sprint(ways), "exactly one of nodeName, nodeSelector, allNodes or perDeviceNodeSelection must be set")
+		errs = append(errs, field.Invalid(spec, fmt.Sprint(ways), "exactly one of nodeName, nodeSelector, allNodes or perDeviceNodeSelection must be set"))
 	}
 	seen := map[string]bool{}
 	for i, d := range s.Spec.Devices {
 		p := spec.Child("devices").Index(i).Child("name")
 		switch {
 		case d.Name == "":
-			return field.Required(p, "")
+			errs = append(errs, field.Required(p, ""))
 		case seen[d.Name]:
-			return field.Duplicate(p, d.Name)
+			errs = append(errs, field.Duplicate(p, d.Name))
 		}
 		seen[d.Name] = true
 	}
-	return nil
+	return errs
 }

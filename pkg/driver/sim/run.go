@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -72,6 +73,9 @@ type Simulator struct {
 	pdbs             []*policyv1.PodDisruptionBudget
 	pdbsDirty        bool
 	nodeUsage        nodeUsage
+	// waitingForNode are the pods created bound to a node that does not exist (yet), by
+	// node name: no kubelet runs them.
+	waitingForNode map[string][]*podRecord
 	// nodeAdded and nodeDeleted are when each node came and went (names are unique).
 	nodeAdded, nodeDeleted map[string]float64
 	// objs are the storage and DRA objects (objects.go); slices the ResourceSlices.
@@ -115,6 +119,8 @@ func New(sc *Scenario, opts Options) (*Simulator, error) {
 		compositeGone:    map[string]bool{},
 		nativeComposites: map[string]*nativeRecord[*nativegroup.CompositePodGroup]{},
 		nodeUsage:        nodeUsage{},
+
+		waitingForNode: map[string][]*podRecord{},
 
 		nodeAdded:   map[string]float64{},
 		nodeDeleted: map[string]float64{},
@@ -240,6 +246,13 @@ func (s *Simulator) addNode(n *v1.Node) {
 	s.nodeAdded[n.Name] = s.seconds(s.now)
 	s.nodes[n.Name] = n
 	s.sched.AddNode(n)
+	// The node's kubelet starts the pods already bound to it.
+	for _, rec := range s.waitingForNode[n.Name] {
+		if !rec.gone && !rec.terminating {
+			s.startPod(rec, n.Name)
+		}
+	}
+	delete(s.waitingForNode, n.Name)
 }
 
 // deleteNode removes a node; its pods are deleted with it (the pod garbage collector would
@@ -264,24 +277,51 @@ func (s *Simulator) createPod(rec *podRecord) {
 	rec.created = true
 	created := s.seconds(s.now)
 	rec.createdAt = &created
-	if n := p.Spec.NodeName; n != "" {
-		p.Status.Phase = v1.PodRunning
-		rec.phase, rec.node = PhaseRunning, n
-		t := s.seconds(s.now)
-		rec.boundAt = &t
-		if p.Status.StartTime == nil {
-			p.Status.StartTime = &p.CreationTimestamp
-		}
-		s.nodeUsage.add(n, p, s)
-		if rec.timing.hasRunFor {
-			s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(rec) })
-		}
+	if n := p.Spec.NodeName; n != "" && s.nodes[n] == nil {
+		s.awaitNode(rec, n)
+	} else if n != "" {
+		s.startPod(rec, n)
 	}
 	s.sched.AddPod(p)
 	s.pdbsDirty = true
-	if p.Spec.NodeName != "" {
-		s.tell(rec, controllers.Running)
+}
+
+// startPod runs a pod created bound to a node, as the node's kubelet does.
+func (s *Simulator) startPod(rec *podRecord, node string) {
+	p := rec.pod
+	p.Status.Phase = v1.PodRunning
+	rec.phase, rec.node, rec.message = PhaseRunning, node, ""
+	t := s.seconds(s.now)
+	rec.boundAt = &t
+	if p.Status.StartTime == nil {
+		start := metav1.NewTime(s.now)
+		p.Status.StartTime = &start
 	}
+	s.nodeUsage.add(node, p, s)
+	if rec.timing.hasRunFor {
+		s.at(s.now.Add(rec.timing.runFor), func() { s.succeed(rec) })
+	}
+	s.tell(rec, controllers.Running)
+}
+
+// podGCQuarantine is how long the pod garbage collector waits for a missing node before it
+// deletes the pods bound to it (kube-controller-manager's podgc).
+const podGCQuarantine = 40 * time.Second
+
+// awaitNode keeps a pod bound to a node that does not exist pending, as a cluster does:
+// no kubelet runs it. It starts if the node appears; once the node has been missing for
+// podGCQuarantine, the pod garbage collector deletes it.
+func (s *Simulator) awaitNode(rec *podRecord, node string) {
+	rec.message = fmt.Sprintf("bound to node %s, which does not exist: no kubelet runs it, and the pod garbage collector deletes it unless the node appears within %s", node, podGCQuarantine)
+	s.waitingForNode[node] = append(s.waitingForNode[node], rec)
+	s.at(s.now.Add(podGCQuarantine), func() {
+		if rec.gone || rec.phase != PhasePending || s.nodes[node] != nil {
+			return
+		}
+		rec.message = fmt.Sprintf("deleted by the pod garbage collector: bound to node %s, which did not exist for %s", node, podGCQuarantine)
+		grace := int64(0)
+		s.deletePod(rec, &grace)
+	})
 }
 
 // Run runs the simulation to its end: when nothing more can happen (no timed event left

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
@@ -21,8 +22,10 @@ type Scenario struct {
 	Pods            []*v1.Pod
 	Namespaces      []*v1.Namespace
 	PriorityClasses []*schedulingv1.PriorityClass
-	PDBs            []*policyv1.PodDisruptionBudget
-	PodGroups       []*v1alpha1.PodGroup
+	// RuntimeClasses give pods their overhead and scheduling constraints at admission.
+	RuntimeClasses []*nodev1.RuntimeClass
+	PDBs           []*policyv1.PodDisruptionBudget
+	PodGroups      []*v1alpha1.PodGroup
 	// CompositePodGroups are phalanx's groups of PodGroups.
 	CompositePodGroups []*v1alpha1.CompositePodGroup
 	// NativePodGroups and Workloads are Kubernetes' own scheduling.k8s.io kinds (v1beta1,
@@ -46,6 +49,8 @@ type Scenario struct {
 
 	// origin says where each object came from, for error messages.
 	origin map[any]origin
+	// errs are the errors admission found.
+	errs InputErrors
 }
 
 // origin locates an object in the input.
@@ -53,6 +58,16 @@ type origin struct {
 	file string
 	doc  int // 1-based, counting non-empty documents
 	item int // index in a List's items, or -1
+	// seq orders documents across files, for reporting errors in input order.
+	seq int
+}
+
+// before orders origins in input order.
+func (o origin) before(p origin) bool {
+	if o.seq != p.seq {
+		return o.seq < p.seq
+	}
+	return o.item < p.item
 }
 
 func (o origin) String() string {
@@ -70,6 +85,8 @@ type InputError struct {
 	Object string // "Pod default/web", when known
 	Field  string // "spec.containers[0].resources.requests[cpu]", when known
 	Msg    string
+	// at orders errors in input order.
+	at origin
 }
 
 func (e *InputError) Error() string {

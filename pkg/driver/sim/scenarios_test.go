@@ -198,6 +198,11 @@ func runScenarioFile(t *testing.T, file string, rewrite func([]byte) []byte) {
 	if rewrite != nil {
 		data = rewrite(data)
 	}
+	runScenario(t, data)
+}
+
+// runScenario simulates manifests with their Expectation document, invariants checked.
+func runScenario(t *testing.T, data []byte) {
 	exp, manifests := splitScenario(t, data)
 	in, err := Decode([]string{"-"}, bytes.NewReader(manifests))
 	if err != nil {

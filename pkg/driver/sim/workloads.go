@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -59,40 +60,47 @@ func (sc *Scenario) addWorkload(obj any) bool {
 // admitWorkloads checks each workload as the API server (and, for a JobSet, its webhook)
 // would, makes its controller's model and admits its pod templates as the API server
 // admits pods (defaults, priority), so that every pod made from them is admitted.
-func (sc *Scenario) admitWorkloads(classes *priorityClasses, unique func(any, string) error) error {
+func (sc *Scenario) admitWorkloads(classes *priorityClasses, runtimeClasses map[string]*nodev1.RuntimeClass, unique func(any, string) error) error {
 	for i := range sc.Controlled {
-		w := &sc.Controlled[i]
-		kind, m, _ := WorkloadOf(w.Object)
-		defaultNamespace(m)
-		desc := describe(kind, m.Namespace, m.Name)
-		if err := sc.checkMeta(w.Object, desc, m, true); err != nil {
+		// A refused workload's errors are recorded; the next one's are wanted too.
+		if err := sc.admitWorkload(&sc.Controlled[i], classes, runtimeClasses, unique); err != nil && !errors.Is(err, errRejected) {
 			return err
 		}
-		if err := unique(w.Object, desc); err != nil {
-			return err
-		}
-		c, warnings, ferr := controllers.New(w.Object, controllers.Options{WorkloadWithJob: sc.controlPlane.WorkloadWithJob})
-		if ferr != nil {
-			return sc.errAt(w.Object, desc, ferr.Field, ferr.ErrorBody())
-		}
-		for _, msg := range warnings {
-			sc.Warnings = append(sc.Warnings, sc.origin[w.Object].String()+": "+msg)
-		}
-		for _, t := range c.Templates() {
-			if err := sc.admitTemplate(w.Object, kind, desc, t, classes); err != nil {
-				return err
-			}
-		}
-		// What the controller makes with the workload is admitted as native objects of the
-		// input (admitNative runs next), created and deleted with the workload.
-		for _, o := range c.Made() {
-			om := o.(metav1.ObjectMetaAccessor).GetObjectMeta()
-			om.SetAnnotations(timingOf(m))
-			sc.origin[o] = sc.origin[w.Object]
-			sc.nativeInputs = append(sc.nativeInputs, o)
-		}
-		w.Controller = c
 	}
+	return nil
+}
+
+func (sc *Scenario) admitWorkload(w *Controlled, classes *priorityClasses, runtimeClasses map[string]*nodev1.RuntimeClass, unique func(any, string) error) error {
+	kind, m, _ := WorkloadOf(w.Object)
+	defaultNamespace(m)
+	desc := describe(kind, m.Namespace, m.Name)
+	if err := sc.checkMeta(w.Object, desc, m, true); err != nil {
+		return err
+	}
+	if err := unique(w.Object, desc); err != nil {
+		return err
+	}
+	c, warnings, ferr := controllers.New(w.Object, controllers.Options{WorkloadWithJob: sc.controlPlane.WorkloadWithJob})
+	if ferr != nil {
+		return sc.errAt(w.Object, desc, ferr.Field, ferr.ErrorBody())
+	}
+	for _, msg := range warnings {
+		sc.Warnings = append(sc.Warnings, sc.origin[w.Object].String()+": "+msg)
+	}
+	for _, t := range c.Templates() {
+		if err := sc.admitTemplate(w.Object, kind, desc, t, classes, runtimeClasses); err != nil {
+			return err
+		}
+	}
+	// What the controller makes with the workload is admitted as native objects of the
+	// input (admitNative runs next), created and deleted with the workload.
+	for _, o := range c.Made() {
+		om := o.(metav1.ObjectMetaAccessor).GetObjectMeta()
+		om.SetAnnotations(timingOf(m))
+		sc.origin[o] = sc.origin[w.Object]
+		sc.nativeInputs = append(sc.nativeInputs, o)
+	}
+	w.Controller = c
 	return nil
 }
 
@@ -112,20 +120,22 @@ func timingOf(m *metav1.ObjectMeta) map[string]string {
 
 // admitTemplate admits a pod template as a pod; its errors name the workload and the
 // template's field.
-func (sc *Scenario) admitTemplate(obj any, kind, desc string, t controllers.Template, classes *priorityClasses) error {
+func (sc *Scenario) admitTemplate(obj any, kind, desc string, t controllers.Template, classes *priorityClasses, runtimeClasses map[string]*nodev1.RuntimeClass) error {
 	for _, a := range []string{AnnotationCreateAt, AnnotationDeleteAt} {
 		if _, ok := t.Pod.Annotations[a]; ok {
 			return sc.errAt(obj, desc, t.Path+".metadata.annotations["+a+"]", "Forbidden: set it on the "+kind+" itself")
 		}
 	}
 	sc.origin[t.Pod] = sc.origin[obj]
-	err := sc.admitPod(t.Pod, classes, func(any, string) error { return nil })
-	var ie *InputError
-	if errors.As(err, &ie) {
+	before := len(sc.errs)
+	err := sc.admitPod(t.Pod, classes, runtimeClasses, func(any, string) error { return nil })
+	// The template's errors name the workload, and the template's field in it.
+	for _, ie := range sc.errs[before:] {
 		ie.Object = desc
-		ie.Field = t.Path + "." + ie.Field
-		if ie.Field == t.Path+"." {
+		if ie.Field == "" {
 			ie.Field = t.Path
+		} else {
+			ie.Field = t.Path + "." + ie.Field
 		}
 	}
 	return err

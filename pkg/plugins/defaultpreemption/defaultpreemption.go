@@ -71,6 +71,6 @@ func (pl *DefaultPreemption) PostFilter(ctx context.Context, state *framework.Cy
 	}
 	c := res.Candidate
 	pl.h.Metrics().PreemptionVictims.Observe(float64(len(c.Victims)))
-	pl.h.Preemption().Preempt(p, c.Node.Name, c.Victims)
+	pl.h.Preemption().Preempt(p, c.Node.Name, c.Victims, c.Approximate())
 	return &framework.PostFilterResult{NominatedNodeName: c.Node.Name}, nil
 }

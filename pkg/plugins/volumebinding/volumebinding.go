@@ -143,7 +143,14 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, 
 			}
 			continue
 		}
-		class := vols.StorageClass(ClaimClass(pvc))
+		className := ClaimClass(pvc)
+		class := vols.StorageClass(className)
+		if class == nil && className != "" {
+			// kube-scheduler treats the claim as immediate and says only that; naming the
+			// class that is missing says what to fix.
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable,
+				fmt.Sprintf("%s (persistentvolumeclaim %q names StorageClass %q, which does not exist)", errUnboundImmediate, pvc.Name, className))
+		}
 		if class == nil || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
 			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, errUnboundImmediate)
 		}

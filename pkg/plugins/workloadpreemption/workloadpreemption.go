@@ -106,6 +106,6 @@ func (pl *WorkloadPreemption) PodGroupPostFilter(ctx context.Context, attempt *f
 	m.PodGroupPreemptionAttempts.WithLabelValues("success").Inc()
 	m.PodGroupPreemptionVictims.Observe(float64(len(res.Victims)))
 	m.PodGroupPreemptionReprieved.Add(float64(res.Reprieved))
-	pl.h.GroupPreemption().PreemptForGroup(attempt.Group, res.Nominations, res.Victims)
+	pl.h.GroupPreemption().PreemptForGroup(attempt.Group, res.Nominations, res.Victims, res.Approximate)
 	return &framework.PodGroupPostFilterResult{Nominations: res.Nominations}, nil
 }

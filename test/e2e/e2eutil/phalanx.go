@@ -341,6 +341,19 @@ func (p *Phalanx) get(ctx context.Context, path string) (int, string, error) {
 	return resp.StatusCode, string(body), err
 }
 
+// Get asks the process's listener for a path, and returns the status and the body.
+func (p *Phalanx) Get(ctx context.Context, path string) (int, string, error) { return p.get(ctx, path) }
+
+// ReadLog returns the process's log so far.
+func (p *Phalanx) ReadLog(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(p.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // Ready tells whether /readyz answers 200.
 func (p *Phalanx) Ready(ctx context.Context) bool {
 	code, _, err := p.get(ctx, "/readyz")

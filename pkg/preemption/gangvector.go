@@ -1,0 +1,435 @@
+package preemption
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/resource"
+)
+
+// preemptByResources decides a group's preemption in dom on resource vectors first, as the
+// pod path does for a resource-only rejection: every candidate unit of the domain, an
+// exact search (within vectorExactMaxUnits and vectorSearchBudget) over a model where
+// members fit where the static filters let them and the room is enough. That model is a
+// relaxation of the real one (a placement that passes every filter passes it), so a set
+// the real placement confirms is the least disruptive of all. The members' placement in
+// the model is confirmed by the group's placer with the victims gone; nil when the model
+// does not apply (members that need other pods nearby, devices, too few alike members) or
+// its decision is not confirmed, and the caller then simulates.
+func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
+	snap := e.Handle.Snapshot()
+	limit := e.Pod.vectorExactMax()
+	if limit <= 0 {
+		return nil, nil
+	}
+	// Beyond the exact search's bound, the simulation's planning decides, as before.
+	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), limit)
+	if len(all.units) > limit {
+		return nil, nil
+	}
+	o := e.newGangVectorOracle(ctx, pr, dom, all)
+	if o == nil || !o.start(all) {
+		return nil, nil
+	}
+	units := o.helping(all.units, snap.PDBs())
+	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
+		monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units)}
+	victims, witness, err := search.runWithWitness()
+	if err != nil {
+		return nil, err
+	}
+	sortUnits(victims)
+	gone := slices.Clone(all.leaving)
+	for _, u := range victims {
+		gone = append(gone, u.pods...)
+	}
+	assignment, err := e.confirm(ctx, pr, dom, gone, witness.([]framework.Assignment))
+	if err != nil || assignment == nil {
+		return nil, err
+	}
+	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
+		"units", len(units), "victims", len(victims), "exact", !search.exhaustedSaid && !o.cut)
+	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
+		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
+		Approximate: search.exhaustedSaid || o.cut}
+	for _, a := range assignment {
+		res.Nominations[a.Pod] = a.Node.Name
+	}
+	return res, nil
+}
+
+// gangVectorOracle simulates a group's preemption in a domain on resource vectors. Members
+// come in kinds (alike members, the placer's AlikeKey); a kind may go to a node where its
+// static filters pass and its requests fit the room. With one kind, the members that fit
+// are counted node by node; with several (every member then needed), they are packed
+// exactly by a depth-first search over how many of each kind each node takes, within
+// packSteps steps per check and packBudget per decision (past them the members are taken
+// not to fit, which may cost an extra victim but never a wrong decision: every decision is
+// confirmed; the decision is then not proven the least disruptive).
+type gangVectorOracle struct {
+	pr    *preemptor
+	idx   []int8 // the resources members ask for, pod slots included
+	kinds []gangKind
+	need  int
+	nodes []*framework.NodeInfo
+	// free is each node's room (per resource of idx); ok[k][n] whether kind k may go to
+	// node n; count[n] how many members of a single kind fit there, total their sum.
+	free  [][]int64
+	ok    [][]bool
+	count []int
+	total int
+	// on are the pods of each unit on the domain's nodes: node and requests.
+	on map[*unit][]podRoom
+	// room and keys: what each unit frees in aggregate, and its alike key.
+	room map[*unit][]int64
+	keys map[*unit]string
+	// agg is the aggregate room of the nodes as the simulation stands, want what the
+	// members need of it.
+	agg, want, scratch []int64
+	// placed[k][n] is how many members of kind k the packing being searched puts on n;
+	// last is the last packing found.
+	placed, last [][]int
+	// steps counts the current packing's steps, spent all of them; cut is set when a
+	// packing stopped at a limit.
+	steps, spent int
+	cut          bool
+	// least is the members' smallest request per resource (a member of any kind needs
+	// at least that). For fewestVictims: the candidates' pods per node, per resource in
+	// the order of what they free.
+	items   [][]nodeItem
+	largest [][][]int
+	least   []int64
+	// Per node, from measureUndecided: the room with the undecided pods back, how many
+	// they are, and what the k of them freeing most of each resource free.
+	nbase        [][]int64
+	nund         []int
+	ntop         [][][]int64
+	room1        []int64
+	fewest, next []int
+}
+
+type gangKind struct {
+	req     []int64
+	members []*framework.PodInfo
+}
+
+type podRoom struct {
+	node int
+	req  []int64
+}
+
+// newGangVectorOracle builds the model of dom, or returns nil when it does not apply. Its
+// nodes are those where a member may go and would fit with every candidate gone.
+func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom domain, all domainUnits) *gangVectorOracle {
+	h := e.Handle
+	snap := h.Snapshot()
+	dra := snap.DRA()
+	byKey := map[string]int{}
+	var kinds []gangKind
+	var reps []*framework.PodInfo
+	var idx []int8
+	for _, m := range pr.members {
+		if m.HasInterPodConstraints() || m.UsesClaims() {
+			return nil
+		}
+		for _, i := range m.RequestIdx {
+			if resource.IsScalar(int(i)) && dra.ExtendedResourceClass(string(resource.Name(int(i)))) != nil {
+				return nil
+			}
+		}
+		idx = append(idx, m.RequestIdx...)
+		key := pr.placer.AlikeKey(m)
+		if k, ok := byKey[key]; ok && key != "" {
+			kinds[k].members = append(kinds[k].members, m)
+			continue
+		}
+		byKey[key] = len(kinds)
+		kinds = append(kinds, gangKind{members: []*framework.PodInfo{m}})
+		reps = append(reps, m)
+	}
+	if len(kinds) > 1 && pr.need < len(pr.members) {
+		return nil // which members to leave out would be one more choice
+	}
+	idx = withPods(idx)
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	o := &gangVectorOracle{pr: pr, idx: idx, need: pr.need}
+	for k := range kinds {
+		kinds[k].req = make([]int64, len(idx))
+		for j, i := range idx {
+			kinds[k].req[j] = reps[k].Requests.Vector[i]
+		}
+	}
+	// Largest first: they are the hardest to pack.
+	order := make([]int, len(kinds))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return slices.Compare(kinds[b].req, kinds[a].req) })
+	for _, k := range order {
+		o.kinds = append(o.kinds, kinds[k])
+	}
+	o.least = slices.Clone(o.kinds[0].req)
+	for _, kd := range o.kinds[1:] {
+		for j, v := range kd.req {
+			o.least[j] = min(o.least[j], v)
+		}
+	}
+	states := make([]*framework.CycleState, len(o.kinds))
+	allowed := make([]map[string]bool, len(o.kinds))
+	for k, kd := range o.kinds {
+		states[k] = framework.NewCycleState()
+		res, st := h.RunPreFilterPlugins(ctx, states[k], kd.members[0])
+		if !st.IsSuccess() {
+			return nil
+		}
+		if res != nil && res.NodeNames != nil {
+			allowed[k] = map[string]bool{}
+			for n := range res.NodeNames {
+				allowed[k][n] = true
+			}
+		}
+	}
+	// What the candidates and the leaving pods free on each node.
+	gone := map[string][]int64{}
+	free := func(q *framework.PodInfo) {
+		v := gone[q.NodeName]
+		if v == nil {
+			v = make([]int64, len(idx))
+			gone[q.NodeName] = v
+		}
+		for j, i := range idx {
+			v[j] += q.Requests.Vector[i]
+		}
+	}
+	for _, q := range all.leaving {
+		free(q)
+	}
+	for _, u := range all.units {
+		if !u.bestEffort() {
+			for _, q := range u.pods {
+				free(q)
+			}
+		}
+	}
+	off := make([]int64, len(idx))
+	for _, n := range dom.nodesOr(snap.NodeInfos()) {
+		free := make([]int64, len(idx))
+		overcommitted := false
+		for j, i := range idx {
+			free[j] = n.Allocatable[i] - n.Requested[i]
+			overcommitted = overcommitted || free[j] < 0
+			off[j] = free[j]
+			if g := gone[n.Name]; g != nil {
+				off[j] += g[j]
+			}
+		}
+		if overcommitted {
+			// The aggregate bound counts room linearly; a node already past its room
+			// would break that, and it is no place to make room on resources anyway.
+			continue
+		}
+		ok := make([]bool, len(o.kinds))
+		some := false
+		for k, kd := range o.kinds {
+			ok[k] = fitCount(off, kd.req) > 0 && (allowed[k] == nil || allowed[k][n.Name]) &&
+				h.RunStaticFilterPlugins(ctx, states[k], kd.members[0], n).IsSuccess()
+			some = some || ok[k]
+		}
+		if some {
+			o.nodes = append(o.nodes, n)
+			o.free = append(o.free, free)
+			o.ok = append(o.ok, ok)
+		}
+	}
+	if len(o.nodes) == 0 {
+		return nil
+	}
+	return o
+}
+
+// start takes every candidate off (and the pods already leaving) and reports whether the
+// members fit then.
+func (o *gangVectorOracle) start(all domainUnits) bool {
+	at := make(map[string]int, len(o.nodes))
+	for n, node := range o.nodes {
+		at[node.Name] = n
+	}
+	take := func(q *framework.PodInfo) (podRoom, bool) {
+		n, ok := at[q.NodeName]
+		if !ok {
+			return podRoom{}, false
+		}
+		pr := podRoom{node: n, req: make([]int64, len(o.idx))}
+		for j, i := range o.idx {
+			pr.req[j] = q.Requests.Vector[i]
+			o.free[n][j] += pr.req[j]
+		}
+		return pr, true
+	}
+	for _, q := range all.leaving {
+		take(q)
+	}
+	o.on = make(map[*unit][]podRoom, len(all.units))
+	for _, u := range all.units {
+		if u.bestEffort() {
+			continue // it keeps its slot and frees nothing else
+		}
+		for _, q := range u.pods {
+			if pr, ok := take(q); ok {
+				o.on[u] = append(o.on[u], pr)
+			}
+		}
+	}
+	o.count = make([]int, len(o.nodes))
+	o.placed = make([][]int, len(o.kinds))
+	for k := range o.placed {
+		o.placed[k] = make([]int, len(o.nodes))
+	}
+	for n := range o.nodes {
+		o.recount(n)
+	}
+	d := len(o.idx)
+	o.agg, o.want, o.scratch = make([]int64, d), make([]int64, d), make([]int64, d)
+	for n := range o.nodes {
+		for j, v := range o.free[n] {
+			o.agg[j] += v
+		}
+	}
+	if len(o.kinds) == 1 {
+		for j, v := range o.kinds[0].req {
+			o.want[j] = v * int64(o.need)
+		}
+	} else {
+		for _, kd := range o.kinds {
+			for j, v := range kd.req {
+				o.want[j] += v * int64(len(kd.members))
+			}
+		}
+	}
+	return o.fits()
+}
+
+// helping returns the units that free room where a member may go, with every candidate
+// off; the others stay (they change nothing in the model).
+func (o *gangVectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit {
+	useful := make([]bool, len(o.nodes))
+	for n := range o.nodes {
+		for k := range o.kinds {
+			useful[n] = useful[n] || (o.ok[n][k] && fitCount(o.free[n], o.kinds[k].req) > 0)
+		}
+	}
+	o.room, o.keys = make(map[*unit][]int64, len(units)), make(map[*unit]string, len(units))
+	var out []*unit
+	for _, u := range units {
+		helps := false
+		for _, p := range o.on[u] {
+			helps = helps || useful[p.node]
+		}
+		if !helps {
+			o.adjust(u, -1)
+			continue
+		}
+		v := make([]int64, len(o.idx))
+		for _, p := range o.on[u] {
+			for j, r := range p.req {
+				v[j] += r
+			}
+		}
+		o.room[u] = v
+		out = append(out, u)
+		if !u.group && len(o.on[u]) == 1 && !underBudget(u.pods[0], pdbs) {
+			o.keys[u] = fmt.Sprint(o.on[u][0].node, o.on[u][0].req, u.priority, u.qos)
+		}
+	}
+	for n := range o.nodes {
+		o.recount(n)
+	}
+	return out
+}
+
+// adjust puts a unit's pods back on their nodes (sign -1: their room is taken again) or
+// takes them off (1).
+func (o *gangVectorOracle) adjust(u *unit, sign int64) {
+	for _, p := range o.on[u] {
+		for j, r := range p.req {
+			o.free[p.node][j] += sign * r
+			o.agg[j] += sign * r
+		}
+		o.recount(p.node)
+	}
+}
+
+// recount is how many members of a single kind fit on node n.
+func (o *gangVectorOracle) recount(n int) {
+	if len(o.kinds) != 1 {
+		return
+	}
+	c := 0
+	if o.ok[n][0] {
+		c = fitCount(o.free[n], o.kinds[0].req)
+	}
+	o.total += c - o.count[n]
+	o.count[n] = c
+}
+
+func (o *gangVectorOracle) keep(u *unit) (bool, error) {
+	o.adjust(u, -1)
+	if o.fits() {
+		return true, nil
+	}
+	o.adjust(u, 1)
+	return false, nil
+}
+
+func (o *gangVectorOracle) drop(u *unit) error {
+	o.adjust(u, 1)
+	return nil
+}
+
+// witness is the members' placement in the model as it stands: node by node, the members
+// that fit, for one kind; the packing found, for several.
+func (o *gangVectorOracle) witness() any {
+	var out []framework.Assignment
+	if len(o.kinds) == 1 {
+		ms := o.kinds[0].members
+		for n := 0; n < len(o.nodes) && len(out) < o.need; n++ {
+			for range min(o.count[n], o.need-len(out)) {
+				out = append(out, framework.Assignment{Pod: ms[len(out)], Node: o.nodes[n]})
+			}
+		}
+		return out
+	}
+	if !o.fits() {
+		return out
+	}
+	for k, kd := range o.kinds {
+		next := 0
+		for n, c := range o.last[k] {
+			for range c {
+				out = append(out, framework.Assignment{Pod: kd.members[next], Node: o.nodes[n]})
+				next++
+			}
+		}
+	}
+	return out
+}
+
+// The aggregate room, for the exact search's bound (roomOracle): with every member needed
+// placed, the domain's room summed over its nodes covers their requests summed.
+func (o *gangVectorOracle) freed(u *unit) []int64 { return o.room[u] }
+
+func (o *gangVectorOracle) slack() []int64 {
+	for j := range o.idx {
+		o.scratch[j] = o.agg[j] - o.want[j]
+	}
+	return o.scratch
+}
+
+// alikeKey: single pods under no budget with the same requests on the same node, of one
+// priority and QoS class, are interchangeable in the model.
+func (o *gangVectorOracle) alikeKey(u *unit) string { return o.keys[u] }
