@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -31,48 +30,31 @@ func Ask(ctx context.Context, cluster, news *sim.Input, opts Options) (*Answer, 
 	if len(news.Warnings) > 0 {
 		return nil, nil, &sim.InputError{Where: "the new objects", Msg: "phalanx cannot tell what these would do: " + strings.Join(news.Warnings, "; ")}
 	}
-	// The two runs share nothing (each admits its own copy of the cluster), so they run at
-	// once: on a large cluster they are most of a question's time.
-	var runs Runs
-	var scenario *sim.Scenario
-	var with *sim.Input
-	var baseErr, err error
-	baseCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		runs.Baseline, _, _, baseErr = admitAndRun(baseCtx, opts, cluster)
-	}()
-	runs.WhatIf, scenario, with, err = admitAndRun(ctx, opts, cluster, news)
-	if err != nil {
-		cancel() // the new objects' errors say it all: the baseline is not wanted
-	}
-	wg.Wait()
+	alone, err := cluster.Copy()
 	if err != nil {
 		return nil, nil, err
 	}
-	if baseErr != nil {
-		return nil, nil, baseErr
+	with, err := cluster.Copy()
+	if err != nil {
+		return nil, nil, err
+	}
+	baseScenario, err := sim.Admit(opts.ControlPlane, alone)
+	if err != nil {
+		return nil, nil, err
+	}
+	scenario, err := sim.Admit(opts.ControlPlane, with, news)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs := &Runs{}
+	if runs.Baseline, err = run(ctx, baseScenario, opts.Sim); err != nil {
+		return nil, nil, err
+	}
+	if runs.WhatIf, err = run(ctx, scenario, opts.Sim); err != nil {
+		return nil, nil, err
 	}
 	q := question{scenario: scenario, news: news.Objects(), pending: pendingPods(with.Objects())}
-	return q.answer(&runs), &runs, nil
-}
-
-// admitAndRun admits a copy of the cluster with the new objects, if any, and runs it; it
-// returns the report, the scenario and the cluster's copy.
-func admitAndRun(ctx context.Context, opts Options, cluster *sim.Input, news ...*sim.Input) (*sim.Report, *sim.Scenario, *sim.Input, error) {
-	copied, err := cluster.Copy()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	sc, err := sim.Admit(opts.ControlPlane, append([]*sim.Input{copied}, news...)...)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	report, err := run(ctx, sc, opts.Sim)
-	return report, sc, copied, err
+	return q.answer(runs), runs, nil
 }
 
 func run(ctx context.Context, sc *sim.Scenario, opts sim.Options) (*sim.Report, error) {
