@@ -92,22 +92,32 @@ func (c *Cache) CompositeChildren(key string) (groups, composites []string) {
 // (framework.Snapshot). A cycle of composites naming each other is walked once.
 func (c *Cache) CompositeGroups(key string) []string {
 	var out []string
+	c.WalkComposites([]string{key}, func(_ string, groups []string) { out = append(out, groups...) })
+	slices.Sort(out)
+	return out
+}
+
+// WalkComposites visits the composites from each of starts down their hierarchies, parents
+// before their children, each once (a cycle of composites naming each other included),
+// with the keys of the PodGroups that name it as their parent. A start that is not a
+// known composite is visited too, with the groups that name it.
+func (c *Cache) WalkComposites(starts []string, visit func(key string, groups []string)) {
 	seen := map[string]bool{}
-	var walk func(k string)
-	walk = func(k string) {
-		if seen[k] {
+	var walk func(key string)
+	walk = func(key string) {
+		if seen[key] {
 			return
 		}
-		seen[k] = true
-		groups, composites := c.CompositeChildren(k)
-		out = append(out, groups...)
-		for _, sub := range composites {
+		seen[key] = true
+		groups, subs := c.CompositeChildren(key)
+		visit(key, groups)
+		for _, sub := range subs {
 			walk(sub)
 		}
 	}
-	walk(key)
-	slices.Sort(out)
-	return out
+	for _, key := range starts {
+		walk(key)
+	}
 }
 
 // childSet holds the children of one composite, by kind.

@@ -140,44 +140,31 @@ func (pg *pendingGroups) refresh(affected func(*framework.GroupInfo) bool) {
 	}
 }
 
-// compositeKeys are the known composites, sorted, parents before their children.
+// compositeKeys are the known composites, sorted, parents before their children (those
+// in a cycle of parents last).
 func (pg *pendingGroups) compositeKeys() []string {
-	var out []string
-	seen := map[string]bool{}
-	var visit func(key string)
-	visit = func(key string) {
-		if seen[key] {
-			return
-		}
-		seen[key] = true
-		out = append(out, key)
-		_, subs := pg.cache.CompositeChildren(key)
-		for _, sub := range subs {
-			visit(sub)
-		}
-	}
-	for _, key := range pg.cache.CompositeKeys() {
+	all := pg.cache.CompositeKeys()
+	var roots []string
+	for _, key := range all {
 		if c := pg.cache.Composite(key); c.ParentKey() == "" || pg.cache.Composite(c.ParentKey()) == nil {
-			visit(key)
+			roots = append(roots, key)
 		}
 	}
-	for _, key := range pg.cache.CompositeKeys() {
-		visit(key) // those in a cycle of parents
-	}
+	var out []string
+	pg.cache.WalkComposites(append(roots, all...), func(key string, _ []string) { out = append(out, key) })
 	return out
 }
 
 // resolveHierarchy resolves again the composites and groups below a composite, parents
 // first, so that each takes its parent's priority when it sets none of its own.
 func (pg *pendingGroups) resolveHierarchy(key string) {
-	seen := map[string]bool{}
-	var walk func(k string)
-	walk = func(k string) {
-		if seen[k] {
-			return
+	pg.cache.WalkComposites([]string{key}, func(k string, groups []string) {
+		if c := pg.cache.Composite(k); c != nil && k != key {
+			pg.cache.SetComposite(pg.resolve(&framework.GroupInfo{Composite: c.Composite}))
+			if gs := pg.composites[k]; gs != nil {
+				gs.info = pg.cache.Composite(k)
+			}
 		}
-		seen[k] = true
-		groups, subs := pg.cache.CompositeChildren(k)
 		for _, gk := range groups {
 			if g := pg.cache.Group(gk); g != nil {
 				pg.cache.SetGroup(pg.resolve(&framework.GroupInfo{PodGroup: g.PodGroup}))
@@ -186,17 +173,7 @@ func (pg *pendingGroups) resolveHierarchy(key string) {
 				}
 			}
 		}
-		for _, sub := range subs {
-			if c := pg.cache.Composite(sub); c != nil {
-				pg.cache.SetComposite(pg.resolve(&framework.GroupInfo{Composite: c.Composite}))
-				if gs := pg.composites[sub]; gs != nil {
-					gs.info = pg.cache.Composite(sub)
-				}
-			}
-			walk(sub)
-		}
-	}
-	walk(key)
+	})
 }
 
 // resolve fills a group's key, priority and preemptionPolicy as admission would for a pod
