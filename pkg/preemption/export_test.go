@@ -3,6 +3,7 @@ package preemption
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -102,4 +103,40 @@ func (o *Oracle) Placement() []string {
 		out = append(out, a.Pod.Pod.Name+" "+a.Node.Name)
 	}
 	return out
+}
+
+// PlanByNodes is planByNodes on the gang's resource-vector model of the domain: the
+// victims' keys and the members' placement ("member node", in order), nil when there is
+// no plan; whether the plan says it is exact; fits reports whether the members fit the
+// model with only the victims gone; model is false when the model does not apply.
+func (p *GroupPart) PlanByNodes(ctx context.Context) (victims, placement []string, exact, fits, model bool) {
+	snap := p.e.Handle.Snapshot()
+	all := p.e.candidates(p.pr, p.dom.nodesOr(snap.NodeInfos()), 0)
+	o := p.e.newGangVectorOracle(ctx, p.pr, p.dom, all)
+	if o == nil || !o.start(all) {
+		return nil, nil, false, false, o != nil
+	}
+	units := o.helping(all.units, snap.PDBs())
+	chosen, witness, exact := o.planByNodes(units, snap.PDBs())
+	if chosen == nil {
+		return nil, nil, false, false, true
+	}
+	for _, u := range chosen {
+		victims = append(victims, u.key)
+	}
+	for _, a := range witness.([]framework.Assignment) {
+		placement = append(placement, a.Pod.Pod.Name+" "+a.Node.Name)
+	}
+	var back []*unit
+	for _, u := range units {
+		if !slices.Contains(chosen, u) {
+			o.adjust(u, -1)
+			back = append(back, u)
+		}
+	}
+	fits = o.fits()
+	for _, u := range back {
+		o.adjust(u, 1)
+	}
+	return victims, placement, exact, fits, true
 }

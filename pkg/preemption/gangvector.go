@@ -38,6 +38,7 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 	units := o.helping(all.units, snap.PDBs())
 	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
 		monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units)}
+	search.plan = func() ([]*unit, any, bool) { return o.planByNodes(units, snap.PDBs()) }
 	victims, witness, err := search.runWithWitness()
 	if err != nil {
 		return nil, err
@@ -51,11 +52,13 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 	if err != nil || assignment == nil {
 		return nil, err
 	}
+	// The exact plan is the least disruptive set whatever greedy reprieval's packing did.
+	approximate := !search.planned && (search.exhaustedSaid || o.cut)
 	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
-		"units", len(units), "victims", len(victims), "exact", !search.exhaustedSaid && !o.cut)
+		"units", len(units), "victims", len(victims), "exact", !approximate, "plan", search.planned)
 	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
 		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
-		Approximate: search.exhaustedSaid || o.cut}
+		Approximate: approximate}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
 	}

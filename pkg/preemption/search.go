@@ -98,6 +98,12 @@ type victimSearch struct {
 	// second, when set, is another order of the units for a second greedy reprieval,
 	// whose set starts the exact search when it costs less.
 	second []*unit
+	// plan, when set, proposes a set and its witness (nil: none) before the search
+	// starts: when it says the set is the least disruptive, that set is the answer;
+	// otherwise it starts the exact search when it costs less than greedy reprieval's.
+	plan func() (victims []*unit, witness any, exact bool)
+	// planned is set when the answer is the plan, exact for the model.
+	planned bool
 }
 
 // run returns the units to preempt, most important first. The oracle is left as it
@@ -130,6 +136,16 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 	if len(victims) == 0 || len(s.units) > s.exactMax || leastAlone || (s.monotone && len(kept) == 0) {
 		return victims, witness, nil
 	}
+	var planned []*unit
+	var plannedWitness any
+	if s.plan != nil {
+		var exact bool
+		if planned, plannedWitness, exact = s.plan(); planned != nil && exact && costOfUnits(planned, s.pdbs).Compare(costOfUnits(victims, s.pdbs)) <= 0 {
+			s.logger.V(5).Info("Victims chosen by the node-by-node plan, exact for the model", "units", len(s.units), "victims", len(planned))
+			s.planned = true
+			return planned, plannedWitness, nil
+		}
+	}
 	if s.second != nil {
 		// Another reprieval order may start the exact search from a better set.
 		other, kept, err := s.greedyIn(s.second)
@@ -144,6 +160,9 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 				return nil, nil, err
 			}
 		}
+	}
+	if planned != nil && costOfUnits(planned, s.pdbs).Compare(costOfUnits(victims, s.pdbs)) < 0 {
+		victims, witness = planned, plannedWitness
 	}
 	b := newBranchAndBound(s, victims, witness)
 	if err := b.visit(0, NoCost); err != nil {

@@ -149,14 +149,7 @@ func benchDRAGang(b *testing.B, fragmentEvery int) {
 			s.AddPod(testutil.Pod(name).Labels(v1alpha1.LabelPodGroup, "trainer").Priority(1000).
 				Req("cpu", "4", "memory", "16Gi").Claims(cl.Name).Obj())
 		}
-		ctx := context.Background()
-		b.StartTimer()
-		start := time.Now()
-		if !s.ScheduleOne(ctx) {
-			b.Fatal("nothing to schedule")
-		}
-		total += time.Since(start)
-		b.StopTimer()
+		total += timedCycle(b, s)
 		exec.run()
 		s.DrainInbox()
 		checkCliqueAllocations(b, store, gang, perClique)

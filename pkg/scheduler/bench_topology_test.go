@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -66,19 +65,10 @@ func benchTopologyGang(b *testing.B, busyEvery int, wantVictims bool) {
 			s.AddPod(testutil.Pod(fmt.Sprintf("trainer-%02d", m)).Labels(v1alpha1.LabelPodGroup, "trainer").
 				Priority(1000).Req("cpu", "8", "memory", "16Gi").Obj())
 		}
-		ctx := context.Background()
-		b.StartTimer()
-		start := time.Now()
-		if !s.ScheduleOne(ctx) {
-			b.Fatal("nothing to schedule")
-		}
-		total += time.Since(start)
-		b.StopTimer()
+		total += timedCycle(b, s)
 		s.DrainInbox()
 		if wantVictims {
-			if fc.deleted == 0 || s.cache.NumNominated() != gang {
-				b.Fatalf("%d victims, %d members nominated; want victims and %d nominated", fc.deleted, s.cache.NumNominated(), gang)
-			}
+			wantPreempted(b, s, fc, gang)
 		} else if len(fc.binds) != gang || fc.deleted != 0 {
 			b.Fatalf("%d members bound and %d victims, want %d bound and none", len(fc.binds), fc.deleted, gang)
 		}

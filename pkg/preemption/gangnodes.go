@@ -1,0 +1,523 @@
+package preemption
+
+import (
+	"math/bits"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// planMaxLeaves bounds the sets of victims planByNodes weighs on one node (it tries every
+// count of each class of alike units there), planMaxStates the states of its program,
+// planMaxSpanning the units spanning nodes it may take (every set of them up to
+// planExactSpanning, a local search beyond), and planBudget its work in all (sets weighed,
+// placements counted and transitions of the program): past it, no plan is proposed and
+// the search starts from greedy reprieval's set, as without a plan.
+const (
+	planMaxLeaves     = 4096
+	planMaxStates     = 1 << 12
+	planMaxSpanning   = 64
+	planExactSpanning = 5
+	planBudget        = 4_000_000
+)
+
+// nodePlanner plans a gang's preemption on resource vectors node by node: a dynamic
+// program over the nodes of the model whose state is how many members of each kind are
+// placed so far (capped at what is needed) and, when budgets are kept, how many pods each
+// PodDisruptionBudget has lost (at most what it allows). Each node offers, for the sets of
+// its own units (those whose pods are all on it), the members it can host with them gone;
+// units spanning nodes (whole groups) are decided around the program, every set of them
+// when they are few, by local search otherwise. Plans are compared as the search compares
+// sets: no budget violated when that can be, the lowest priority level, then the least
+// shifted sum of victim priorities (so the fewest victims first), then the least
+// important top victim.
+//
+// When the program left nothing out, its plan is the least disruptive set of the model
+// and the decision (the group's placer still confirms it); otherwise it is the exact
+// search's first set, which matters when the search's budget runs out before it finds as
+// good a set on its own, as it does for gangs of several kinds of members among many
+// candidates (docs/decisions/0022).
+type nodePlanner struct {
+	o *gangVectorOracle
+	// A state is a number in mixed radix: per dimension (each kind of member, then each
+	// budget) a count up to limit, weighted by stride.
+	limit, stride []int
+	states        int
+	// digits holds each state's counts, dimension by dimension (state s at
+	// s*len(limit)): the program's inner loop reads them without dividing.
+	digits []int
+	// budgets are the budgets kept (covering some candidate); use, per unit, how many of
+	// its pods each covers (nil: none).
+	budgets []*framework.PDBInfo
+	use     map[*unit][]int
+	// base is each node's room with every unit in place; local its own units, least
+	// important first; spanning the units on several nodes.
+	base     [][]int64
+	local    [][]*unit
+	spanning []*unit
+	// touch has, per node, the bits of the spanning units with pods there (the first
+	// planMaxSpanning; the others stay).
+	touch []uint64
+	// The units allowed in the current plan, and the spanning units gone in the current
+	// evaluation (bits of spanning). Each node's options are kept by what they depend on
+	// (optionKey).
+	allowed func(*unit) bool
+	gone    uint64
+	cache   []map[optionKey][]nodeOption
+	// Scratch for the options of one node: the cheapest set of victims per state.
+	cheapest []planCost
+	subset   [][]*unit
+	// work counts toward planBudget.
+	work int
+	// inexact is set when the program left something out (a node's sets past
+	// planMaxLeaves, spanning units past planMaxSpanning or decided by local search).
+	inexact bool
+}
+
+// spend counts work; false once past the budget.
+func (p *nodePlanner) spend(n int) bool {
+	p.work += n
+	return p.work <= planBudget
+}
+
+// planCost orders plans: the shifted sum of victim priorities, then how many they are.
+type planCost struct {
+	sum   int64
+	count int
+}
+
+var planUnreachable = planCost{sum: 1 << 62}
+
+func (a planCost) less(b planCost) bool {
+	if a.sum != b.sum {
+		return a.sum < b.sum
+	}
+	return a.count < b.count
+}
+
+func (a planCost) plus(b planCost) planCost { return planCost{a.sum + b.sum, a.count + b.count} }
+
+func unitPlanCost(u *unit) planCost {
+	return planCost{sum: int64(len(u.pods)) * shifted(u.priority), count: len(u.pods)}
+}
+
+// nodeOption is what one node can do: reach a state alone (members hosted, budget spent)
+// with these of its units gone, at a cost.
+type nodeOption struct {
+	state   int
+	cost    planCost
+	victims []*unit
+}
+
+// planStep is how the program reached a state at a node: from the state before it, with
+// the node's option opt (nil: the node changes nothing).
+type planStep struct {
+	from int
+	opt  *nodeOption
+}
+
+// planByNodes is the oracle's plan for the exact search (units most important first; the
+// oracle as it starts: every unit off): its victims and the members' placement (nil when
+// no plan is found), and whether it is the least disruptive set of the model. Priority
+// levels are tried from the lowest, first keeping every budget, then (when no level can)
+// ignoring them. The plan is exact when the program left nothing out and kept every
+// budget: each part of the cost order is then decided exactly (no violation, the lowest
+// level, the least sum and number, the least important top victim).
+func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo) ([]*unit, any, bool) {
+	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
+		p := o.newNodePlanner(units, kept)
+		if p == nil {
+			continue
+		}
+		for _, level := range priorityLevels(units) {
+			victims, assignment := p.planAt(func(u *unit) bool { return u.priority <= level })
+			if victims != nil {
+				victims, assignment = p.leastImportantTop(units, level, victims, assignment)
+				exact := !p.inexact && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
+				return o.leastImportantAlike(victims, units), assignment, exact
+			}
+			if p.work > planBudget {
+				return nil, nil, false
+			}
+		}
+		if len(kept) == 0 {
+			break
+		}
+	}
+	return nil, nil, false
+}
+
+// leastImportantTop makes the most important victim of a plan at level as unimportant as
+// it can be at the plan's cost: of the units of that priority, least important first, the
+// fewest that must be allowed for a plan as cheap (a binary search: allowing more never
+// costs more).
+func (p *nodePlanner) leastImportantTop(units []*unit, level int32, victims []*unit, assignment any) ([]*unit, any) {
+	cost := planCostOf(victims)
+	rank := map[*unit]int{}
+	for i := len(units) - 1; i >= 0; i-- {
+		if units[i].priority == level {
+			rank[units[i]] = len(rank)
+		}
+	}
+	upTo := func(t int) func(*unit) bool {
+		return func(u *unit) bool { return u.priority < level || (u.priority == level && rank[u] <= t) }
+	}
+	// The plan's most important victim of that priority bounds the search from above.
+	lo, hi := 0, 0
+	for _, u := range victims {
+		if r, ok := rank[u]; ok {
+			hi = max(hi, r)
+		}
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if v, a := p.planAt(upTo(mid)); v != nil && !cost.less(planCostOf(v)) {
+			victims, assignment, hi = v, a, mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return victims, assignment
+}
+
+func planCostOf(units []*unit) planCost {
+	var c planCost
+	for _, u := range units {
+		c = c.plus(unitPlanCost(u))
+	}
+	return c
+}
+
+// newNodePlanner sets the program up, keeping the budgets given; nil when it would have
+// too many states.
+func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBInfo) *nodePlanner {
+	p := &nodePlanner{o: o, states: 1, use: map[*unit][]int{}}
+	if len(o.kinds) == 1 {
+		p.limit = []int{o.need}
+	} else {
+		for _, kd := range o.kinds {
+			p.limit = append(p.limit, len(kd.members))
+		}
+	}
+	for i, pdb := range pdbs {
+		covers := false
+		for _, u := range units {
+			for _, q := range u.pods {
+				if covered(pdb, q) {
+					if p.use[u] == nil {
+						p.use[u] = make([]int, len(pdbs))
+					}
+					p.use[u][i]++
+					covers = true
+				}
+			}
+		}
+		if covers {
+			p.budgets = append(p.budgets, pdb)
+			p.limit = append(p.limit, max(0, int(pdb.PDB.Status.DisruptionsAllowed)))
+		}
+	}
+	for u, use := range p.use {
+		// Only the budgets kept count, in their order.
+		var kept []int
+		for i, pdb := range pdbs {
+			if slices.Contains(p.budgets, pdb) {
+				kept = append(kept, use[i])
+			}
+		}
+		p.use[u] = kept
+	}
+	for _, l := range p.limit {
+		p.stride = append(p.stride, p.states)
+		if p.states *= l + 1; p.states > planMaxStates {
+			return nil
+		}
+	}
+	p.digits = make([]int, p.states*len(p.limit))
+	for s := range p.states {
+		for d, l := range p.limit {
+			p.digits[s*len(p.limit)+d] = s / p.stride[d] % (l + 1)
+		}
+	}
+	p.base = make([][]int64, len(o.nodes))
+	for n := range o.nodes {
+		p.base[n] = slices.Clone(o.free[n])
+	}
+	p.local = make([][]*unit, len(o.nodes))
+	for i := len(units) - 1; i >= 0; i-- {
+		u := units[i]
+		on := o.on[u]
+		for _, q := range on {
+			for j, r := range q.req {
+				p.base[q.node][j] -= r
+			}
+		}
+		switch {
+		case len(on) == 0:
+		case !slices.ContainsFunc(on, func(q podRoom) bool { return q.node != on[0].node }):
+			p.local[on[0].node] = append(p.local[on[0].node], u)
+		default:
+			p.spanning = append(p.spanning, u)
+		}
+	}
+	if len(p.spanning) > planMaxSpanning {
+		p.spanning, p.inexact = p.spanning[:planMaxSpanning], true
+	}
+	p.touch = make([]uint64, len(o.nodes))
+	for g, u := range p.spanning {
+		for _, q := range o.on[u] {
+			p.touch[q.node] |= 1 << g
+		}
+	}
+	p.cache = make([]map[optionKey][]nodeOption, len(o.nodes))
+	for n := range p.cache {
+		p.cache[n] = map[optionKey][]nodeOption{}
+	}
+	p.cheapest = make([]planCost, p.states)
+	p.subset = make([][]*unit, p.states)
+	return p
+}
+
+// covered reports whether a budget counts the eviction of q (it selects q, and q is not
+// already counted as disrupted).
+func covered(pdb *framework.PDBInfo, q *framework.PodInfo) bool {
+	if pdb.PDB.Namespace != q.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(q.Pod.Labels)) {
+		return false
+	}
+	_, disrupted := pdb.PDB.Status.DisruptedPods[q.Pod.Name]
+	return !disrupted
+}
+
+// optionKey is what a node's options depend on: the spanning units gone with pods there,
+// and which of its own units are allowed (the first 64, least important first, by bit;
+// past them, how many: over one planner's life the sets allowed grow along one chain,
+// levels and then units of one level by rank, so the count tells them apart).
+type optionKey struct {
+	gone, allowed uint64
+	more          int
+}
+
+func (p *nodePlanner) optionKey(n int) optionKey {
+	k := optionKey{gone: p.gone & p.touch[n]}
+	for i, u := range p.local[n] {
+		switch {
+		case !p.allowed(u):
+		case i < 64:
+			k.allowed |= 1 << i
+		default:
+			k.more++
+		}
+	}
+	return k
+}
+
+// planAt plans with the units allowed. The program is exact for the spanning units
+// fixed: up to planExactSpanning of them allowed, every set of them is tried; beyond,
+// they start all gone when nothing fits otherwise, then each is put back or taken off,
+// one at a time, as long as that lowers the plan's cost (a local optimum: the exact
+// search improves on it).
+func (p *nodePlanner) planAt(allowed func(*unit) bool) ([]*unit, any) {
+	p.allowed = allowed
+	var groups uint64
+	for g, u := range p.spanning {
+		if allowed(u) {
+			groups |= 1 << g
+		}
+	}
+	var gone uint64
+	cost, end, steps := p.evaluate(gone)
+	if bits.OnesCount64(groups) <= planExactSpanning {
+		// Every nonempty subset of groups, by the usual walk over submasks.
+		for sub := groups; sub != 0; sub = (sub - 1) & groups {
+			if c, e, s := p.evaluate(sub); s != nil && (steps == nil || c.less(cost)) {
+				gone, cost, end, steps = sub, c, e, s
+			}
+		}
+		if steps == nil {
+			return nil, nil
+		}
+		return p.withSpanning(steps, end, gone)
+	}
+	p.inexact = true
+	if steps == nil {
+		gone = groups
+		if cost, end, steps = p.evaluate(gone); steps == nil {
+			return nil, nil
+		}
+	}
+	for improved := true; improved && p.work <= planBudget; {
+		improved = false
+		for g := range p.spanning {
+			if groups&(1<<g) == 0 {
+				continue
+			}
+			if c, e, s := p.evaluate(gone ^ 1<<g); s != nil && c.less(cost) {
+				gone, cost, end, steps, improved = gone^1<<g, c, e, s, true
+			}
+		}
+	}
+	return p.withSpanning(steps, end, gone)
+}
+
+// withSpanning is the plan of a solution with the spanning units of gone among the
+// victims.
+func (p *nodePlanner) withSpanning(steps [][]planStep, end int, gone uint64) ([]*unit, any) {
+	victims, assignment := p.plan(steps, end)
+	for g, u := range p.spanning {
+		if gone&(1<<g) != 0 {
+			victims = append(victims, u)
+		}
+	}
+	sortUnits(victims)
+	return victims, assignment
+}
+
+// evaluate runs the program with the spanning units of gone (bits) gone: the plan's
+// cost with theirs, its last state, and per node how each state was reached (nil when
+// the members cannot all be placed).
+func (p *nodePlanner) evaluate(gone uint64) (planCost, int, [][]planStep) {
+	p.gone = gone
+	var cost planCost
+	var spanning []*unit
+	for g, u := range p.spanning {
+		if gone&(1<<g) != 0 {
+			cost = cost.plus(unitPlanCost(u))
+			spanning = append(spanning, u)
+		}
+	}
+	start, ok := p.spent(spanning)
+	if !ok {
+		return planUnreachable, 0, nil
+	}
+	c, end, steps := p.solve(start)
+	return cost.plus(c), end, steps
+}
+
+// solve is the program from state start over the nodes.
+func (p *nodePlanner) solve(start int) (planCost, int, [][]planStep) {
+	best := make([]planCost, p.states)
+	next := make([]planCost, p.states)
+	for s := range best {
+		best[s] = planUnreachable
+	}
+	best[start] = planCost{}
+	steps := make([][]planStep, len(p.o.nodes))
+	for n := range p.o.nodes {
+		key := p.optionKey(n)
+		opts, ok := p.cache[n][key]
+		if !ok {
+			opts = p.nodeOptions(n)
+			p.cache[n][key] = opts
+		}
+		if !p.spend(p.states * (len(opts) + 1)) {
+			return planUnreachable, 0, nil
+		}
+		copy(next, best)
+		step := make([]planStep, p.states)
+		for s := range step {
+			step[s] = planStep{from: s}
+		}
+		for s, c := range best {
+			if c == planUnreachable {
+				continue
+			}
+			for i := range opts {
+				t, ok := p.add(s, opts[i].state)
+				if nc := c.plus(opts[i].cost); ok && nc.less(next[t]) {
+					next[t], step[t] = nc, planStep{from: s, opt: &opts[i]}
+				}
+			}
+		}
+		steps[n] = step
+		best, next = next, best
+	}
+	end := -1
+	for s, c := range best {
+		if p.placesAll(s) && (end < 0 || c.less(best[end])) {
+			end = s
+		}
+	}
+	if end < 0 || best[end] == planUnreachable {
+		return planUnreachable, 0, nil
+	}
+	return best[end], end, steps
+}
+
+// plan is a solution's victims of single nodes and the members' placement, in node
+// order.
+func (p *nodePlanner) plan(steps [][]planStep, state int) ([]*unit, []framework.Assignment) {
+	var victims []*unit
+	hosted := make([][]int, len(p.o.nodes))
+	for n := len(p.o.nodes) - 1; n >= 0; n-- {
+		step := steps[n][state]
+		if step.opt != nil {
+			victims = append(victims, step.opt.victims...)
+			hosted[n] = make([]int, len(p.o.kinds))
+			for k := range p.o.kinds {
+				hosted[n][k] = p.count(state, k) - p.count(step.from, k)
+			}
+		}
+		state = step.from
+	}
+	var assignment []framework.Assignment
+	next := make([]int, len(p.o.kinds))
+	for n, counts := range hosted {
+		for k, c := range counts {
+			for range c {
+				assignment = append(assignment, framework.Assignment{Pod: p.o.kinds[k].members[next[k]], Node: p.o.nodes[n]})
+				next[k]++
+			}
+		}
+	}
+	return victims, assignment
+}
+
+// count is dimension d of state s.
+func (p *nodePlanner) count(s, d int) int { return p.digits[s*len(p.limit)+d] }
+
+// placesAll reports whether state s places every member needed.
+func (p *nodePlanner) placesAll(s int) bool {
+	for k := range p.o.kinds {
+		if p.count(s, k) < p.limit[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// add is state a followed by b: members capped at what is needed; false when a budget
+// would lose more pods than it allows.
+func (p *nodePlanner) add(a, b int) (int, bool) {
+	dims := len(p.limit)
+	da, db := p.digits[a*dims:(a+1)*dims], p.digits[b*dims:(b+1)*dims]
+	s := 0
+	for d, l := range p.limit {
+		c := da[d] + db[d]
+		if c > l {
+			if d >= len(p.o.kinds) {
+				return 0, false
+			}
+			c = l
+		}
+		s += c * p.stride[d]
+	}
+	return s, true
+}
+
+// spent is the state of the budgets once these units are gone; false when one would lose
+// more pods than it allows.
+func (p *nodePlanner) spent(units []*unit) (int, bool) {
+	s := 0
+	for _, u := range units {
+		b, ok := p.budgetState(u)
+		if !ok {
+			return 0, false
+		}
+		if s, ok = p.add(s, b); !ok {
+			return 0, false
+		}
+	}
+	return s, true
+}

@@ -1,0 +1,154 @@
+package preemption_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
+)
+
+// The node-by-node plan that starts a gang's exact search on resource vectors: the least
+// disruptive set where greedy reprieval is far from it, budgets kept when they can be,
+// whole groups spanning nodes taken when they are cheapest, and the least important top
+// victim; every plan fits the model with only its victims gone.
+func TestPlanByNodes(t *testing.T) {
+	web := func(name, node string) *v1.Pod {
+		return testutil.Pod(name).Labels("app", "web").Priority(10).Req("cpu", "2").Node(node).Obj()
+	}
+	allowingOne := budget("web")
+	allowingOne.Status.DisruptionsAllowed = 1
+	span := podGroup("span", 5, 2, true)
+	inSpan := func(name, node string) *v1.Pod {
+		return testutil.Pod(name).Labels(v1alpha1.LabelPodGroup, "span").Priority(5).Req("cpu", "1").Node(node).Obj()
+	}
+	guaranteed := testutil.Pod("guaranteed").Priority(10).Req("cpu", "2", "memory", "1Gi").Lim("cpu", "2", "memory", "1Gi").Node("n1").Obj()
+	withMemory := func(names ...string) []*v1.Node {
+		var out []*v1.Node
+		for _, n := range names {
+			out = append(out, testutil.Node(n).Capacity("cpu", "2", "memory", "4Gi").Obj())
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		nodes   []*v1.Node
+		pods    []*v1.Pod
+		members []*v1.Pod
+		pdbs    []*policyv1.PodDisruptionBudget
+		groups  []*framework.GroupInfo
+		// want are the victims' keys, sorted (nil: no plan).
+		want []string
+	}{
+		{
+			// 5 cpu in all: the 4-cpu pod and one 1-cpu pod; greedy reprieval, most
+			// important first, keeps the big pod and takes small ones.
+			name:    "two kinds of members: the fewest victims",
+			nodes:   cpuNodes("4", "n1", "n2", "n3"),
+			pods:    []*v1.Pod{low("big", 10, "4", "n1"), low("s1", 10, "1", "n2"), low("s2", 10, "1", "n2"), low("s3", 10, "1", "n2"), low("s4", 10, "1", "n2"), low("c1", 10, "2", "n3"), low("c2", 10, "2", "n3")},
+			members: []*v1.Pod{member("m1", "3"), member("m2", "1"), member("m3", "1")},
+			want:    []string{"default/big", "default/s4"},
+		},
+		{
+			name:    "the lowest priority level before the fewest victims",
+			nodes:   cpuNodes("2", "n1", "n2", "n3"),
+			pods:    []*v1.Pod{low("high", 50, "2", "n1"), low("l1", 10, "1", "n2"), low("l2", 10, "1", "n2"), low("l3", 10, "1", "n3"), low("l4", 10, "1", "n3")},
+			members: []*v1.Pod{member("m1", "2"), member("m2", "2")},
+			want:    []string{"default/l1", "default/l2", "default/l3", "default/l4"},
+		},
+		{
+			// Two web pods free the room with one victim less, but the budget allows
+			// one disruption.
+			name:    "a budget kept at the cost of a victim more",
+			nodes:   cpuNodes("2", "n1", "n2", "n3"),
+			pods:    []*v1.Pod{web("w1", "n1"), web("w2", "n2"), low("x1", 10, "1", "n3"), low("x2", 10, "1", "n3")},
+			members: []*v1.Pod{member("m1", "2"), member("m2", "2")},
+			pdbs:    []*policyv1.PodDisruptionBudget{allowingOne},
+			want:    []string{"default/w2", "default/x1", "default/x2"},
+		},
+		{
+			name:    "a whole group spanning nodes, of the lowest priority",
+			nodes:   cpuNodes("2", "n1", "n2"),
+			pods:    []*v1.Pod{inSpan("g1", "n1"), inSpan("g2", "n2"), low("s1", 10, "1", "n1"), low("s2", 10, "1", "n2")},
+			members: []*v1.Pod{member("m1", "1"), member("m2", "1")},
+			groups:  []*framework.GroupInfo{span},
+			want:    []string{"PodGroup:default/span"},
+		},
+		{
+			name:    "of victims alike but for QoS, the Burstable one",
+			nodes:   withMemory("n1", "n2"),
+			pods:    []*v1.Pod{guaranteed, low("burstable", 10, "2", "n2")},
+			members: []*v1.Pod{member("m1", "1"), member("m2", "1")},
+			want:    []string{"default/burstable"},
+		},
+		{
+			name:    "more than every candidate frees: no plan",
+			nodes:   cpuNodes("2", "n1", "n2"),
+			pods:    []*v1.Pod{low("a", 10, "2", "n1"), low("b", 10, "2", "n2")},
+			members: []*v1.Pod{member("m1", "2"), member("m2", "2"), member("m3", "1")},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ge := newGroupEnv(t, tc.nodes, tc.pods, groupEnvOptions{minCount: int32(len(tc.members)), pdbs: tc.pdbs, groups: tc.groups})
+			victims, placement, exact, fits, model := ge.part(nil, tc.members...).PlanByNodes(context.Background())
+			if !model {
+				t.Fatal("the resource-vector model does not apply")
+			}
+			slices.Sort(victims)
+			if !slices.Equal(victims, tc.want) {
+				t.Fatalf("victims %v, want %v (placement %v)", victims, tc.want, placement)
+			}
+			if tc.want != nil && (!fits || len(placement) != len(tc.members)) {
+				t.Fatalf("the plan does not hold: fits %v, placement %v", fits, placement)
+			}
+			// Every case here is within the program's limits, budgets kept.
+			if tc.want != nil && !exact {
+				t.Fatal("the plan is not said to be exact")
+			}
+		})
+	}
+}
+
+// Past planExactSpanning groups spanning nodes, the plan decides them by local search: it
+// holds, but is not said to be exact, and the exact search improves on it. Here every
+// group frees half a cpu on two of three nodes; two groups on the same two nodes are the
+// least (a member's room on each), where taking groups off one at a time stops at three.
+func TestPlanByNodesInexactWithManySpanningGroups(t *testing.T) {
+	var pods []*v1.Pod
+	var groups []*framework.GroupInfo
+	nodes := []string{"n0", "n1", "n2"}
+	for g := range 6 {
+		name := fmt.Sprintf("span%d", g)
+		groups = append(groups, podGroup(name, 5, 2, true))
+		for i, node := range []string{nodes[g%3], nodes[(g+1)%3]} {
+			pods = append(pods, testutil.Pod(fmt.Sprintf("%s-%d", name, i)).Labels(v1alpha1.LabelPodGroup, name).
+				Priority(5).Req("cpu", "500m").Node(node).Obj())
+		}
+	}
+	members := []*v1.Pod{member("m1", "1"), member("m2", "1")}
+	ge := newGroupEnv(t, cpuNodes("2", nodes...), pods, groupEnvOptions{minCount: 2, groups: groups})
+	victims, placement, exact, fits, model := ge.part(nil, members...).PlanByNodes(context.Background())
+	if !model || victims == nil {
+		t.Fatalf("no plan (model %v)", model)
+	}
+	if exact {
+		t.Error("a plan over six spanning groups is said to be exact")
+	}
+	if !fits || len(placement) != 2 {
+		t.Errorf("the plan does not hold: fits %v, placement %v", fits, placement)
+	}
+	res, err := ge.e.Preempt(context.Background(), ge.attempt(members...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(res.Victims); got != 4 {
+		t.Errorf("the decision preempts %d pods, want two groups (4 pods)", got)
+	}
+}
