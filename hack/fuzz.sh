@@ -41,6 +41,8 @@ echo "== property tests (CACHE_RANDOM_SEQUENCES=${CACHE_RANDOM_SEQUENCES:=20000}
 CACHE_RANDOM_SEQUENCES=$CACHE_RANDOM_SEQUENCES go test -count=1 -run '^TestRandomCacheOperations$' ./pkg/cache
 PREEMPTION_PROPERTY_CLUSTERS=$PREEMPTION_PROPERTY_CLUSTERS go test -count=1 -timeout 30m \
 	-run '^(TestPreemptionMatchesBruteForce|TestPodAndOneMemberGangDecideAlike|TestVictimCostIndependentOfOrder|TestMediumReferenceMatchesBruteForce)$' ./pkg/driver/sim
-# Medium clusters against the exact reference (issue 20): the least cost on enough of them.
-echo "== medium clusters (PREEMPTION_MEDIUM_CLUSTERS=${PREEMPTION_MEDIUM_CLUSTERS:=200} of each kind)"
-PREEMPTION_MEDIUM_CLUSTERS=$PREEMPTION_MEDIUM_CLUSTERS go test -count=1 -timeout 30m -run '^TestPreemptionOptimalOnMediumClusters$' ./pkg/driver/sim
+# Medium and large clusters against the exact reference (issue 20): the least cost on
+# enough of them.
+echo "== medium and large clusters (PREEMPTION_MEDIUM_CLUSTERS=${PREEMPTION_MEDIUM_CLUSTERS:=200}, PREEMPTION_LARGE_CLUSTERS=${PREEMPTION_LARGE_CLUSTERS:=40} of each kind)"
+PREEMPTION_MEDIUM_CLUSTERS=$PREEMPTION_MEDIUM_CLUSTERS PREEMPTION_LARGE_CLUSTERS=$PREEMPTION_LARGE_CLUSTERS go test -count=1 -timeout 30m \
+	-run '^TestPreemptionOptimalOn(Medium|Large)Clusters$' ./pkg/driver/sim

@@ -117,7 +117,7 @@ func (p *GroupPart) PlanByNodes(ctx context.Context) (victims, placement []strin
 		return nil, nil, false, false, o != nil
 	}
 	units := o.helping(all.units, snap.PDBs())
-	chosen, witness, exact := o.planByNodes(units, snap.PDBs())
+	chosen, witness, exact := o.planByNodes(units, snap.PDBs(), false)
 	if chosen == nil {
 		return nil, nil, false, false, true
 	}

@@ -79,9 +79,13 @@ func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.P
 
 // Searches on resource vectors cost little per step: they are exact up to
 // vectorExactMaxUnits units (unless exact search is off), within vectorSearchBudget steps.
+// A group's node-by-node plan (gangnodes.go) costs by nodes and kinds of members, not
+// units: up to vectorPlanMaxUnits, a plan exact for the model decides where the search
+// would have too many units.
 const (
 	vectorExactMaxUnits = 256
 	vectorSearchBudget  = 50000
+	vectorPlanMaxUnits  = 2048
 )
 
 // vectorExactMax is the exact-search bound of searches on resource vectors.

@@ -5,8 +5,8 @@ import "slices"
 // nodeOptions lists, for node n with the groups gone, the cheapest victims among its
 // allowed units for each state it can reach alone. Units that free the same room there,
 // of one priority and as many pods under the same budgets, are a class whose least
-// important go first; every count of each class is tried, the least important classes
-// first, as many as planMaxLeaves combinations allow (the others stay).
+// important go first; every useful count of each class is tried, the least important
+// classes first, as many as planMaxLeaves combinations allow (the others stay).
 func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 	room := slices.Clone(p.base[n])
 	for g, u := range p.spanning {
@@ -26,6 +26,7 @@ func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 		}
 		classes[i] = append(classes[i], u)
 	}
+	p.trimUseless(n, room, classes)
 	leaves := 1
 	for i, c := range classes {
 		if leaves *= len(c) + 1; leaves > planMaxLeaves {
@@ -125,6 +126,48 @@ func (p *nodePlanner) atLeast(a, b int) bool {
 		}
 	}
 	return true
+}
+
+// trimUseless drops, from each class (room as the node is), the units past the count
+// that makes room, in every resource the class frees, for the most any state of the
+// node needs (with every class gone): more of them only cost more and spend more budget,
+// whatever else goes, so no cheapest option takes them.
+func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*unit) {
+	full := slices.Clone(room)
+	for _, c := range classes {
+		for _, u := range c {
+			p.o.adjustRoom(full, u, n, 1)
+		}
+	}
+	need := make([]int64, len(room))
+	p.hosts(n, full, 0, 0, func(s int) {
+		for j := range need {
+			var r int64
+			for k, kd := range p.o.kinds {
+				r += int64(p.count(s, k)) * kd.req[j]
+			}
+			need[j] = max(need[j], r)
+		}
+	})
+	freed := make([]int64, len(room))
+	for i, c := range classes {
+		clear(freed)
+		p.o.adjustRoom(freed, c[0], n, 1)
+		useful := 0
+		for useful < len(c) {
+			enough := true
+			for j, f := range freed {
+				if f > 0 && room[j]+int64(useful)*f < need[j] {
+					enough = false
+				}
+			}
+			if enough {
+				break
+			}
+			useful++
+		}
+		classes[i] = c[:useful]
+	}
 }
 
 // budgetState is the state of u's pods alone against the budgets; false when they alone

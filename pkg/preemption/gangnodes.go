@@ -20,7 +20,7 @@ const (
 	planMaxStates     = 1 << 12
 	planMaxSpanning   = 64
 	planExactSpanning = 5
-	planBudget        = 4_000_000
+	planBudget        = 16_000_000
 )
 
 // nodePlanner plans a gang's preemption on resource vectors node by node: a dynamic
@@ -72,8 +72,9 @@ type nodePlanner struct {
 	// work counts toward planBudget.
 	work int
 	// inexact is set when the program left something out (a node's sets past
-	// planMaxLeaves, spanning units past planMaxSpanning or decided by local search).
-	inexact bool
+	// planMaxLeaves, spanning units past planMaxSpanning or decided by local search);
+	// onlyExact stops the planning then.
+	inexact, onlyExact bool
 }
 
 // spend counts work; false once past the budget.
@@ -124,15 +125,20 @@ type planStep struct {
 // levels are tried from the lowest, first keeping every budget, then (when no level can)
 // ignoring them. The plan is exact when the program left nothing out and kept every
 // budget: each part of the cost order is then decided exactly (no violation, the lowest
-// level, the least sum and number, the least important top victim).
-func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo) ([]*unit, any, bool) {
+// level, the least sum and number, the least important top victim). With onlyExact, it
+// gives up as soon as the plan cannot be exact.
+func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*unit, any, bool) {
 	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
 			continue
 		}
+		p.onlyExact = onlyExact
 		for _, level := range priorityLevels(units) {
 			victims, assignment := p.planAt(func(u *unit) bool { return u.priority <= level })
+			if onlyExact && p.inexact {
+				return nil, nil, false
+			}
 			if victims != nil {
 				victims, assignment = p.leastImportantTop(units, level, victims, assignment)
 				exact := !p.inexact && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
@@ -142,7 +148,7 @@ func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo)
 				return nil, nil, false
 			}
 		}
-		if len(kept) == 0 {
+		if len(kept) == 0 || onlyExact {
 			break
 		}
 	}
@@ -341,6 +347,9 @@ func (p *nodePlanner) planAt(allowed func(*unit) bool) ([]*unit, any) {
 		return p.withSpanning(steps, end, gone)
 	}
 	p.inexact = true
+	if p.onlyExact {
+		return nil, nil
+	}
 	if steps == nil {
 		gone = groups
 		if cost, end, steps = p.evaluate(gone); steps == nil {

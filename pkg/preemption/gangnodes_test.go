@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -150,5 +151,50 @@ func TestPlanByNodesInexactWithManySpanningGroups(t *testing.T) {
 	}
 	if got := len(res.Victims); got != 4 {
 		t.Errorf("the decision preempts %d pods, want two groups (4 pods)", got)
+	}
+}
+
+// A node full of alike pods: 3 classes of 20 (200m, 300m and 500m of cpu) would be 9,261
+// sets to weigh, past planMaxLeaves, but no set needs more of a class than frees 2 cpu
+// (all the members ask), so the plan weighs every useful set and is exact: the four
+// largest pods.
+func TestPlanByNodesWeighsOnlyUsefulCounts(t *testing.T) {
+	var pods []*v1.Pod
+	for _, cpu := range []string{"200m", "300m", "500m"} {
+		for i := range 20 {
+			pods = append(pods, low(fmt.Sprintf("p%s-%02d", cpu, i), 10, cpu, "n1"))
+		}
+	}
+	ge := newGroupEnv(t, cpuNodes("20", "n1"), pods, groupEnvOptions{minCount: 2})
+	victims, placement, exact, fits, _ := ge.part(nil, member("m1", "1"), member("m2", "1")).PlanByNodes(context.Background())
+	if !exact || !fits || len(placement) != 2 {
+		t.Fatalf("exact %v, fits %v, placement %v", exact, fits, placement)
+	}
+	if len(victims) != 4 || slices.ContainsFunc(victims, func(v string) bool { return !strings.HasPrefix(v, "default/p500m-") }) {
+		t.Errorf("victims %v, want 4 of 500m", victims)
+	}
+}
+
+// Past the exact search's 256 candidate units, an exact plan decides: 320 pods of priority
+// 50 on 40 more nodes are candidates too, but the least disruptive set is still the two
+// pods of priority 10 the first case of TestPlanByNodes takes.
+func TestGroupPreemptPastTheSearchBoundByPlan(t *testing.T) {
+	nodes := cpuNodes("4", "n1", "n2", "n3")
+	pods := []*v1.Pod{low("big", 10, "4", "n1"), low("s1", 10, "1", "n2"), low("s2", 10, "1", "n2"), low("s3", 10, "1", "n2"), low("s4", 10, "1", "n2"), low("c1", 10, "2", "n3"), low("c2", 10, "2", "n3")}
+	for i := range 40 {
+		node := fmt.Sprintf("f%02d", i)
+		nodes = append(nodes, cpuNodes("4", node)...)
+		for j := range 8 {
+			pods = append(pods, low(fmt.Sprintf("%s-%d", node, j), 50, "500m", node))
+		}
+	}
+	members := []*v1.Pod{member("m1", "3"), member("m2", "1"), member("m3", "1")}
+	ge := newGroupEnv(t, nodes, pods, groupEnvOptions{minCount: 3})
+	res, err := ge.e.Preempt(context.Background(), ge.attempt(members...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sortedNames(res.Victims); !slices.Equal(got, []string{"big", "s4"}) || res.Approximate {
+		t.Errorf("victims %v (approximate %v), want [big s4], exact", got, res.Approximate)
 	}
 }

@@ -13,7 +13,8 @@ import (
 
 // preemptByResources decides a group's preemption in dom on resource vectors first, as the
 // pod path does for a resource-only rejection: every candidate unit of the domain, an
-// exact search (within vectorExactMaxUnits and vectorSearchBudget) over a model where
+// exact search (within vectorExactMaxUnits and vectorSearchBudget; beyond, up to
+// vectorPlanMaxUnits, only a plan by nodes that is exact) over a model where
 // members fit where the static filters let them and the room is enough. That model is a
 // relaxation of the real one (a placement that passes every filter passes it), so a set
 // the real placement confirms is the least disruptive of all. The members' placement in
@@ -26,9 +27,9 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 	if limit <= 0 {
 		return nil, nil
 	}
-	// Beyond the exact search's bound, the simulation's planning decides, as before.
-	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), limit)
-	if len(all.units) > limit {
+	// Beyond vectorPlanMaxUnits, the simulation's planning decides, as before.
+	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), max(limit, vectorPlanMaxUnits))
+	if len(all.units) > max(limit, vectorPlanMaxUnits) {
 		return nil, nil
 	}
 	o := e.newGangVectorOracle(ctx, pr, dom, all)
@@ -38,10 +39,21 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 	units := o.helping(all.units, snap.PDBs())
 	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
 		monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units)}
-	search.plan = func() ([]*unit, any, bool) { return o.planByNodes(units, snap.PDBs()) }
-	victims, witness, err := search.runWithWitness()
-	if err != nil {
-		return nil, err
+	search.plan = func() ([]*unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }
+	var victims []*unit
+	var witness any
+	if len(units) > limit {
+		// Too many for the exact search: an exact plan decides, or the simulation does.
+		var exact bool
+		if victims, witness, exact = o.planByNodes(units, snap.PDBs(), true); victims == nil || !exact {
+			return nil, nil
+		}
+		search.planned = true
+	} else {
+		var err error
+		if victims, witness, err = search.runWithWitness(); err != nil {
+			return nil, err
+		}
 	}
 	sortUnits(victims)
 	gone := slices.Clone(all.leaving)

@@ -124,9 +124,11 @@ type medSize struct {
 	minNodes, maxNodes, minPods, maxPods int
 }
 
-// medium is the size; small ones let the reference be checked against brute force.
+// medium is the size; large goes past the exact search's 256 candidate units;
+// small ones let the reference be checked against brute force.
 var (
 	medium = medSize{12, 40, 40, 250}
+	large  = medSize{60, 120, 300, 900}
 	small  = medSize{2, 4, 6, 14}
 )
 

@@ -29,14 +29,26 @@ var minOptimalPercent = map[medKind]int{medPod: 95, medGang: 95, medRackGang: 95
 // (the preemptor fits without it, or fits in no way) and never fails (a preemptor that
 // preempted runs in the end).
 func TestPreemptionOptimalOnMediumClusters(t *testing.T) {
-	n := mediumClusters(24)
+	testOptimalOn(t, medium, mediumClusters(24), 2020)
+}
+
+// TestPreemptionOptimalOnLargeClusters: the same on larger clusters (60-120 nodes,
+// 300-900 pods; a few hundred candidate units, past the exact search's 256): a short run
+// in `make test`, PREEMPTION_LARGE_CLUSTERS of each kind in `make fuzz`.
+func TestPreemptionOptimalOnLargeClusters(t *testing.T) {
+	testOptimalOn(t, large, clustersFromEnv("PREEMPTION_LARGE_CLUSTERS", 6), 7070)
+}
+
+// testOptimalOn runs n generated clusters of each kind of the size, from the seed base
+// (and PREEMPTION_MEDIUM_SEED's series).
+func testOptimalOn(t *testing.T, size medSize, n int, base uint64) {
 	series, _ := strconv.ParseUint(os.Getenv("PREEMPTION_MEDIUM_SEED"), 10, 64)
 	for _, kind := range medKinds {
 		t.Run(strings.ReplaceAll(kind.String(), " ", "-"), func(t *testing.T) {
 			var st mediumStats
 			for seed := range uint64(n) {
-				rng := rand.New(rand.NewPCG(seed, 2020+uint64(kind)+1000*series))
-				c := generateMedium(rng, kind, medium)
+				rng := rand.New(rand.NewPCG(seed, base+uint64(kind)+1000*series))
+				c := generateMedium(rng, kind, size)
 				if msg := st.record(c, simulate(t, c.yaml(), 1)); msg != "" {
 					t.Errorf("cluster %d: %s\n%s", seed, msg, c.yaml())
 				}
