@@ -37,23 +37,25 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 		return nil, nil
 	}
 	units := o.helping(all.units, snap.PDBs())
-	search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
-		monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units)}
-	search.plan = func() ([]*unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }
 	var victims []*unit
 	var witness any
+	approximate := false
 	if len(units) > limit {
 		// Too many for the exact search: an exact plan decides, or the simulation does.
 		var exact bool
 		if victims, witness, exact = o.planByNodes(units, snap.PDBs(), true); victims == nil || !exact {
 			return nil, nil
 		}
-		search.planned = true
 	} else {
+		search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
+			monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units),
+			plan: func() ([]*unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }}
 		var err error
 		if victims, witness, err = search.runWithWitness(); err != nil {
 			return nil, err
 		}
+		// An exact plan is the least disruptive set whatever greedy reprieval's packing did.
+		approximate = !search.planned && (search.exhaustedSaid || o.cut)
 	}
 	sortUnits(victims)
 	gone := slices.Clone(all.leaving)
@@ -64,10 +66,8 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 	if err != nil || assignment == nil {
 		return nil, err
 	}
-	// The exact plan is the least disruptive set whatever greedy reprieval's packing did.
-	approximate := !search.planned && (search.exhaustedSaid || o.cut)
 	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
-		"units", len(units), "victims", len(victims), "exact", !approximate, "plan", search.planned)
+		"units", len(units), "victims", len(victims), "exact", !approximate)
 	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
 		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
 		Approximate: approximate}
