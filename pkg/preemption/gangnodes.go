@@ -4,8 +4,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/labels"
-
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -248,16 +246,6 @@ func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBIn
 	p.cheapest = make([]planCost, p.states)
 	p.subset = make([][]*unit, p.states)
 	return p
-}
-
-// covered reports whether a budget counts the eviction of q (it selects q, and q is not
-// already counted as disrupted).
-func covered(pdb *framework.PDBInfo, q *framework.PodInfo) bool {
-	if pdb.PDB.Namespace != q.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(q.Pod.Labels)) {
-		return false
-	}
-	_, disrupted := pdb.PDB.Status.DisruptedPods[q.Pod.Name]
-	return !disrupted
 }
 
 // optionKey is what a node's options depend on: the spanning units gone with pods there,

@@ -21,10 +21,7 @@ func splitByPDB(pods []*framework.PodInfo, pdbs []*framework.PDBInfo) (violating
 	for _, p := range pods {
 		violated := false
 		for i, pdb := range pdbs {
-			if pdb.PDB.Namespace != p.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(p.Pod.Labels)) {
-				continue
-			}
-			if _, disrupted := pdb.PDB.Status.DisruptedPods[p.Pod.Name]; disrupted {
+			if !covered(pdb, p) {
 				continue
 			}
 			allowed[i]--
@@ -45,12 +42,19 @@ func splitByPDB(pods []*framework.PodInfo, pdbs []*framework.PDBInfo) (violating
 // disrupted aside).
 func underBudget(p *framework.PodInfo, pdbs []*framework.PDBInfo) bool {
 	for _, pdb := range pdbs {
-		if pdb.PDB.Namespace != p.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(p.Pod.Labels)) {
-			continue
-		}
-		if _, disrupted := pdb.PDB.Status.DisruptedPods[p.Pod.Name]; !disrupted {
+		if covered(pdb, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// covered reports whether a budget counts the eviction of q: it selects q, and does not
+// already count q as disrupted.
+func covered(pdb *framework.PDBInfo, q *framework.PodInfo) bool {
+	if pdb.PDB.Namespace != q.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(q.Pod.Labels)) {
+		return false
+	}
+	_, disrupted := pdb.PDB.Status.DisruptedPods[q.Pod.Name]
+	return !disrupted
 }
