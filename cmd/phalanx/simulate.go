@@ -14,8 +14,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/phalanx-dev/phalanx/pkg/admission"
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/manifest"
+	"github.com/phalanx-dev/phalanx/pkg/report"
+	"github.com/phalanx-dev/phalanx/pkg/report/html"
 )
 
 type simulateOptions struct {
@@ -105,11 +109,11 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
-	in, err := sim.Decode(o.files, stdin)
+	in, err := manifest.Decode(o.files, stdin)
 	if err != nil {
 		return inputError(err)
 	}
-	sc, err := sim.Admit(sim.ControlPlane{WorkloadWithJob: o.workloadWithJob}, in)
+	sc, err := admission.Admit(admission.ControlPlane{WorkloadWithJob: o.workloadWithJob}, in)
 	if err != nil {
 		return inputError(err)
 	}
@@ -158,16 +162,16 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 	return nil
 }
 
-func write(w io.Writer, format string, r *sim.Report) error {
+func write(w io.Writer, format string, r *report.Report) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	case "html":
-		return sim.WriteHTML(w, r)
+		return html.Write(w, r, html.Header{})
 	}
-	return sim.WriteText(w, r)
+	return report.WriteText(w, r)
 }
 
 func writeHeapProfile(path string) error {
@@ -207,9 +211,9 @@ func loadConfig(path string) (*config.Configuration, error) {
 	return cfg, nil
 }
 
-// inputError makes a problem of the input (a *sim.InputError) exit with status 2.
+// inputError makes a problem of the input (a *manifest.InputError) exit with status 2.
 func inputError(err error) error {
-	var ie *sim.InputError
+	var ie *manifest.InputError
 	if errors.As(err, &ie) {
 		return usageError{err}
 	}

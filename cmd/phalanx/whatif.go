@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/phalanx-dev/phalanx/pkg/admission"
 	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/manifest"
 	"github.com/phalanx-dev/phalanx/pkg/snapshot"
 	"github.com/phalanx-dev/phalanx/pkg/whatif"
 )
@@ -95,13 +97,13 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	news, err := sim.Decode(o.files, stdin)
+	news, err := manifest.Decode(o.files, stdin)
 	if err != nil {
 		return inputError(err)
 	}
-	var cluster *sim.Input
+	var cluster *manifest.Input
 	if len(o.snapshots) > 0 {
-		if cluster, err = sim.Decode(o.snapshots, stdin); err != nil {
+		if cluster, err = manifest.Decode(o.snapshots, stdin); err != nil {
 			return inputError(err)
 		}
 	} else {
@@ -109,9 +111,9 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		if err != nil {
 			return err
 		}
-		cluster = sim.FromObjects("the cluster", snap.Objects())
+		cluster = manifest.FromObjects("the cluster", snap.Objects())
 	}
-	answer, runs, err := whatif.Ask(ctx, cluster, news, whatif.Options{ControlPlane: sim.ControlPlane{WorkloadWithJob: o.workloadWithJob},
+	answer, runs, err := whatif.Ask(ctx, cluster, news, whatif.Options{ControlPlane: admission.ControlPlane{WorkloadWithJob: o.workloadWithJob},
 		Sim: sim.Options{Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background()}})
 	if err != nil {
 		return inputError(err)

@@ -39,8 +39,11 @@ type Options struct {
 	Registry fwkruntime.Registry
 	Clock    framework.Clock
 	Client   actuator.Client
-	Exec     actuator.Executor
-	Logger   klog.Logger
+	// Resources writes storage and DRA objects for PreBind plugins and group claims; when
+	// nil, Client is used if it implements framework.ResourceClient.
+	Resources framework.ResourceClient
+	Exec      actuator.Executor
+	Logger    klog.Logger
 	// AnySchedulerName makes the first profile schedule pending pods whatever their
 	// spec.schedulerName (the simulator's default).
 	AnySchedulerName bool
@@ -130,7 +133,10 @@ func New(opts Options) (*Scheduler, error) {
 	}
 	rnd := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
 	parallelizer := framework.NewParallelizer(cfg.Parallelism)
-	resources, _ := opts.Client.(framework.ResourceClient)
+	resources := opts.Resources
+	if resources == nil {
+		resources, _ = opts.Client.(framework.ResourceClient)
+	}
 	finder := podfit.New(podfit.Options{Snapshot: s.cache, Nominator: s.cache, Parallelizer: parallelizer,
 		PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Rand: rnd})
 	events := map[string][]framework.ClusterEvent{

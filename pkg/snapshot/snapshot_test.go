@@ -19,8 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/phalanx-dev/phalanx/pkg/admission"
 	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
+	"github.com/phalanx-dev/phalanx/pkg/report"
 )
 
 var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -128,7 +130,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	if err := take(t, Options{}).Write(&again); err != nil || again.String() != y {
 		t.Errorf("two snapshots of the same cluster differ (%v)", err)
 	}
-	sc, err := sim.Load([]string{"-"}, &out)
+	sc, err := admission.Load([]string{"-"}, &out)
 	if err != nil {
 		t.Fatalf("the simulator does not read the snapshot back: %v", err)
 	}
@@ -144,7 +146,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	for _, p := range r.Pods {
 		phases[p.Name] = p.Phase
 	}
-	if phases["a"] != sim.PhaseRunning || phases["leaving"] != sim.PhaseDeleted || phases["waiting"] != sim.PhaseRunning || len(r.Pods) != 6 || r.Pods[4].Priority != 7 || len(r.Violations) > 0 {
+	if phases["a"] != report.PhaseRunning || phases["leaving"] != report.PhaseDeleted || phases["waiting"] != report.PhaseRunning || len(r.Pods) != 6 || r.Pods[4].Priority != 7 || len(r.Violations) > 0 {
 		t.Errorf("simulated snapshot: %v, violations %v", phases, r.Violations)
 	}
 }
@@ -166,7 +168,7 @@ func TestSnapshotNarrowedToANamespaceAndWrittenToADirectory(t *testing.T) {
 	if !strings.Contains(string(pods), "name: z") {
 		t.Errorf("07-pods.yaml: %s", pods)
 	}
-	if _, err := sim.Load([]string{dir}, nil); err != nil {
+	if _, err := admission.Load([]string{dir}, nil); err != nil {
 		t.Errorf("the simulator does not read the directory back: %v", err)
 	}
 }

@@ -7,8 +7,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
-	"github.com/phalanx-dev/phalanx/pkg/controllers"
-	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/admission"
+	"github.com/phalanx-dev/phalanx/pkg/controllers/workload"
+	"github.com/phalanx-dev/phalanx/pkg/report"
 )
 
 // SchemaVersion is the version of -o json's shape (docs/whatif-report.schema.json): it
@@ -92,11 +93,11 @@ type WaitingPod struct {
 
 // Victim is a pod preempted for a new workload.
 type Victim struct {
-	Namespace string         `json:"namespace"`
-	Name      string         `json:"name"`
-	Owner     *sim.ObjectRef `json:"owner"`
-	Priority  int32          `json:"priority"`
-	Node      string         `json:"node"`
+	Namespace string            `json:"namespace"`
+	Name      string            `json:"name"`
+	Owner     *report.ObjectRef `json:"owner"`
+	Priority  int32             `json:"priority"`
+	Node      string            `json:"node"`
 	// PreemptedAt is when its deletion started.
 	PreemptedAt float64 `json:"preemptedAt"`
 	// Restart says whether its controller makes it again and where that runs:
@@ -137,7 +138,7 @@ const (
 
 // question is what answer needs besides the runs' reports.
 type question struct {
-	scenario *sim.Scenario
+	scenario *admission.Scenario
 	news     []any
 	pending  map[string]bool
 }
@@ -145,7 +146,7 @@ type question struct {
 // unit is a new workload being answered for, and its pods in the what-if report.
 type unit struct {
 	Workload
-	pods []*sim.PodReport
+	pods []*report.Pod
 }
 
 func (q question) answer(runs *Runs) *Answer {
@@ -180,17 +181,17 @@ func (q question) answer(runs *Runs) *Answer {
 
 // units are the new workloads in input order: each workload a controller makes pods for,
 // then the new pods grouped by their PodGroup, then new pods of no group one by one.
-func (q question) units(r *sim.Report) []*unit {
+func (q question) units(r *report.Report) []*unit {
 	var units []*unit
 	byWorkload := map[string]*unit{}
 	byGroup := map[string]*unit{}
 	bare := map[string]*unit{}
 	for _, o := range q.news {
-		kind, m, isWorkload := sim.WorkloadOf(o)
+		kind, m, isWorkload := admission.WorkloadOf(o)
 		switch {
 		case isWorkload:
 			u := &unit{Workload: Workload{Kind: kind, Namespace: m.Namespace, Name: m.Name}}
-			byWorkload[controllers.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name}.String()] = u
+			byWorkload[workload.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name}.String()] = u
 			units = append(units, u)
 		case isPod(o):
 			p := o.(*v1.Pod)
@@ -222,7 +223,7 @@ func (q question) units(r *sim.Report) []*unit {
 	return units
 }
 
-func (u *unit) add(p *sim.PodReport) {
+func (u *unit) add(p *report.Pod) {
 	u.pods = append(u.pods, p)
 	u.Priority = max(u.Priority, p.Priority)
 	if p.PodGroup != "" {
@@ -230,7 +231,7 @@ func (u *unit) add(p *sim.PodReport) {
 	}
 }
 
-func (q question) isNewPod(p *sim.PodReport) bool {
+func (q question) isNewPod(p *report.Pod) bool {
 	for _, o := range q.news {
 		if np, ok := o.(*v1.Pod); ok && np.Namespace == p.Namespace && np.Name == p.Name {
 			return true
@@ -241,7 +242,7 @@ func (q question) isNewPod(p *sim.PodReport) bool {
 
 // describe fills in where, when and whom: bound pods and their nodes and domains, waiting
 // pods, victims and what becomes of them.
-func (u *unit) describe(r *sim.Report, nodes map[string]map[string]string, groupKeys []string) {
+func (u *unit) describe(r *report.Report, nodes map[string]map[string]string, groupKeys []string) {
 	u.Pods = len(u.pods)
 	u.Nodes, u.Domains, u.Waiting, u.Preempts, u.Overtakes, u.OvertakenBy = []NodePods{}, []Domain{}, []WaitingPod{}, []Victim{}, []PendingPod{}, []PendingPod{}
 	counts := map[string]int{}
@@ -278,12 +279,12 @@ func (u *unit) describe(r *sim.Report, nodes map[string]map[string]string, group
 
 // victims are the pods preempted by the unit's pods or its group, with what their
 // controllers make of them.
-func (u *unit) victims(r *sim.Report) {
-	preemptors := map[sim.ObjectRef]bool{}
+func (u *unit) victims(r *report.Report) {
+	preemptors := map[report.ObjectRef]bool{}
 	for _, p := range u.pods {
-		preemptors[sim.ObjectRef{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}] = true
+		preemptors[report.ObjectRef{Kind: "Pod", Namespace: p.Namespace, Name: p.Name}] = true
 		if p.PodGroup != "" {
-			preemptors[sim.ObjectRef{Kind: "PodGroup", Namespace: p.Namespace, Name: p.PodGroup}] = true
+			preemptors[report.ObjectRef{Kind: "PodGroup", Namespace: p.Namespace, Name: p.PodGroup}] = true
 		}
 	}
 	first := -1.0
@@ -319,7 +320,7 @@ func (u *unit) victims(r *sim.Report) {
 }
 
 // replacementOf is the first pod made in place of a victim.
-func replacementOf(r *sim.Report, v *sim.PodReport) *sim.PodReport {
+func replacementOf(r *report.Report, v *report.Pod) *report.Pod {
 	for i := range r.Pods {
 		if p := &r.Pods[i]; p.Namespace == v.Namespace && p.Replaces == v.Name && p.CreatedAt != nil && v.DeletedAt != nil && *p.CreatedAt >= *v.DeletedAt {
 			return p
@@ -330,7 +331,7 @@ func replacementOf(r *sim.Report, v *sim.PodReport) *sim.PodReport {
 
 // delayed are the cluster's pending pods that the new work makes wait longer, or for good:
 // bound later than without it, or never (its victims aside).
-func delayed(r *sim.Report, baseline map[string]*sim.PodReport, pending map[string]bool) []delay {
+func delayed(r *report.Report, baseline map[string]*report.Pod, pending map[string]bool) []delay {
 	var out []delay
 	for i := range r.Pods {
 		p := &r.Pods[i]
@@ -351,7 +352,7 @@ type delay struct {
 	nodeWithout string
 }
 
-func pendingPod(p, without *sim.PodReport) PendingPod {
+func pendingPod(p, without *report.Pod) PendingPod {
 	pp := PendingPod{Namespace: p.Namespace, Name: p.Name, Priority: p.Priority, BoundAt: p.BoundAt, Node: p.Node}
 	if without != nil {
 		pp.BoundAtWithout = without.BoundAt
@@ -363,12 +364,12 @@ func pendingPod(p, without *sim.PodReport) PendingPod {
 // without them, before it was bound; failing that, to those bound before it.
 func attributeDelays(units []*unit, delays []delay) {
 	for _, d := range delays {
-		before := func(p *sim.PodReport) bool {
+		before := func(p *report.Pod) bool {
 			return p.BoundAt != nil && (d.pending.BoundAt == nil || *p.BoundAt <= *d.pending.BoundAt)
 		}
 		var tookNode, boundBefore []*unit
 		for _, u := range units {
-			if slices.ContainsFunc(u.pods, func(p *sim.PodReport) bool { return before(p) && p.Node == d.nodeWithout }) {
+			if slices.ContainsFunc(u.pods, func(p *report.Pod) bool { return before(p) && p.Node == d.nodeWithout }) {
 				tookNode = append(tookNode, u)
 			} else if slices.ContainsFunc(u.pods, before) {
 				boundBefore = append(boundBefore, u)
@@ -385,7 +386,7 @@ func attributeDelays(units []*unit, delays []delay) {
 
 // overtakenBy are the cluster's pending pods of the unit's priority or higher bound while
 // it waited (it was not bound at once).
-func (u *unit) overtakenBy(r *sim.Report, baseline map[string]*sim.PodReport, pending map[string]bool) {
+func (u *unit) overtakenBy(r *report.Report, baseline map[string]*report.Pod, pending map[string]bool) {
 	if u.StartsAt != nil && *u.StartsAt == 0 {
 		return
 	}
@@ -420,8 +421,8 @@ func (q question) topologyKeys() map[string][]string {
 	return out
 }
 
-func byKey(pods []sim.PodReport) map[string]*sim.PodReport {
-	out := map[string]*sim.PodReport{}
+func byKey(pods []report.Pod) map[string]*report.Pod {
+	out := map[string]*report.Pod{}
 	for i := range pods {
 		p := &pods[i]
 		if _, seen := out[p.Namespace+"/"+p.Name]; !seen {

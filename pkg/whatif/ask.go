@@ -7,28 +7,31 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/phalanx-dev/phalanx/pkg/admission"
 	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/manifest"
+	"github.com/phalanx-dev/phalanx/pkg/report"
 )
 
 // Runs are the simulator's reports of one question: the cluster alone, and the cluster
 // with the new objects.
 type Runs struct {
-	Baseline, WhatIf *sim.Report
+	Baseline, WhatIf *report.Report
 }
 
 // Options are the control plane and the scheduler a question is asked of.
 type Options struct {
-	ControlPlane sim.ControlPlane
+	ControlPlane admission.ControlPlane
 	Sim          sim.Options
 }
 
 // Ask runs cluster forward in virtual time without the new objects and with them, both
 // arriving at time 0, with the same scheduler options, and answers for each new workload.
 // Every new object must be of a kind the simulator understands: a workload it would skip
-// would make the answer wrong, so that is an error (a *sim.InputError).
-func Ask(ctx context.Context, cluster, news *sim.Input, opts Options) (*Answer, *Runs, error) {
+// would make the answer wrong, so that is an error (a *manifest.InputError).
+func Ask(ctx context.Context, cluster, news *manifest.Input, opts Options) (*Answer, *Runs, error) {
 	if len(news.Warnings) > 0 {
-		return nil, nil, &sim.InputError{Where: "the new objects", Msg: "phalanx cannot tell what these would do: " + strings.Join(news.Warnings, "; ")}
+		return nil, nil, &manifest.InputError{Where: "the new objects", Msg: "phalanx cannot tell what these would do: " + strings.Join(news.Warnings, "; ")}
 	}
 	alone, err := cluster.Copy()
 	if err != nil {
@@ -38,11 +41,11 @@ func Ask(ctx context.Context, cluster, news *sim.Input, opts Options) (*Answer, 
 	if err != nil {
 		return nil, nil, err
 	}
-	baseScenario, err := sim.Admit(opts.ControlPlane, alone)
+	baseScenario, err := admission.Admit(opts.ControlPlane, alone)
 	if err != nil {
 		return nil, nil, err
 	}
-	scenario, err := sim.Admit(opts.ControlPlane, with, news)
+	scenario, err := admission.Admit(opts.ControlPlane, with, news)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +60,7 @@ func Ask(ctx context.Context, cluster, news *sim.Input, opts Options) (*Answer, 
 	return q.answer(runs), runs, nil
 }
 
-func run(ctx context.Context, sc *sim.Scenario, opts sim.Options) (*sim.Report, error) {
+func run(ctx context.Context, sc *admission.Scenario, opts sim.Options) (*report.Report, error) {
 	s, err := sim.New(sc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("the scheduler configuration: %w", err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/manifest"
 	"github.com/phalanx-dev/phalanx/pkg/testutil/jsonschema"
 )
 
@@ -17,7 +18,7 @@ const testdata = "../../testdata/whatif"
 
 func ask(t *testing.T, news ...string) (*Answer, *Runs) {
 	t.Helper()
-	cluster, err := sim.Decode([]string{filepath.Join(testdata, "cluster.yaml")}, nil)
+	cluster, err := manifest.Decode([]string{filepath.Join(testdata, "cluster.yaml")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func ask(t *testing.T, news ...string) (*Answer, *Runs) {
 	for _, n := range news {
 		paths = append(paths, filepath.Join(testdata, n))
 	}
-	in, err := sim.Decode(paths, nil)
+	in, err := manifest.Decode(paths, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func ask(t *testing.T, news ...string) (*Answer, *Runs) {
 	return a, runs
 }
 
-func workload(t *testing.T, a *Answer, kind, name string) Workload {
+func findWorkload(t *testing.T, a *Answer, kind, name string) Workload {
 	t.Helper()
 	for _, w := range a.Workloads {
 		if w.Kind == kind && w.Name == name {
@@ -69,7 +70,7 @@ func TestAnswer(t *testing.T) {
 	if a.AllSchedule || len(a.Workloads) != 3 {
 		t.Fatalf("answer %+v: want three workloads, one not scheduling", a)
 	}
-	train := workload(t, a, "Job", "train")
+	train := findWorkload(t, a, "Job", "train")
 	if !train.Schedules || train.Bound != 2 || train.PodGroup != "train" || *train.StartsAt != 30 || *train.WaitsForVictims != 30 ||
 		len(train.Domains) == 0 || train.Domains[0].Key != "example.com/rack" || strings.Join(train.Domains[0].Values, ",") != "r1" {
 		t.Errorf("train: %+v", train)
@@ -87,7 +88,7 @@ func TestAnswer(t *testing.T) {
 	if restarts[RestartAtOnce] != 2 || restarts[RestartWaiting] != 2 {
 		t.Errorf("restarts %v, want 2 at once and 2 waiting", restarts)
 	}
-	inference := workload(t, a, "Pod", "inference")
+	inference := findWorkload(t, a, "Pod", "inference")
 	if !inference.Schedules || len(inference.Overtakes) != 1 || inference.Overtakes[0].Name != "backfill" ||
 		inference.Overtakes[0].BoundAtWithout == nil || inference.Overtakes[0].BoundAt != nil {
 		t.Errorf("inference: %+v", inference)
@@ -95,7 +96,7 @@ func TestAnswer(t *testing.T) {
 	if len(train.Overtakes) != 0 {
 		t.Errorf("train overtakes %+v, want none: it took rack r1, not the backfill pod's node", train.Overtakes)
 	}
-	tool := workload(t, a, "Pod", "tool")
+	tool := findWorkload(t, a, "Pod", "tool")
 	if tool.Schedules || tool.StartsAt != nil || len(tool.Waiting) != 1 || !strings.Contains(tool.Waiting[0].Message, "0/6 nodes are available") ||
 		len(tool.OvertakenBy) != 1 || tool.OvertakenBy[0].Name != "urgent" {
 		t.Errorf("tool: %+v", tool)
@@ -140,14 +141,14 @@ func TestEverythingSchedules(t *testing.T) {
 func TestUnknownKindsAreRefused(t *testing.T) {
 	const unknown = "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: resnet}\n"
 	// Nothing else: the input itself is refused, naming the kind.
-	_, err := sim.Decode([]string{"-"}, strings.NewReader(unknown))
-	var ie *sim.InputError
+	_, err := manifest.Decode([]string{"-"}, strings.NewReader(unknown))
+	var ie *manifest.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "kubeflow.org/v1 PyTorchJob") {
 		t.Errorf("decoding only an unknown kind: error %v, want an input error naming the kind", err)
 	}
 	// With a pod: the question is refused, naming the kind.
-	cluster, _ := sim.Decode([]string{filepath.Join(testdata, "cluster.yaml")}, nil)
-	news, err := sim.Decode([]string{"-"}, strings.NewReader(unknown+"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n"))
+	cluster, _ := manifest.Decode([]string{filepath.Join(testdata, "cluster.yaml")}, nil)
+	news, err := manifest.Decode([]string{"-"}, strings.NewReader(unknown+"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

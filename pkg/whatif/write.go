@@ -10,7 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/report"
+	"github.com/phalanx-dev/phalanx/pkg/report/html"
 )
 
 // WriteJSON writes the answer as -o json does (docs/whatif-report.schema.json).
@@ -135,7 +136,7 @@ func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) + "s
 
 // WriteHTML writes the simulator's HTML report of the what-if run with the answer above
 // it.
-func WriteHTML(w io.Writer, a *Answer, r *sim.Report) error {
+func WriteHTML(w io.Writer, a *Answer, r *report.Report) error {
 	var intro bytes.Buffer
 	if err := introTemplate.Execute(&intro, struct {
 		*Answer
@@ -143,7 +144,7 @@ func WriteHTML(w io.Writer, a *Answer, r *sim.Report) error {
 	}{a, verdict(a)}); err != nil {
 		return err
 	}
-	return sim.WriteHTMLPage(w, r, sim.HTMLPage{Title: "phalanx what-if report", Intro: template.HTML(intro.String())}) // introTemplate escapes what it writes
+	return html.Write(w, r, html.Header{Title: "phalanx what-if report", Intro: template.HTML(intro.String())}) // introTemplate escapes what it writes
 }
 
 var introTemplate = template.Must(template.New("whatif").Funcs(template.FuncMap{

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"bytes"
@@ -10,6 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/phalanx-dev/phalanx/pkg/admission"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim/simtest"
+	"github.com/phalanx-dev/phalanx/pkg/report"
+	"github.com/phalanx-dev/phalanx/pkg/report/html"
 	"sigs.k8s.io/yaml"
 )
 
@@ -18,24 +23,28 @@ const examplesDir = "../../../examples"
 
 // simulateExample runs manifests as `phalanx simulate --check-invariants -f` would, and
 // checks the report against the JSON Schema and that the HTML report renders.
-func simulateExample(t *testing.T, paths ...string) (*Report, string) {
+func simulateExample(t *testing.T, paths ...string) (*report.Report, string) {
 	t.Helper()
-	sc, err := Load(paths, nil)
+	sc, err := admission.Load(paths, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return simulateScenario(t, sc)
 }
 
-func simulateScenario(t *testing.T, sc *Scenario) (*Report, string) {
+func simulateScenario(t *testing.T, sc *admission.Scenario) (*report.Report, string) {
 	t.Helper()
-	_, r := runSimulation(t, sc, Options{})
+	_, r := simtest.Run(t, sc, sim.Options{})
 	validateReport(t, r)
-	return r, render(t, r)
+	var page strings.Builder
+	if err := html.Write(&page, r, html.Header{}); err != nil {
+		t.Fatalf("HTML report: %v", err)
+	}
+	return r, page.String()
 }
 
-func podsByName(r *Report) map[string]PodReport {
-	out := map[string]PodReport{}
+func podsByName(r *report.Report) map[string]report.Pod {
+	out := map[string]report.Pod{}
 	for _, p := range r.Pods {
 		out[p.Name] = p
 	}
@@ -148,7 +157,7 @@ func TestExamplesOnACluster(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			sc, err := Load([]string{filepath.Join(dir, "00-common.yaml"), "-", workload}, strings.NewReader(nodes.String()))
+			sc, err := admission.Load([]string{filepath.Join(dir, "00-common.yaml"), "-", workload}, strings.NewReader(nodes.String()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +167,7 @@ func TestExamplesOnACluster(t *testing.T) {
 			}
 			racks := map[string]bool{}
 			for i, p := range r.Pods {
-				if !strings.HasPrefix(p.Name, tc.pods[i]) || p.Phase != PhaseRunning || p.PodGroup != tc.group {
+				if !strings.HasPrefix(p.Name, tc.pods[i]) || p.Phase != report.PhaseRunning || p.PodGroup != tc.group {
 					t.Errorf("pod %d: %s %s in group %q, want %s* Running in %s: %s", i, p.Name, p.Phase, p.PodGroup, tc.pods[i], tc.group, p.Message)
 				}
 				racks[strings.Split(p.Node, "-")[0]] = true

@@ -1,7 +1,6 @@
-package sim
+package sim_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
 )
 
 // Generated small clusters for the property tests of preemption: a few nodes, pods of
@@ -213,7 +213,7 @@ func (c *genCluster) yaml(nodeOrder, memberOrder []int, asGang bool) string {
 		}
 		// Start times differ, so that importance is a total order.
 		doc("apiVersion: v1\nkind: Pod\nmetadata: {name: %s, labels: {%s}}\nspec: {nodeName: %s, priority: %d, containers: [{name: c%s}]}\nstatus: {startTime: \"%s\"}",
-			p.name, strings.Join(labels, ", "), p.node, p.prio, c.requests(p), Epoch.Add(-time.Duration(len(c.pods)-i)*time.Minute).Format(time.RFC3339))
+			p.name, strings.Join(labels, ", "), p.node, p.prio, c.requests(p), sim.Epoch.Add(-time.Duration(len(c.pods)-i)*time.Minute).Format(time.RFC3339))
 	}
 	pre := c.preemptor
 	gang := pre.gang || asGang
@@ -259,12 +259,6 @@ func identity(n int) []int {
 	return out
 }
 
-// simulate runs the cluster's manifests with invariants checked.
-func simulate(t testing.TB, manifests string, seed int64) *Report {
-	t.Helper()
-	return simulateWith(t, manifests, seed, nil)
-}
-
 // greedyOnly is a configuration whose preemption never searches exactly.
 func greedyOnly(t testing.TB) *config.Configuration {
 	t.Helper()
@@ -279,39 +273,6 @@ func greedyOnly(t testing.TB) *config.Configuration {
 		t.Fatal(errs.ToAggregate())
 	}
 	return cfg
-}
-
-// simulateWith is simulate with a scheduler configuration (nil: the defaults).
-func simulateWith(t testing.TB, manifests string, seed int64, cfg *config.Configuration) *Report {
-	t.Helper()
-	sc, err := Load([]string{"-"}, strings.NewReader(manifests))
-	if err != nil {
-		t.Fatalf("load: %v\n%s", err, manifests)
-	}
-	_, r := runSimulation(t, sc, Options{Config: cfg, Seed: seed, Until: 10 * time.Minute})
-	if t.Failed() {
-		t.Logf("manifests:\n%s", manifests)
-	}
-	return r
-}
-
-// runSimulation runs a scenario with its invariants checked, a broken one failing the
-// test, and returns the simulator too, for tests that look inside it.
-func runSimulation(t testing.TB, sc *Scenario, opts Options) (*Simulator, *Report) {
-	t.Helper()
-	opts.CheckInvariants = true
-	s, err := New(sc, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range r.Violations {
-		t.Errorf("invariant violated: %s", v)
-	}
-	return s, r
 }
 
 // podGroupYAML is a running PodGroup of the generated clusters: a gang of all its members,

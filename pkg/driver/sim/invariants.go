@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -50,7 +52,7 @@ func (u nodeUsage) add(node string, p *v1.Pod, s *Simulator) {
 		alloc = n.Status.Capacity
 	}
 	var over []string
-	for _, name := range sortedNames(used) {
+	for _, name := range slices.Sorted(maps.Keys(used)) {
 		q := used[name]
 		if q.Sign() <= 0 {
 			continue

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
 )
 
 // Generated medium clusters for the optimality tests of preemption (issue 20): 12-40 nodes
@@ -322,7 +324,7 @@ func (c *mCluster) yaml() string {
 			labels = append(labels, fmt.Sprintf("app: app-%d", p.app))
 		}
 		doc("apiVersion: v1\nkind: Pod\nmetadata: {name: %s, labels: {%s}}\nspec: {nodeName: %s, priority: %d, containers: [{name: c%s}]}\nstatus: {startTime: \"%s\"}",
-			p.name, strings.Join(labels, ", "), c.nodes[p.node].name, p.prio, medResources(p.req, p.qos), Epoch.Add(-time.Duration(len(c.pods)-i)*time.Minute).Format(time.RFC3339))
+			p.name, strings.Join(labels, ", "), c.nodes[p.node].name, p.prio, medResources(p.req, p.qos), sim.Epoch.Add(-time.Duration(len(c.pods)-i)*time.Minute).Format(time.RFC3339))
 	}
 	pre := c.pre
 	gang := c.kind != medPod

@@ -1,9 +1,12 @@
-package sim
+package sim_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/phalanx-dev/phalanx/pkg/admission"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim/simtest"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -61,12 +64,12 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
 // time), the queue's incoming pods and pending groups, the plugin that holds the huge
 // pod back, and the framework's extension points and sampled plugins.
 func TestSchedulerMetrics(t *testing.T) {
-	sc, err := Load([]string{"-"}, strings.NewReader(metricsCluster))
+	sc, err := admission.Load([]string{"-"}, strings.NewReader(metricsCluster))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := runSimulation(t, sc, Options{})
-	mfs, err := s.sched.Metrics().Registry.Gather()
+	s, _ := simtest.Run(t, sc, sim.Options{})
+	mfs, err := s.Metrics().Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

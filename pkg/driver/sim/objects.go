@@ -2,22 +2,33 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/controllers/resourceclaim"
+	"github.com/phalanx-dev/phalanx/pkg/controllers/volume"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/scheduler"
 )
 
-// objects is the simulator's store of storage and DRA objects: what the API server would
-// hold, with resourceVersions so that writes from a stale copy conflict as they would.
-type objects struct {
+// objectStore is the simulated API server's store of storage and DRA objects: what the API
+// server would hold, with resourceVersions so that writes from a stale copy conflict as
+// they would. Every change is told to the scheduler, as its informers would. It is the
+// scheduler's framework.ResourceClient, and the API the PersistentVolume and
+// ResourceClaim controllers (pkg/controllers) work through; the writes the scheduler makes
+// wake the controller that reacts to them, at once.
+type objectStore struct {
 	pvs       map[string]*v1.PersistentVolume
 	pvcs      map[string]*v1.PersistentVolumeClaim
 	classes   map[string]*storagev1.StorageClass
@@ -26,10 +37,21 @@ type objects struct {
 	rv        int64
 	// names counts generated names per prefix, for generateName.
 	names map[string]int
+
+	sched *scheduler.ResourceEvents
+	// volumes and claimController react to the objects' changes.
+	volumes         *volume.Controller
+	claimController *resourceclaim.Controller
+	// The simulator's own state the store reads: nodes and phalanx's PodGroups; and how it
+	// patches a pod's status and records a broken invariant.
+	node           func(name string) *v1.Node
+	podGroup       func(key string) *v1alpha1.PodGroup
+	patchPodStatus func(pod *v1.Pod, change func(*v1.PodStatus)) error
+	violate        func(format string, args ...any)
 }
 
-func newObjects() objects {
-	return objects{
+func newObjectStore() *objectStore {
+	o := &objectStore{
 		pvs:       map[string]*v1.PersistentVolume{},
 		pvcs:      map[string]*v1.PersistentVolumeClaim{},
 		classes:   map[string]*storagev1.StorageClass{},
@@ -37,62 +59,33 @@ func newObjects() objects {
 		templates: map[string]*resourceapi.ResourceClaimTemplate{},
 		names:     map[string]int{},
 	}
+	o.volumes = volume.New(o)
+	o.claimController = resourceclaim.New(o)
+	return o
 }
 
-func (o *objects) nextRV() string { o.rv++; return strconv.FormatInt(o.rv, 10) }
+// attach connects the store to the scheduler it tells and to the simulator's state it
+// reads (the scheduler is made with the store as its ResourceClient, so after it).
+func (o *objectStore) attach(sched *scheduler.ResourceEvents, podGroup func(key string) *v1alpha1.PodGroup,
+	node func(name string) *v1.Node, patchPodStatus func(*v1.Pod, func(*v1.PodStatus)) error, violate func(string, ...any)) {
+	o.sched, o.podGroup, o.node, o.patchPodStatus, o.violate = sched, podGroup, node, patchPodStatus, violate
+}
 
-// generateName gives a generated name, deterministic so runs repeat byte for byte.
-func (o *objects) generateName(prefix string) string {
+var (
+	_ framework.ResourceClient = (*objectStore)(nil)
+	_ volume.API               = (*objectStore)(nil)
+	_ resourceclaim.API        = (*objectStore)(nil)
+)
+
+var errModified = errors.New("the object has been modified; please apply your changes to the latest version and try again")
+
+func (o *objectStore) nextRV() string { o.rv++; return strconv.FormatInt(o.rv, 10) }
+
+// GenerateName gives a generated name, deterministic so runs repeat byte for byte.
+func (o *objectStore) GenerateName(prefix string) string {
 	o.names[prefix]++
 	return fmt.Sprintf("%s%05d", prefix, o.names[prefix])
 }
-
-// planResources puts the storage and DRA objects on the timeline. Classes, slices and
-// templates come first at any time, then volumes, then claims.
-func (s *Simulator) planResources() {
-	r := &s.sc.Resources
-	for _, c := range r.StorageClasses {
-		s.plan1(&c.ObjectMeta, func() { s.objs.classes[c.Name] = c; s.sched.Resources().UpdateStorageClass(nil, c) },
-			func() { delete(s.objs.classes, c.Name); s.sched.Resources().DeleteStorageClass(c) })
-	}
-	for _, n := range r.CSINodes {
-		s.plan1(&n.ObjectMeta, func() { s.sched.Resources().UpdateCSINode(nil, n) }, func() { s.sched.Resources().DeleteCSINode(n) })
-	}
-	for _, dc := range r.DeviceClasses {
-		s.plan1(&dc.ObjectMeta, func() { s.sched.Resources().UpdateDeviceClass(nil, dc) }, func() { s.sched.Resources().DeleteDeviceClass(dc) })
-	}
-	for _, sl := range r.Slices {
-		s.plan1(&sl.ObjectMeta, func() { s.slices[sl.Name] = sl; s.sched.Resources().UpdateResourceSlice(nil, sl) },
-			func() { delete(s.slices, sl.Name); s.sched.Resources().DeleteResourceSlice(sl) })
-	}
-	for _, t := range r.Templates {
-		s.plan1(&t.ObjectMeta, func() { s.objs.templates[t.Namespace+"/"+t.Name] = t; s.templateAppeared() },
-			func() { delete(s.objs.templates, t.Namespace+"/"+t.Name) })
-	}
-	for _, pv := range r.PVs {
-		s.plan1(&pv.ObjectMeta, func() { s.putPV(nil, pv.DeepCopy()); s.volumeAppeared() }, func() { s.deletePV(pv.Name) })
-	}
-	for _, pvc := range r.PVCs {
-		s.plan1(&pvc.ObjectMeta, func() { s.createPVC(pvc.DeepCopy()) }, func() { s.deletePVC(pvc.Namespace + "/" + pvc.Name) })
-	}
-	for _, c := range r.Claims {
-		s.plan1(&c.ObjectMeta, func() { s.putClaim(nil, c.DeepCopy()) }, func() { s.deleteClaim(c.Namespace + "/" + c.Name) })
-	}
-}
-
-// plan1 schedules an object's creation and, if it has one, its deletion.
-func (s *Simulator) plan1(meta *metav1.ObjectMeta, create, del func()) {
-	t, _ := parseTiming(meta)
-	s.at(Epoch.Add(t.createAt), create)
-	if t.hasDelete {
-		s.at(Epoch.Add(t.deleteAt), del)
-	}
-}
-
-// The simulator is the scheduler's framework.ResourceClient: reads and writes of claims,
-// templates, volumes and their claims, with the controllers that react to them.
-
-var _ framework.ResourceClient = (*Simulator)(nil)
 
 func notFound(resource, name string) error {
 	return apierrors.NewNotFound(resourceapi.Resource(resource), name)
@@ -102,60 +95,145 @@ func conflict(resource, name string) error {
 	return apierrors.NewConflict(resourceapi.Resource(resource), name, errModified)
 }
 
+// --- the controllers' API (reads, and writes that tell the scheduler) ---
+
+// Node implements volume.API.
+func (o *objectStore) Node(name string) *v1.Node { return o.node(name) }
+
+// PodGroup implements resourceclaim.API.
+func (o *objectStore) PodGroup(key string) *v1alpha1.PodGroup { return o.podGroup(key) }
+
+// PersistentVolume implements volume.API.
+func (o *objectStore) PersistentVolume(name string) *v1.PersistentVolume { return o.pvs[name] }
+
+// PersistentVolumes implements volume.API.
+func (o *objectStore) PersistentVolumes() []*v1.PersistentVolume {
+	out := make([]*v1.PersistentVolume, 0, len(o.pvs))
+	for _, k := range sortedKeys(o.pvs) {
+		out = append(out, o.pvs[k])
+	}
+	return out
+}
+
+// PersistentVolumeClaim implements volume.API.
+func (o *objectStore) PersistentVolumeClaim(key string) *v1.PersistentVolumeClaim {
+	return o.pvcs[key]
+}
+
+// PersistentVolumeClaimKeys implements volume.API.
+func (o *objectStore) PersistentVolumeClaimKeys() []string { return sortedKeys(o.pvcs) }
+
+// StorageClass implements volume.API.
+func (o *objectStore) StorageClass(name string) *storagev1.StorageClass { return o.classes[name] }
+
+// PutPersistentVolume implements volume.API.
+func (o *objectStore) PutPersistentVolume(old, pv *v1.PersistentVolume) {
+	put(o, o.pvs, pv.Name, old, pv, o.sched.UpdatePV)
+}
+
+// PutPersistentVolumeClaim implements volume.API.
+func (o *objectStore) PutPersistentVolumeClaim(old, pvc *v1.PersistentVolumeClaim) {
+	put(o, o.pvcs, pvc.Namespace+"/"+pvc.Name, old, pvc, o.sched.UpdatePVC)
+}
+
+func (o *objectStore) deletePV(name string) { remove(o.pvs, name, o.sched.DeletePV) }
+
+func (o *objectStore) deletePVC(key string) { remove(o.pvcs, key, o.sched.DeletePVC) }
+
+// put stores an object under key with the next resourceVersion and tells the scheduler.
+func put[T metav1.Object](o *objectStore, objs map[string]T, key string, old, obj T, tell func(old, obj T)) {
+	obj.SetResourceVersion(o.nextRV())
+	objs[key] = obj
+	tell(old, obj)
+}
+
+// remove deletes the object under key, if there is one, and tells the scheduler.
+func remove[T any](objs map[string]T, key string, tell func(T)) {
+	if obj, ok := objs[key]; ok {
+		delete(objs, key)
+		tell(obj)
+	}
+}
+
+// ResourceClaimTemplate implements resourceclaim.API.
+func (o *objectStore) ResourceClaimTemplate(key string) *resourceapi.ResourceClaimTemplate {
+	return o.templates[key]
+}
+
+// ResourceClaim implements resourceclaim.API.
+func (o *objectStore) ResourceClaim(key string) *resourceapi.ResourceClaim { return o.claims[key] }
+
+// ResourceClaimKeys implements resourceclaim.API.
+func (o *objectStore) ResourceClaimKeys() []string { return sortedKeys(o.claims) }
+
+// PutResourceClaim implements resourceclaim.API: it stores a claim (old nil for a new one)
+// and tells the scheduler.
+func (o *objectStore) PutResourceClaim(old, c *resourceapi.ResourceClaim) {
+	put(o, o.claims, c.Namespace+"/"+c.Name, old, c, o.sched.UpdateResourceClaim)
+}
+
+// DeleteResourceClaim implements resourceclaim.API.
+func (o *objectStore) DeleteResourceClaim(key string) {
+	remove(o.claims, key, o.sched.DeleteResourceClaim)
+}
+
+// --- framework.ResourceClient: the scheduler's reads and writes ---
+
 // GetResourceClaim implements framework.ResourceClient.
-func (s *Simulator) GetResourceClaim(_ context.Context, ns, name string) (*resourceapi.ResourceClaim, error) {
-	if c := s.objs.claims[ns+"/"+name]; c != nil {
+func (o *objectStore) GetResourceClaim(_ context.Context, ns, name string) (*resourceapi.ResourceClaim, error) {
+	if c := o.claims[ns+"/"+name]; c != nil {
 		return c, nil
 	}
 	return nil, notFound("resourceclaims", name)
 }
 
 // CreateResourceClaim implements framework.ResourceClient.
-func (s *Simulator) CreateResourceClaim(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
+func (o *objectStore) CreateResourceClaim(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 	c = c.DeepCopy()
 	if c.Name == "" {
-		c.Name = s.objs.generateName(c.GenerateName)
+		c.Name = o.GenerateName(c.GenerateName)
 	}
-	if s.objs.claims[c.Namespace+"/"+c.Name] != nil {
+	if o.claims[c.Namespace+"/"+c.Name] != nil {
 		return nil, apierrors.NewAlreadyExists(resourceapi.Resource("resourceclaims"), c.Name)
 	}
 	c.UID = types.UID("sim-" + c.Namespace + "-" + c.Name)
-	s.putClaim(nil, c)
+	o.PutResourceClaim(nil, c)
 	return c, nil
 }
 
 // UpdateResourceClaim implements framework.ResourceClient: metadata and spec.
-func (s *Simulator) UpdateResourceClaim(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
-	cur, err := s.claimForWrite(c)
+func (o *objectStore) UpdateResourceClaim(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
+	cur, err := o.claimForWrite(c)
 	if err != nil {
 		return nil, err
 	}
 	next := cur.DeepCopy()
 	next.ObjectMeta = *c.ObjectMeta.DeepCopy()
 	next.Spec = *c.Spec.DeepCopy()
-	s.putClaim(cur, next)
+	o.PutResourceClaim(cur, next)
 	return next, nil
 }
 
-// UpdateResourceClaimStatus implements framework.ResourceClient.
-func (s *Simulator) UpdateResourceClaimStatus(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
-	cur, err := s.claimForWrite(c)
+// UpdateResourceClaimStatus implements framework.ResourceClient. With invariant checks on,
+// an allocation of devices another claim holds is a violation.
+func (o *objectStore) UpdateResourceClaimStatus(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
+	cur, err := o.claimForWrite(c)
 	if err != nil {
 		return nil, err
 	}
 	next := cur.DeepCopy()
 	next.Status = *c.Status.DeepCopy()
 	if next.Status.Allocation != nil && cur.Status.Allocation == nil {
-		if msg := s.devicesTaken(next); msg != "" {
-			s.violate("claim %s allocated devices already in use: %s", c.Namespace+"/"+c.Name, msg)
+		if msg := o.devicesTaken(next); msg != "" {
+			o.violate("claim %s allocated devices already in use: %s", c.Namespace+"/"+c.Name, msg)
 		}
 	}
-	s.putClaim(cur, next)
+	o.PutResourceClaim(cur, next)
 	return next, nil
 }
 
-func (s *Simulator) claimForWrite(c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
-	cur := s.objs.claims[c.Namespace+"/"+c.Name]
+func (o *objectStore) claimForWrite(c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
+	cur := o.claims[c.Namespace+"/"+c.Name]
 	switch {
 	case cur == nil:
 		return nil, notFound("resourceclaims", c.Name)
@@ -165,29 +243,93 @@ func (s *Simulator) claimForWrite(c *resourceapi.ResourceClaim) (*resourceapi.Re
 	return cur, nil
 }
 
+// devicesTaken says which devices of a claim's new allocation another allocated claim
+// already holds ("" when none): the simulator's check that no device is given twice.
+func (o *objectStore) devicesTaken(c *resourceapi.ResourceClaim) string {
+	mine := framework.AllocatedDevices(c.Status.Allocation)
+	if len(mine) == 0 {
+		return ""
+	}
+	for _, k := range sortedKeys(o.claims) {
+		other := o.claims[k]
+		if other.UID == c.UID || other.Status.Allocation == nil {
+			continue
+		}
+		for _, id := range framework.AllocatedDevices(other.Status.Allocation) {
+			if slices.Contains(mine, id) {
+				return id.String() + " (held by " + k + ")"
+			}
+		}
+	}
+	return ""
+}
+
 // GetResourceClaimTemplate implements framework.ResourceClient.
-func (s *Simulator) GetResourceClaimTemplate(_ context.Context, ns, name string) (*resourceapi.ResourceClaimTemplate, error) {
-	if t := s.objs.templates[ns+"/"+name]; t != nil {
+func (o *objectStore) GetResourceClaimTemplate(_ context.Context, ns, name string) (*resourceapi.ResourceClaimTemplate, error) {
+	if t := o.templates[ns+"/"+name]; t != nil {
 		return t, nil
 	}
 	return nil, notFound("resourceclaimtemplates", name)
 }
 
 // PatchPodExtendedResourceClaimStatus implements framework.ResourceClient.
-func (s *Simulator) PatchPodExtendedResourceClaimStatus(_ context.Context, pod *v1.Pod, st *v1.PodExtendedResourceClaimStatus) error {
-	return s.patchPodStatus(pod, func(ps *v1.PodStatus) { ps.ExtendedResourceClaimStatus = st.DeepCopy() })
+func (o *objectStore) PatchPodExtendedResourceClaimStatus(_ context.Context, pod *v1.Pod, st *v1.PodExtendedResourceClaimStatus) error {
+	return o.patchPodStatus(pod, func(ps *v1.PodStatus) { ps.ExtendedResourceClaimStatus = st.DeepCopy() })
 }
 
-// putClaim stores a claim (old nil for a new one) and tells the scheduler.
-func (s *Simulator) putClaim(old, c *resourceapi.ResourceClaim) {
-	c.ResourceVersion = s.objs.nextRV()
-	s.objs.claims[c.Namespace+"/"+c.Name] = c
-	s.sched.Resources().UpdateResourceClaim(old, c)
-}
-
-func (s *Simulator) deleteClaim(key string) {
-	if c := s.objs.claims[key]; c != nil {
-		delete(s.objs.claims, key)
-		s.sched.Resources().DeleteResourceClaim(c)
+// GetPersistentVolume implements framework.ResourceClient.
+func (o *objectStore) GetPersistentVolume(_ context.Context, name string) (*v1.PersistentVolume, error) {
+	if pv := o.pvs[name]; pv != nil {
+		return pv, nil
 	}
+	return nil, apierrors.NewNotFound(v1.Resource("persistentvolumes"), name)
+}
+
+// UpdatePersistentVolume implements framework.ResourceClient: the scheduler points a volume
+// at a claim, and the controller completes the binding.
+func (o *objectStore) UpdatePersistentVolume(_ context.Context, pv *v1.PersistentVolume) (*v1.PersistentVolume, error) {
+	cur := o.pvs[pv.Name]
+	switch {
+	case cur == nil:
+		return nil, apierrors.NewNotFound(v1.Resource("persistentvolumes"), pv.Name)
+	case cur.ResourceVersion != pv.ResourceVersion:
+		return nil, apierrors.NewConflict(v1.Resource("persistentvolumes"), pv.Name, errModified)
+	}
+	next := pv.DeepCopy()
+	o.PutPersistentVolume(cur, next)
+	o.volumes.VolumePointedAtClaim(next)
+	return o.pvs[pv.Name], nil
+}
+
+// GetPersistentVolumeClaim implements framework.ResourceClient.
+func (o *objectStore) GetPersistentVolumeClaim(_ context.Context, ns, name string) (*v1.PersistentVolumeClaim, error) {
+	if pvc := o.pvcs[ns+"/"+name]; pvc != nil {
+		return pvc, nil
+	}
+	return nil, apierrors.NewNotFound(v1.Resource("persistentvolumeclaims"), name)
+}
+
+// UpdatePersistentVolumeClaim implements framework.ResourceClient: the scheduler names the
+// node to provision on, and the provisioner acts.
+func (o *objectStore) UpdatePersistentVolumeClaim(_ context.Context, pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+	k := pvc.Namespace + "/" + pvc.Name
+	cur := o.pvcs[k]
+	switch {
+	case cur == nil:
+		return nil, apierrors.NewNotFound(v1.Resource("persistentvolumeclaims"), pvc.Name)
+	case cur.ResourceVersion != pvc.ResourceVersion:
+		return nil, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), pvc.Name, errModified)
+	}
+	o.PutPersistentVolumeClaim(cur, pvc.DeepCopy())
+	o.volumes.SyncClaim(k)
+	return o.pvcs[k], nil
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

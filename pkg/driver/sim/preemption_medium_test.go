@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"fmt"
@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim/simtest"
+	"github.com/phalanx-dev/phalanx/pkg/report"
 )
 
 // mediumClusters is how many generated medium clusters of each kind the optimality test
@@ -49,7 +52,7 @@ func testOptimalOn(t *testing.T, size medSize, n int, base uint64) {
 			for seed := range uint64(n) {
 				rng := rand.New(rand.NewPCG(seed, base+uint64(kind)+1000*series))
 				c := generateMedium(rng, kind, size)
-				if msg := st.record(c, simulate(t, c.yaml(), 1)); msg != "" {
+				if msg := st.record(c, simtest.Simulate(t, c.yaml(), 1, nil)); msg != "" {
 					t.Errorf("cluster %d: %s\n%s", seed, msg, c.yaml())
 				}
 			}
@@ -74,7 +77,7 @@ type mediumStats struct {
 
 // record compares a run with the reference; it returns what must fail the test ("" when
 // nothing does): a reference beaten (so it is wrong), or one that does not check out.
-func (st *mediumStats) record(c *mCluster, r *Report) string {
+func (st *mediumStats) record(c *mCluster, r *report.Report) string {
 	s := newSolver(c)
 	want := s.solve()
 	if err := s.check(want); err != nil {

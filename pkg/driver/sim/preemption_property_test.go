@@ -1,13 +1,16 @@
-package sim
+package sim_test
 
 import (
 	"fmt"
 
-	"github.com/phalanx-dev/phalanx/pkg/config"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim/simtest"
+	"github.com/phalanx-dev/phalanx/pkg/report"
 )
 
 // propertyClusters is how many generated clusters the property tests run: a short run in
@@ -41,7 +44,7 @@ func TestPreemptionMatchesBruteForce(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 2026))
 		c := generateCluster(rng, genOptions{maxUnits: 14})
 		manifests := c.yaml(nil, nil, false)
-		r := simulate(t, manifests, 1)
+		r := simtest.Simulate(t, manifests, 1, nil)
 		if msg := c.checkAgainstReference(r); msg != "" {
 			mismatches++
 			if mismatches <= 5 {
@@ -56,7 +59,7 @@ func TestPreemptionMatchesBruteForce(t *testing.T) {
 
 // checkAgainstReference says how a run differs from the brute-force answer ("" when it
 // does not).
-func (c *genCluster) checkAgainstReference(r *Report) string {
+func (c *genCluster) checkAgainstReference(r *report.Report) string {
 	want, possible := c.reference()
 	victims := c.victimsOf(r)
 	got := c.costOf(victims)
@@ -104,8 +107,8 @@ func TestPodAndOneMemberGangDecideAlike(t *testing.T) {
 		}
 		checked++
 		simSeed := int64(seed%7) + 1
-		asPod := c.victimsOf(simulate(t, c.yaml(nil, nil, false), simSeed))
-		asGang := c.victimsOf(simulate(t, c.yaml(nil, nil, true), simSeed))
+		asPod := c.victimsOf(simtest.Simulate(t, c.yaml(nil, nil, false), simSeed, nil))
+		asGang := c.victimsOf(simtest.Simulate(t, c.yaml(nil, nil, true), simSeed, nil))
 		if !slicesEqual(asPod, asGang) {
 			t.Errorf("cluster %d: as a pod the preemptor preempts %v, as a one-member gang %v\n%s",
 				seed, c.names(asPod), c.names(asGang), c.yaml(nil, nil, true))
@@ -126,12 +129,12 @@ func TestVictimCostIndependentOfOrder(t *testing.T) {
 		if seed%2 == 1 {
 			cfg = greedy
 		}
-		base := c.costOf(c.victimsOf(simulateWith(t, c.yaml(nil, nil, false), 1, cfg)))
+		base := c.costOf(c.victimsOf(simtest.Simulate(t, c.yaml(nil, nil, false), 1, cfg)))
 		for k := range 2 {
 			nodes := rng.Perm(len(c.nodes))
 			members := rng.Perm(len(c.preemptor.members))
 			manifests := c.yaml(nodes, members, false)
-			got := c.costOf(c.victimsOf(simulateWith(t, manifests, int64(k+2), cfg)))
+			got := c.costOf(c.victimsOf(simtest.Simulate(t, manifests, int64(k+2), cfg)))
 			if got != base {
 				t.Errorf("cluster %d, permutation %d: victims cost %+v, in the original order %+v\n%s", seed, k, got, base, manifests)
 			}

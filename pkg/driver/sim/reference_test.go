@@ -1,8 +1,10 @@
-package sim
+package sim_test
 
 import (
 	"cmp"
 	"slices"
+
+	"github.com/phalanx-dev/phalanx/pkg/report"
 )
 
 // The brute-force reference for preemption: every subset of victim units is tried, and
@@ -152,7 +154,7 @@ func (c *genCluster) referenceSet() (refCost, bool, []int) {
 }
 
 // victimsOf returns the indexes of the cluster's pods a report says were preempted.
-func (c *genCluster) victimsOf(r *Report) []int {
+func (c *genCluster) victimsOf(r *report.Report) []int {
 	var out []int
 	for _, pr := range r.Pods {
 		if pr.Phase != "Preempted" {

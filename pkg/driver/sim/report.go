@@ -1,185 +1,37 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"maps"
+	"slices"
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/storage/ephemeral"
+	"k8s.io/dynamic-resource-allocation/cel"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/admission"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/report"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// ReportSchemaVersion is the version of -o json's shape, written as schemaVersion: it
-// changes when a field changes meaning or goes away (new fields keep it).
-// docs/simulate-report.schema.json is its JSON Schema; README.md describes it.
-const ReportSchemaVersion = 1
-
-// Report is the outcome of a simulation, as `phalanx simulate -o json` writes it.
-type Report struct {
-	SchemaVersion int           `json:"schemaVersion"`
-	Pods          []PodReport   `json:"pods"`
-	PodGroups     []GroupReport `json:"podGroups"`
-	// CompositePodGroups are phalanx's, then Kubernetes' own (omitted when there are none).
-	CompositePodGroups []GroupReport `json:"compositePodGroups,omitempty"`
-	Events             []Event       `json:"events"`
-	Summary            Summary       `json:"summary"`
-	// Claims are the ResourceClaims at the end of the run: their devices and consumers.
-	Claims []ClaimReport `json:"claims,omitempty"`
-	// Violations lists broken invariants (only with invariant checks on).
-	Violations []string `json:"violations,omitempty"`
-
-	// Nodes and the pods' (and devices') lifetimes feed the HTML report's occupancy
-	// charts; Devices are the nodes' devices and their classes.
-	Nodes     []NodeReport `json:"-"`
-	Lifetimes []Lifetime   `json:"-"`
-	Devices   []DeviceInfo `json:"-"`
-}
-
-// PodReport is one input pod's outcome.
-type PodReport struct {
-	Namespace     string     `json:"namespace"`
-	Name          string     `json:"name"`
-	Phase         string     `json:"phase"`
-	Node          string     `json:"node"`
-	NominatedNode string     `json:"nominatedNode"`
-	BoundAt       *float64   `json:"boundAt"`
-	Priority      int32      `json:"priority"`
-	PodGroup      string     `json:"podGroup"`
-	PreemptedBy   *ObjectRef `json:"preemptedBy"`
-	Message       string     `json:"message"`
-	// Devices are the devices allocated to the pod's claims when it was bound
-	// ("driver/pool/device", its own claims and those its group shares); Volumes the
-	// claims of its volumes and the volumes they were bound to ("claim=volume").
-	Devices []string `json:"devices,omitempty"`
-	Volumes []string `json:"volumes,omitempty"`
-	// CreatedAt is when the pod appeared (null if the run never created it), so its wait
-	// in the queue is boundAt - createdAt; DeletedAt is when its deletion started (by the
-	// timeline, preemption or its node's deletion; null if never).
-	CreatedAt *float64 `json:"createdAt"`
-	DeletedAt *float64 `json:"deletedAt"`
-	// Owner is the pod's controller (its controller owner reference), omitted when none;
-	// Replaces names the pod whose end the controller made it for, omitted when none.
-	Owner    *ObjectRef `json:"owner,omitempty"`
-	Replaces string     `json:"replaces,omitempty"`
-	// Workload is the workload of the input whose controller made the pod ("Job ml/train").
-	Workload string `json:"-"`
-
-	// The HTML report's timelines also need its effective requests, bound or not.
-	Requests map[string]int64 `json:"-"`
-}
-
-// ClaimReport is a ResourceClaim at the end of the run.
-type ClaimReport struct {
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	// Devices are the allocated devices ("driver/pool/device"), none when unallocated.
-	Devices []string `json:"devices"`
-	// ReservedFor names the consumers ("Pod/name", "PodGroup/name").
-	ReservedFor []string `json:"reservedFor"`
-}
-
-// GroupReport is one PodGroup's or CompositePodGroup's outcome.
-type GroupReport struct {
-	// APIVersion is set for Kubernetes' own only: the scheduling.k8s.io version read.
-	APIVersion string `json:"apiVersion,omitempty"`
-	Namespace  string `json:"namespace"`
-	Name       string `json:"name"`
-	// Parent is the CompositePodGroup it belongs to, if any.
-	Parent     string      `json:"parent,omitempty"`
-	Phase      string      `json:"phase"`
-	Conditions []Condition `json:"conditions"`
-
-	// MinCount (a composite's minGroupCount) and Priority are the spec as the scheduler
-	// reads it, for the HTML report; Priority is nil when the group names none and no class
-	// supplied one.
-	MinCount int32  `json:"-"`
-	Priority *int32 `json:"-"`
-}
-
-// groupReport is a group's or composite's outcome from its metadata, status and spec.
-func groupReport(m *metav1.ObjectMeta, phase v1alpha1.PodGroupPhase, conds []metav1.Condition, priority *int32, parent *string) GroupReport {
-	gr := GroupReport{Namespace: m.Namespace, Name: m.Name, Phase: string(phase), Conditions: []Condition{}}
-	if gr.Phase == "" {
-		gr.Phase = string(v1alpha1.PodGroupPhasePending)
-	}
-	if priority != nil {
-		v := *priority
-		gr.Priority = &v
-	}
-	if parent != nil {
-		gr.Parent = *parent
-	}
-	for _, c := range conds {
-		gr.Conditions = append(gr.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
-	}
-	return gr
-}
-
-// Condition is a PodGroup condition in the report.
-type Condition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
-// Event is an event the scheduler recorded, at a virtual time in seconds.
-type Event struct {
-	Time    float64 `json:"time"`
-	Object  string  `json:"object"`
-	Type    string  `json:"type"`
-	Reason  string  `json:"reason"`
-	Message string  `json:"message"`
-}
-
-// Summary counts outcomes.
-type Summary struct {
-	Pods           int     `json:"pods"`
-	Running        int     `json:"running"`
-	Pending        int     `json:"pending"`
-	Succeeded      int     `json:"succeeded"`
-	Preempted      int     `json:"preempted"`
-	Deleted        int     `json:"deleted"`
-	VirtualSeconds float64 `json:"virtualSeconds"`
-	WallSeconds    float64 `json:"wallSeconds"`
-}
-
-// NodeReport is a node's capacity, for the occupancy chart. Report.Nodes is not part of
-// -o json, so neither is any field here.
-type NodeReport struct {
-	Name        string
-	Allocatable map[string]int64
-	// CreatedAt and DeletedAt bound the node's life; DeletedAt is nil for a node still there
-	// at the end. Labels let the heatmap group nodes by topology.
-	CreatedAt float64
-	DeletedAt *float64
-	Labels    map[string]string
-}
-
-// Lifetime is when a pod occupied which node, and with what requests; or, with Device
-// set and no Pod, when a device was in use (its requests are one of each of its device
-// classes).
-type Lifetime struct {
-	Pod        string
-	Device     string
-	Node       string
-	Start, End float64 // End is the end of the run for pods still there
-	Requests   map[string]int64
-	Phase      string
-}
-
-func (s *Simulator) report(wall time.Duration) *Report {
-	r := &Report{SchemaVersion: ReportSchemaVersion, Pods: []PodReport{}, PodGroups: []GroupReport{}, Events: s.events, Violations: s.violations}
+// report is the run's outcome: every pod of the input and every pod a controller made, in
+// the order they were planned; the groups and composites; the events; the claims as they
+// stand; and, for the HTML report, the nodes and what occupied them when.
+func (s *Simulator) report(wall time.Duration) *report.Report {
+	r := &report.Report{SchemaVersion: report.SchemaVersion, Pods: []report.Pod{}, Events: s.events, Violations: s.violations}
 	if r.Events == nil {
-		r.Events = []Event{}
+		r.Events = []report.Event{}
 	}
 	for _, rec := range s.podOrder {
 		p := rec.pod
-		pr := PodReport{
+		pr := report.Pod{
 			Namespace: p.Namespace, Name: p.Name, Phase: rec.phase, Node: rec.node,
 			NominatedNode: p.Status.NominatedNodeName, BoundAt: rec.boundAt, PreemptedBy: rec.preemptedBy,
 			PodGroup: v1alpha1.PodGroupNameOf(p), Devices: rec.devices, Volumes: rec.volumes,
@@ -195,64 +47,46 @@ func (s *Simulator) report(wall time.Duration) *Report {
 		switch {
 		case rec.message != "":
 			pr.Message = rec.message
-		case rec.phase == PhasePending:
+		case rec.phase == report.PhasePending:
 			pr.Message = s.sched.PendingMessage(p)
 		}
-		if rec.phase != PhasePending {
+		if rec.phase != report.PhasePending {
 			pr.NominatedNode = ""
 		}
 		r.Pods = append(r.Pods, pr)
 		switch rec.phase {
-		case PhasePending:
+		case report.PhasePending:
 			r.Summary.Pending++
-		case PhaseRunning:
+		case report.PhaseRunning:
 			r.Summary.Running++
-		case PhaseSucceeded:
+		case report.PhaseSucceeded:
 			r.Summary.Succeeded++
-		case PhasePreempted:
+		case report.PhasePreempted:
 			r.Summary.Preempted++
-		case PhaseDeleted:
+		case report.PhaseDeleted:
 			r.Summary.Deleted++
 		}
 	}
 	r.Summary.Pods = len(s.podOrder)
-	for _, pg := range s.sc.PodGroups {
-		cur := s.groups[pg.Namespace+"/"+pg.Name]
-		if cur == nil {
-			cur = pg
-		}
-		gr := groupReport(&cur.ObjectMeta, cur.Status.Phase, cur.Status.Conditions, cur.Spec.Priority, cur.Spec.ParentCompositePodGroupName)
-		gr.MinCount = cur.MinCount()
-		r.PodGroups = append(r.PodGroups, gr)
-	}
-	r.PodGroups = append(r.PodGroups, s.nativeReports()...)
-	for _, c := range s.sc.CompositePodGroups {
-		cur := s.composites[c.Namespace+"/"+c.Name]
-		if cur == nil {
-			cur = c
-		}
-		gr := groupReport(&cur.ObjectMeta, cur.Status.Phase, cur.Status.Conditions, cur.Spec.Priority, cur.Spec.ParentCompositePodGroupName)
-		gr.MinCount = cur.MinGroupCount()
-		r.CompositePodGroups = append(r.CompositePodGroups, gr)
-	}
-	r.CompositePodGroups = append(r.CompositePodGroups, s.nativeCompositeReports()...)
+	r.PodGroups, r.CompositePodGroups = s.groups.reports()
 	r.Summary.VirtualSeconds = s.seconds(s.now)
 	if s.opts.ReportWallTime {
 		r.Summary.WallSeconds = float64(wall.Milliseconds()) / 1000
 	}
 	s.lifetimes(r)
-	r.Claims = s.claimReports()
+	r.Claims = s.objs.claimReports()
 	return r
 }
 
-func ownerOf(p *v1.Pod) *ObjectRef {
+func ownerOf(p *v1.Pod) *report.ObjectRef {
 	if ref := metav1.GetControllerOf(p); ref != nil {
-		return &ObjectRef{Kind: ref.Kind, Namespace: p.Namespace, Name: ref.Name}
+		return &report.ObjectRef{Kind: ref.Kind, Namespace: p.Namespace, Name: ref.Name}
 	}
 	return nil
 }
 
-func (s *Simulator) lifetimes(r *Report) {
+// lifetimes fills the nodes, and when pods and devices occupied them.
+func (s *Simulator) lifetimes(r *report.Report) {
 	for _, n := range s.sc.Nodes {
 		created, ok := s.nodeAdded[n.Name]
 		if !ok {
@@ -262,7 +96,7 @@ func (s *Simulator) lifetimes(r *Report) {
 		if len(alloc) == 0 {
 			alloc = n.Status.Capacity
 		}
-		nr := NodeReport{Name: n.Name, Allocatable: map[string]int64{}, CreatedAt: created, Labels: maps.Clone(n.Labels)}
+		nr := report.Node{Name: n.Name, Allocatable: map[string]int64{}, CreatedAt: created, Labels: maps.Clone(n.Labels)}
 		if t, deleted := s.nodeDeleted[n.Name]; deleted {
 			nr.DeletedAt = &t
 		}
@@ -277,13 +111,13 @@ func (s *Simulator) lifetimes(r *Report) {
 			continue
 		}
 		// r.Pods is in podOrder's order, with each pod's requests computed once.
-		lt := Lifetime{Pod: key(rec.pod), Node: rec.node, Start: *rec.boundAt, End: end, Phase: rec.phase, Requests: r.Pods[i].Requests}
+		lt := report.Lifetime{Pod: key(rec.pod), Node: rec.node, Start: *rec.boundAt, End: end, Phase: rec.phase, Requests: r.Pods[i].Requests}
 		if rec.endAt != nil {
 			lt.End = *rec.endAt
 		}
 		r.Lifetimes = append(r.Lifetimes, lt)
 	}
-	r.Devices = s.deviceInventory()
+	r.Devices = deviceInventory(s.sc)
 	deviceAllocatable(r.Nodes, r.Devices)
 	podDevices := map[string][]string{}
 	for _, rec := range s.podOrder {
@@ -316,4 +150,177 @@ func quantityValue(name string, q apiresource.Quantity) int64 {
 	}
 	v, _ := resource.Amount(i, q)
 	return v
+}
+
+// deviceInventory lists the devices of the scenario's node-local ResourceSlices with the
+// classes whose CEL selectors match them (a device may be in several classes; a selector
+// that fails to evaluate does not match, as in the allocator).
+func deviceInventory(sc *admission.Scenario) []report.Device {
+	classes := sc.Resources.DeviceClasses
+	compiled := cel.NewCache(100, cel.Features{})
+	var out []report.Device
+	for _, sl := range sc.Resources.Slices {
+		if sl.Spec.NodeName == nil || *sl.Spec.NodeName == "" {
+			continue // devices not attached to one node have no place in a per-node view
+		}
+		for _, d := range sl.Spec.Devices {
+			info := report.Device{Key: sl.Spec.Driver + "/" + sl.Spec.Pool.Name + "/" + d.Name, Node: *sl.Spec.NodeName}
+			dev := cel.Device{Driver: sl.Spec.Driver, Attributes: d.Attributes, Capacity: d.Capacity}
+			for _, dc := range classes {
+				matches := true
+				for _, sel := range dc.Spec.Selectors {
+					if sel.CEL == nil {
+						continue
+					}
+					res := compiled.GetOrCompile(sel.CEL.Expression)
+					ok, _, err := res.DeviceMatches(context.Background(), dev)
+					if res.Error != nil || err != nil || !ok {
+						matches = false
+						break
+					}
+				}
+				if matches {
+					info.Resources = append(info.Resources, report.DeviceClassResource(dc.Name))
+				}
+			}
+			if len(info.Resources) == 0 {
+				info.Resources = []string{report.NoClassResource(sl.Spec.Driver)}
+			}
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// deviceLifetimes are the stretches each device was in use by bound pods (pods that
+// share a claim share its devices: the stretches are merged), as lifetimes requesting one
+// of each of the device's occupancy resources, for the occupancy charts.
+func deviceLifetimes(devices []report.Device, pods []report.Lifetime, podDevices map[string][]string) []report.Lifetime {
+	type stretch struct{ from, to float64 }
+	info := map[string]report.Device{}
+	for _, d := range devices {
+		info[d.Key] = d
+	}
+	busy := map[string][]stretch{}
+	for _, l := range pods {
+		for _, key := range podDevices[l.Pod] {
+			if _, ok := info[key]; ok && l.End > l.Start {
+				busy[key] = append(busy[key], stretch{from: l.Start, to: l.End})
+			}
+		}
+	}
+	var out []report.Lifetime
+	for _, key := range sortedKeys(busy) {
+		d := info[key]
+		spans := busy[key]
+		sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+		requests := map[string]int64{}
+		for _, res := range d.Resources {
+			requests[res] = 1
+		}
+		cur := spans[0]
+		flush := func() {
+			out = append(out, report.Lifetime{Device: key, Node: d.Node, Start: cur.from, End: cur.to, Requests: requests, Phase: report.PhaseRunning})
+		}
+		for _, sp := range spans[1:] {
+			if sp.from <= cur.to {
+				cur.to = max(cur.to, sp.to)
+				continue
+			}
+			flush()
+			cur = sp
+		}
+		flush()
+	}
+	return out
+}
+
+// deviceAllocatable adds each node's device count per occupancy resource to its
+// allocatable.
+func deviceAllocatable(nodes []report.Node, devices []report.Device) {
+	byNode := map[string]int{}
+	for i, n := range nodes {
+		byNode[n.Name] = i
+	}
+	for _, d := range devices {
+		i, ok := byNode[d.Node]
+		if !ok {
+			continue
+		}
+		for _, res := range d.Resources {
+			nodes[i].Allocatable[res]++
+		}
+	}
+}
+
+// podDevices lists the devices allocated to the claims a pod uses ("driver/pool/device"),
+// for the report.
+func (o *objectStore) podDevices(p *v1.Pod) []string {
+	var g *v1alpha1.PodGroup
+	if name := v1alpha1.PodGroupNameOf(p); name != "" {
+		g = o.podGroup(p.Namespace + "/" + name)
+	}
+	names := []string{}
+	for _, pc := range framework.ResolvePodClaims(p, g) {
+		if pc.Name != "" {
+			names = append(names, pc.Name)
+		}
+	}
+	if st := p.Status.ExtendedResourceClaimStatus; st != nil {
+		names = append(names, st.ResourceClaimName)
+	}
+	var out []string
+	for _, n := range names {
+		if c := o.claims[p.Namespace+"/"+n]; c != nil && c.Status.Allocation != nil {
+			for _, r := range c.Status.Allocation.Devices.Results {
+				out = append(out, r.Driver+"/"+r.Pool+"/"+r.Device)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// boundVolumes lists "claim=volume" for the claims a pod uses, for the report.
+func (o *objectStore) boundVolumes(p *v1.Pod) []string {
+	var out []string
+	for i := range p.Spec.Volumes {
+		vol := &p.Spec.Volumes[i]
+		name := ""
+		switch {
+		case vol.PersistentVolumeClaim != nil:
+			name = vol.PersistentVolumeClaim.ClaimName
+		case vol.Ephemeral != nil:
+			name = ephemeral.VolumeClaimName(p, vol)
+		default:
+			continue
+		}
+		if pvc := o.pvcs[p.Namespace+"/"+name]; pvc != nil && pvc.Spec.VolumeName != "" {
+			out = append(out, name+"="+pvc.Spec.VolumeName)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// claimReports lists the claims as they stand, by namespace/name.
+func (o *objectStore) claimReports() []report.Claim {
+	var out []report.Claim
+	for _, k := range sortedKeys(o.claims) {
+		c := o.claims[k]
+		cr := report.Claim{Namespace: c.Namespace, Name: c.Name, Devices: []string{}, ReservedFor: []string{}}
+		if a := c.Status.Allocation; a != nil {
+			for _, r := range a.Devices.Results {
+				cr.Devices = append(cr.Devices, r.Driver+"/"+r.Pool+"/"+r.Device)
+			}
+		}
+		for _, r := range c.Status.ReservedFor {
+			kind := "Pod"
+			if r.Resource == framework.ConsumerGroupResource {
+				kind = "PodGroup"
+			}
+			cr.ReservedFor = append(cr.ReservedFor, kind+"/"+r.Name)
+		}
+		out = append(out, cr)
+	}
+	return out
 }

@@ -1,10 +1,7 @@
-package sim
+package sim_test
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,10 +9,14 @@ import (
 	"testing"
 	"time"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/phalanx-dev/phalanx/pkg/admission"
 	"github.com/phalanx-dev/phalanx/pkg/config"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim"
+	"github.com/phalanx-dev/phalanx/pkg/driver/sim/simtest"
+	"github.com/phalanx-dev/phalanx/pkg/manifest"
+	"github.com/phalanx-dev/phalanx/pkg/report"
 )
 
 // A scenario file is a set of manifests plus one document of kind Expectation that says
@@ -99,7 +100,7 @@ type eventExpectation struct {
 	Message string   `json:"message,omitempty"`
 }
 
-func (e eventExpectation) matches(ev Event) bool {
+func (e eventExpectation) matches(ev report.Event) bool {
 	return (e.Time == nil || *e.Time == ev.Time) && (e.Object == "" || e.Object == ev.Object) &&
 		(e.Reason == "" || e.Reason == ev.Reason) && strings.Contains(ev.Message, e.Message)
 }
@@ -162,31 +163,12 @@ func asV1beta1(data []byte, version string) []byte {
 // splitScenario separates the Expectation document from the manifests.
 func splitScenario(t *testing.T, data []byte) (*expectation, []byte) {
 	t.Helper()
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var exp *expectation
-	var rest bytes.Buffer
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(doc, []byte("kind: Expectation")) {
-			exp = &expectation{}
-			if err := yaml.UnmarshalStrict(doc, exp); err != nil {
-				t.Fatalf("expectation: %v", err)
-			}
-			continue
-		}
-		rest.WriteString("---\n")
-		rest.Write(doc)
+	doc, manifests := simtest.SplitScenario(t, data)
+	exp := &expectation{}
+	if err := yaml.UnmarshalStrict(doc, exp); err != nil {
+		t.Fatalf("expectation: %v", err)
 	}
-	if exp == nil {
-		t.Fatal("no Expectation document")
-	}
-	return exp, rest.Bytes()
+	return exp, manifests
 }
 
 // runScenarioFile runs a scenario file, rewritten by rewrite first unless it is nil.
@@ -204,15 +186,15 @@ func runScenarioFile(t *testing.T, file string, rewrite func([]byte) []byte) {
 // runScenario simulates manifests with their Expectation document, invariants checked.
 func runScenario(t *testing.T, data []byte) {
 	exp, manifests := splitScenario(t, data)
-	in, err := Decode([]string{"-"}, bytes.NewReader(manifests))
+	in, err := manifest.Decode([]string{"-"}, bytes.NewReader(manifests))
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	sc, err := Admit(ControlPlane{WorkloadWithJob: exp.WorkloadWithJob}, in)
+	sc, err := admission.Admit(admission.ControlPlane{WorkloadWithJob: exp.WorkloadWithJob}, in)
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	opts := Options{Seed: exp.Seed, CheckInvariants: true}
+	opts := sim.Options{Seed: exp.Seed, CheckInvariants: true}
 	if exp.Config != nil {
 		config.SetDefaults(exp.Config)
 		if errs := config.Validate(exp.Config); len(errs) > 0 {
@@ -225,20 +207,20 @@ func runScenario(t *testing.T, data []byte) {
 			t.Fatal(err)
 		}
 	}
-	_, r := runSimulation(t, sc, opts)
+	_, r := simtest.Run(t, sc, opts)
 	checkReport(t, exp, r)
 	validateReport(t, r)
 	if t.Failed() {
 		var buf bytes.Buffer
-		_ = WriteText(&buf, r)
+		_ = report.WriteText(&buf, r)
 		t.Logf("%s\n%s", exp.Description, buf.String())
 	}
 }
 
-func checkReport(t *testing.T, exp *expectation, r *Report) {
+func checkReport(t *testing.T, exp *expectation, r *report.Report) {
 	t.Helper()
 	checkClaims(t, exp, r)
-	pods := map[string]PodReport{}
+	pods := map[string]report.Pod{}
 	for _, p := range r.Pods {
 		pods[p.Namespace+"/"+p.Name] = p
 	}
@@ -325,9 +307,9 @@ func checkReport(t *testing.T, exp *expectation, r *Report) {
 
 // checkGroups checks groups or composites (what) against their expectations, by
 // "namespace/name", "name" in default, and "native:" for Kubernetes' own of that name.
-func checkGroups(t *testing.T, what string, exp map[string]groupExpectation, reports []GroupReport) {
+func checkGroups(t *testing.T, what string, exp map[string]groupExpectation, reports []report.Group) {
 	t.Helper()
-	groups := map[string]GroupReport{}
+	groups := map[string]report.Group{}
 	for _, g := range reports {
 		k := g.Namespace + "/" + g.Name
 		if g.APIVersion != "" {
@@ -363,7 +345,7 @@ func checkGroups(t *testing.T, what string, exp map[string]groupExpectation, rep
 	}
 }
 
-func checkCondition(t *testing.T, what string, want conditionExpectation, conds []Condition) {
+func checkCondition(t *testing.T, what string, want conditionExpectation, conds []report.Condition) {
 	t.Helper()
 	if want.Condition == "" {
 		return
@@ -396,9 +378,9 @@ func fmtPtr(f *float64) any {
 	return *f
 }
 
-func checkClaims(t *testing.T, exp *expectation, r *Report) {
+func checkClaims(t *testing.T, exp *expectation, r *report.Report) {
 	t.Helper()
-	claims := map[string]ClaimReport{}
+	claims := map[string]report.Claim{}
 	for _, c := range r.Claims {
 		claims[c.Namespace+"/"+c.Name] = c
 	}

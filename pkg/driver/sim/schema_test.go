@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/phalanx-dev/phalanx/pkg/report"
 	"github.com/phalanx-dev/phalanx/pkg/testutil/jsonschema"
 )
 
@@ -24,7 +25,7 @@ func validateJSON(data []byte) error {
 }
 
 // validateReport checks a run's report, as -o json writes it, against the schema.
-func validateReport(t *testing.T, r *Report) {
+func validateReport(t *testing.T, r *report.Report) {
 	t.Helper()
 	data, err := json.Marshal(r)
 	if err != nil {

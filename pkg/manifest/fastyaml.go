@@ -1,0 +1,347 @@
+package manifest
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// fastYAMLToJSON converts the plain block-style YAML that `kubectl get -o yaml` and
+// generators write (block mappings and sequences, simple keys, plain and double-quoted
+// scalars, empty flow collections) to JSON, several times faster than the general
+// converter. It gives up (ok false) on anything else, and on anything it is not certain
+// to read exactly as sigs.k8s.io/yaml does: anchors, tags, block and multi-line scalars,
+// flow collections, comments after values, and plain scalars that YAML 1.1 could read as
+// anything but a string or a decimal integer. The caller then uses the general converter,
+// so the result never differs (FuzzFastYAML checks it).
+func fastYAMLToJSON(data []byte) (js []byte, ok bool) {
+	// ASCII only, and no control characters but newlines: encodings, byte order marks and
+	// special characters are the general converter's business.
+	for _, c := range data {
+		if c >= 0x7f || c < 0x20 && c != '\n' {
+			return nil, false
+		}
+	}
+	p := &yamlLines{}
+	if !p.split(data) || len(p.lines) == 0 || p.lines[0].indent != 0 {
+		return nil, false
+	}
+	var b bytes.Buffer
+	b.Grow(len(data))
+	i, ok := p.node(&b, 0, 0)
+	if !ok || i != len(p.lines) {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+type yamlLine struct {
+	indent int
+	text   string
+}
+
+type yamlLines struct{ lines []yamlLine }
+
+// split keeps the lines with content and their indentation; directives and document end
+// markers make it give up.
+func (p *yamlLines) split(data []byte) bool {
+	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n')
+		var line []byte
+		if end < 0 {
+			line, data = data, nil
+		} else {
+			line, data = data[:end], data[end+1:]
+		}
+		text := bytes.TrimRight(line, " ")
+		indent := len(text) - len(bytes.TrimLeft(text, " "))
+		text = text[indent:]
+		switch {
+		case len(text) == 0 || text[0] == '#':
+			continue
+		case bytes.Equal(text, []byte("---")) && indent == 0:
+			continue
+		case text[0] == '%' || bytes.HasPrefix(text, []byte("...")):
+			return false
+		}
+		p.lines = append(p.lines, yamlLine{indent: indent, text: string(text)})
+	}
+	return true
+}
+
+// node writes the block node starting at line i, whose lines are indented by indent.
+func (p *yamlLines) node(b *bytes.Buffer, i, indent int) (int, bool) {
+	if isSeqItem(p.lines[i].text) {
+		return p.sequence(b, i, indent)
+	}
+	return p.mapping(b, i, indent)
+}
+
+func isSeqItem(t string) bool { return t == "-" || strings.HasPrefix(t, "- ") }
+
+// mapping writes the block mapping whose entries start at line i, at indent.
+func (p *yamlLines) mapping(b *bytes.Buffer, i, indent int) (int, bool) {
+	b.WriteByte('{')
+	seen := map[string]bool{}
+	for first := true; i < len(p.lines) && p.lines[i].indent == indent && !isSeqItem(p.lines[i].text); first = false {
+		key, rest, ok := splitEntry(p.lines[i].text)
+		if !ok || seen[key] {
+			return 0, false
+		}
+		seen[key] = true
+		if !first {
+			b.WriteByte(',')
+		}
+		writeJSONString(b, key)
+		b.WriteByte(':')
+		i++
+		if rest != "" {
+			if !writeScalar(b, rest) {
+				return 0, false
+			}
+			if i < len(p.lines) && p.lines[i].indent > indent {
+				return 0, false // a continuation line or a misplaced block
+			}
+			continue
+		}
+		switch {
+		case i < len(p.lines) && p.lines[i].indent > indent:
+			var ok bool
+			if i, ok = p.node(b, i, p.lines[i].indent); !ok {
+				return 0, false
+			}
+		case i < len(p.lines) && p.lines[i].indent == indent && isSeqItem(p.lines[i].text):
+			// A sequence may sit at its key's indentation.
+			var ok bool
+			if i, ok = p.sequence(b, i, indent); !ok {
+				return 0, false
+			}
+		default:
+			b.WriteString("null")
+		}
+	}
+	if i < len(p.lines) && p.lines[i].indent > indent {
+		return 0, false
+	}
+	b.WriteByte('}')
+	return i, true
+}
+
+// sequence writes the block sequence whose items start at line i, at indent.
+func (p *yamlLines) sequence(b *bytes.Buffer, i, indent int) (int, bool) {
+	b.WriteByte('[')
+	for first := true; i < len(p.lines) && p.lines[i].indent == indent && isSeqItem(p.lines[i].text); first = false {
+		if !first {
+			b.WriteByte(',')
+		}
+		text := p.lines[i].text
+		if text == "-" {
+			i++
+			if i < len(p.lines) && p.lines[i].indent > indent {
+				var ok bool
+				if i, ok = p.node(b, i, p.lines[i].indent); !ok {
+					return 0, false
+				}
+			} else {
+				b.WriteString("null")
+			}
+			continue
+		}
+		item := strings.TrimLeft(text[1:], " ")
+		col := indent + len(text) - len(item)
+		if isSeqItem(item) || isEntry(item) {
+			// "- key: value" or "- - x": a block node whose first line is this one,
+			// indented at the item's column.
+			p.lines[i] = yamlLine{indent: col, text: item}
+			var ok bool
+			if i, ok = p.node(b, i, col); !ok {
+				return 0, false
+			}
+			continue
+		}
+		if !writeScalar(b, item) {
+			return 0, false
+		}
+		i++
+		if i < len(p.lines) && p.lines[i].indent > indent {
+			return 0, false
+		}
+	}
+	if i < len(p.lines) && p.lines[i].indent > indent {
+		return 0, false
+	}
+	b.WriteByte(']')
+	return i, true
+}
+
+// isEntry reports whether a line is a mapping entry ("key:" or "key: value") with a key
+// this converter accepts.
+func isEntry(t string) bool {
+	_, _, ok := splitEntry(t)
+	return ok
+}
+
+// splitEntry splits "key: value" or "key:"; the key must be a plain string of safe
+// characters.
+func splitEntry(t string) (key, rest string, ok bool) {
+	k := strings.Index(t, ":")
+	if k <= 0 {
+		return "", "", false
+	}
+	key = t[:k]
+	switch {
+	case k == len(t)-1:
+	case t[k+1] == ' ':
+		rest = strings.TrimLeft(t[k+1:], " ")
+	default:
+		return "", "", false
+	}
+	if !isPlainString(key) {
+		return "", "", false
+	}
+	return key, rest, true
+}
+
+// writeScalar writes a value scalar: double-quoted, an empty flow collection, a decimal
+// integer, or a plain string.
+func writeScalar(b *bytes.Buffer, s string) bool {
+	switch {
+	case s == "{}":
+		b.WriteString("{}")
+	case s == "[]":
+		b.WriteString("[]")
+	case s[0] == '"':
+		v, ok := unquote(s)
+		if !ok {
+			return false
+		}
+		writeJSONString(b, v)
+	case isDecimalInt(s):
+		b.WriteString(s)
+	case isPlainString(s) || isQuantity(s):
+		writeJSONString(b, s)
+	default:
+		return false
+	}
+	return true
+}
+
+// unquote reads a whole double-quoted scalar with the common escapes only.
+func unquote(s string) (string, bool) {
+	var out strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			return out.String(), i == len(s)-1
+		case '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			i++
+			switch s[i] {
+			case '"', '\\', '/':
+				out.WriteByte(s[i])
+			case 'n':
+				out.WriteByte('\n')
+			case 't':
+				out.WriteByte('\t')
+			default:
+				return "", false
+			}
+		default:
+			if c < 0x20 || c >= 0x7f {
+				return "", false
+			}
+			out.WriteByte(c)
+		}
+	}
+	return "", false
+}
+
+// isPlainString reports whether a plain scalar is certainly a string: it starts with a
+// letter, has only letters, digits and - . _ / (and single inner spaces), and is none of
+// YAML 1.1's booleans or nulls in any case.
+func isPlainString(s string) bool {
+	if s == "" || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isLetter(c) || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '/':
+		case c == ' ' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '#':
+		default:
+			return false
+		}
+	}
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+		return false
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// isDecimalInt reports whether s is a decimal integer without leading zeros that fits in
+// 64 bits, which YAML reads as that number.
+func isDecimalInt(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || len(d) > 1 && d[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+// isQuantity reports whether s is a Kubernetes quantity with a unit suffix ("500m",
+// "128Gi", "1.5k"), which YAML reads as a string: no number or timestamp ends in a letter.
+func isQuantity(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	switch s[i:] {
+	case "m", "k", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei":
+		return true
+	}
+	return false
+}
+
+// writeJSONString writes s as a JSON string.
+func writeJSONString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+}

@@ -1,0 +1,127 @@
+package manifest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/phalanx-dev/phalanx/pkg/testutil/workload"
+)
+
+// sameAsGeneral checks that when the fast converter accepts a document, the general one
+// reads it the same way.
+func sameAsGeneral(t *testing.T, doc []byte) (accepted bool) {
+	t.Helper()
+	fast, ok := fastYAMLToJSON(doc)
+	if !ok {
+		return false
+	}
+	slow, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		t.Fatalf("fast path accepted a document the general converter refuses (%v):\n%s", err, doc)
+	}
+	var a, b any
+	if err := json.Unmarshal(fast, &a); err != nil {
+		t.Fatalf("fast path wrote invalid JSON %s: %v\n%s", fast, err, doc)
+	}
+	if err := json.Unmarshal(slow, &b); err != nil {
+		t.Fatalf("general converter wrote invalid JSON: %v", err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("fast and general conversions differ for\n%s\nfast:    %s\ngeneral: %s", doc, fast, slow)
+	}
+	return true
+}
+
+func TestFastYAML(t *testing.T) {
+	tests := []struct {
+		name   string
+		doc    string
+		accept bool
+	}{
+		{"mapping", "a: b\nc: 1\n", true},
+		{"nested", "metadata:\n  name: x\n  labels:\n    app: web\nspec: {}\n", true},
+		{"sequence at key indent", "containers:\n- name: c\n  image: nginx\n- name: d\n", true},
+		{"sequence indented", "args:\n  - one\n  - two\n", true},
+		{"sequence of sequences", "x:\n- - a\n  - b\n- - c\n", true},
+		{"null values", "a:\nb: 1\n", true},
+		{"empty item", "a:\n-\n- x\n", true},
+		{"quoted", "a: \"yes\"\nb: \"x\\\"y\\n\"\n", true},
+		{"quantities", "cpu: 500m\nmemory: 128Gi\nx: 1.5k\n", true},
+		{"comments and markers", "---\n# hello\na: b\n\n  # indented comment\nc: d\n", true},
+		{"negative and zero", "a: -3\nb: 0\n", true},
+		{"booleans fall back", "a: yes\n", false},
+		{"true falls back", "a: True\n", false},
+		{"null word falls back", "a: null\n", false},
+		{"tilde falls back", "a: ~\n", false},
+		{"float falls back", "a: 0.5\n", false},
+		{"octal-looking falls back", "a: 0755\n", false},
+		{"exponent falls back", "a: 1e3\n", false},
+		{"timestamp falls back", "a: 2001-12-14\n", false},
+		{"flow falls back", "a: {b: c}\n", false},
+		{"anchor falls back", "a: &x b\n", false},
+		{"block scalar falls back", "a: |\n  text\n", false},
+		{"multi-line plain falls back", "a: one\n  two\n", false},
+		{"single quotes fall back", "a: 'x'\n", false},
+		{"inline comment falls back", "a: b # c\n", false},
+		{"tab falls back", "a:\n\tb: c\n", false},
+		{"duplicate key falls back", "a: 1\na: 2\n", false},
+		{"colon in value falls back", "a: b: c\n", false},
+		{"bad dedent falls back", "a:\n    b: 1\n  c: 2\n", false},
+		{"top-level sequence", "- a\n- b\n", true},
+		{"scalar document falls back", "hello\n", false},
+		{"huge integer falls back", "a: 99999999999999999999\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sameAsGeneral(t, []byte(tc.doc)); got != tc.accept {
+				t.Errorf("accepted = %v, want %v", got, tc.accept)
+			}
+		})
+	}
+}
+
+// The fast path must take the documents the benchmark generator and the scenarios are
+// made of, or it is not worth having.
+func TestFastYAMLCoversGeneratedManifests(t *testing.T) {
+	var docs [][]byte
+	for _, n := range workload.Nodes(workload.Spec{Nodes: 20, Pods: 40}) {
+		b, _ := yaml.Marshal(n)
+		docs = append(docs, b)
+	}
+	for _, p := range workload.Pods(workload.Spec{Nodes: 20, Pods: 40}) {
+		b, _ := yaml.Marshal(p)
+		docs = append(docs, b)
+	}
+	for _, d := range docs {
+		if !sameAsGeneral(t, d) {
+			t.Errorf("fast path refused a generated manifest:\n%s", d)
+		}
+	}
+}
+
+// FuzzFastYAML: whatever the input, the fast path either gives up or agrees with the
+// general converter.
+func FuzzFastYAML(f *testing.F) {
+	files, _ := filepath.Glob("../../../testdata/scenarios/*/*.yaml")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			f.Add([]byte(doc))
+		}
+	}
+	for _, seed := range []string{"a: b\n", "x:\n- - a\n  - b\n", "cpu: 500m\n", "a: \"q\\\"\"\n", "k:\n  - n: 1\n    m: [] \n"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		sameAsGeneral(t, doc)
+	})
+}
