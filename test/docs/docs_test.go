@@ -245,7 +245,8 @@ func buildPhalanx(t *testing.T, root string) string {
 // so that a command reads what it names, and writes (report.html, bin/phalanx) beside
 // them without touching the checkout. It is made again at each run, at the same place (in
 // the user's cache directory, one per checkout) so that `go run ./cmd/phalanx` reuses the
-// packages it compiled there last time.
+// packages it compiled there last time (the build cache keys them by directory). Two runs
+// of this test at once on one checkout would share it.
 func scratchRoot(t *testing.T, root string) string {
 	t.Helper()
 	dir := t.TempDir()
