@@ -279,8 +279,8 @@ type docHead struct {
 }
 
 // simulatorConveniences turns a document into what the API server takes for what the
-// simulator takes it as: the simulator's documented conveniences (README, `phalanx
-// simulate`'s admission) are the only differences this test allows:
+// simulator takes it as: the simulator's documented conveniences (docs/simulate.md,
+// `phalanx simulate`'s admission) are the only differences this test allows:
 //
 //   - a pod's bare spec.priority (no priorityClassName): the simulator keeps it, the API
 //     server's Priority admission refuses it, so it is left out;

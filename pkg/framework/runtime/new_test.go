@@ -319,7 +319,7 @@ func TestNewWeights(t *testing.T) {
 	}
 }
 
-// The README's example configuration builds.
+// The example configuration of docs/configuration.md builds.
 func TestNewFromParsedConfig(t *testing.T) {
 	cfg, err := config.Parse([]byte(`
 apiVersion: config.phalanx.dev/v1alpha1
