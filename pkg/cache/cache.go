@@ -15,17 +15,9 @@ import (
 
 // Cache is the scheduler's view of the cluster.
 type Cache struct {
-	nodes     []*framework.NodeInfo
-	nodeIndex map[string]int
-	// ghosts are nodes deleted while pods still run on them; they take no new pods.
-	ghosts map[string]*framework.NodeInfo
-
-	pods    map[string]*framework.PodInfo // bound or assumed pods by namespace/name
-	entries map[*framework.PodInfo]*podEntry
-	labels  labelIndex
-
-	antiNodes     nodeSet // nodes running a pod with required anti-affinity
-	affinityNodes nodeSet // nodes running a pod with any affinity term
+	// undo is the one undo log every store's changes under a checkpoint go through.
+	undo  *undoLog
+	nodes *NodeStore
 
 	namespaces map[string]labels.Set
 	nominator  nominator
@@ -43,88 +35,81 @@ type Cache struct {
 	// dra and vols are the devices and volumes pods use (dra.go, volumes.go).
 	dra  *draState
 	vols *volumeState
-
-	undo  []undoOp
-	marks []mark
-	// faults are misuses the cache refused (a pod added twice); Verify reports them.
-	faults   []string
-	nextMark framework.Checkpoint
-	// layoutVersion changes whenever nodes are added or removed (their Index changes).
-	layoutVersion uint64
 }
 
 // New returns an empty cache.
 func New() *Cache {
+	undo := &undoLog{}
 	c := &Cache{
-		nodeIndex:     map[string]int{},
-		ghosts:        map[string]*framework.NodeInfo{},
-		pods:          map[string]*framework.PodInfo{},
-		entries:       map[*framework.PodInfo]*podEntry{},
-		labels:        newLabelIndex(),
-		antiNodes:     newNodeSet(),
-		affinityNodes: newNodeSet(),
-		namespaces:    map[string]labels.Set{},
-		nominator:     newNominator(),
-		pdbs:          map[string]*framework.PDBInfo{},
-		groups:        map[string]*framework.GroupInfo{},
-		composites:    map[string]*framework.GroupInfo{},
-		children:      map[string]*childSet{},
-		members:       map[string][]*framework.PodInfo{},
+		undo:       undo,
+		nodes:      newNodeStore(undo),
+		namespaces: map[string]labels.Set{},
+		nominator:  newNominator(),
+		pdbs:       map[string]*framework.PDBInfo{},
+		groups:     map[string]*framework.GroupInfo{},
+		composites: map[string]*framework.GroupInfo{},
+		children:   map[string]*childSet{},
+		members:    map[string][]*framework.PodInfo{},
 	}
 	c.dra = newDRAState(c)
 	c.vols = newVolumeState(c)
+	c.nodes.watchers = []podWatcher{memberWatcher{c}, c.dra, c.vols}
 	return c
 }
 
 var _ framework.Snapshot = (*Cache)(nil)
 
+// Nodes is the store of the nodes and the pods bound or assumed on them.
+func (c *Cache) Nodes() *NodeStore { return c.nodes }
+
 // NodeInfos returns the live nodes in the order they were added.
-func (c *Cache) NodeInfos() []*framework.NodeInfo { return c.nodes }
+func (c *Cache) NodeInfos() []*framework.NodeInfo { return c.nodes.nodes }
 
 // LayoutVersion changes whenever the node list changes, so per-node arrays indexed by
 // NodeInfo.Index must be rebuilt.
-func (c *Cache) LayoutVersion() uint64 { return c.layoutVersion }
-
-// NumNodes is the number of live nodes.
-func (c *Cache) NumNodes() int { return len(c.nodes) }
+func (c *Cache) LayoutVersion() uint64 { return c.nodes.layoutVersion }
 
 // Get returns a live node by name, or nil.
-func (c *Cache) Get(name string) *framework.NodeInfo {
-	if i, ok := c.nodeIndex[name]; ok {
-		return c.nodes[i]
-	}
-	return nil
-}
-
-// nodeOrGhost returns a node that may hold pods, live or deleted.
-func (c *Cache) nodeOrGhost(name string) *framework.NodeInfo {
-	if n := c.Get(name); n != nil {
-		return n
-	}
-	return c.ghosts[name]
-}
+func (c *Cache) Get(name string) *framework.NodeInfo { return c.nodes.Get(name) }
 
 // NodesWithRequiredAntiAffinityPods implements framework.Snapshot.
-func (c *Cache) NodesWithRequiredAntiAffinityPods() []*framework.NodeInfo { return c.antiNodes.items }
+func (c *Cache) NodesWithRequiredAntiAffinityPods() []*framework.NodeInfo {
+	return c.nodes.antiNodes.items
+}
 
 // NodesWithAffinityPods implements framework.Snapshot.
-func (c *Cache) NodesWithAffinityPods() []*framework.NodeInfo { return c.affinityNodes.items }
-
-// NamespaceLabels returns a namespace's labels, nil when unknown.
-func (c *Cache) NamespaceLabels(ns string) labels.Set { return c.namespaces[ns] }
+func (c *Cache) NodesWithAffinityPods() []*framework.NodeInfo { return c.nodes.affinityNodes.items }
 
 // ForEachPodMatching implements framework.Snapshot through the label index.
 func (c *Cache) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn func(*framework.PodInfo) bool) {
-	c.labels.forEach(sel, func(e *podEntry) bool {
-		if e.node.Node() == nil || !ns(e.pi.Pod.Namespace) {
-			return true
-		}
-		if !sel.Matches(labels.Set(e.pi.Pod.Labels)) {
-			return true
-		}
-		return fn(e.pi)
-	})
+	c.nodes.ForEachPodMatching(ns, sel, fn)
 }
+
+// AddPod places a pod on a node inside a simulation (framework.Snapshot).
+func (c *Cache) AddPod(pi *framework.PodInfo, node string) { c.nodes.AddPod(pi, node) }
+
+// RemovePod takes a pod off its node inside a simulation (framework.Snapshot).
+func (c *Cache) RemovePod(pi *framework.PodInfo) { c.nodes.RemovePod(pi) }
+
+// Checkpoint starts recording changes so that Rollback can undo them (framework.Snapshot).
+// Checkpoints nest like savepoints (undoLog.checkpoint).
+func (c *Cache) Checkpoint() framework.Checkpoint { return c.undo.checkpoint() }
+
+// Rollback undoes every change since the checkpoint, newest first, in every store, and
+// closes it (framework.Snapshot).
+func (c *Cache) Rollback(cp framework.Checkpoint) { c.undo.rollback(cp, c.nodes) }
+
+// OpenCheckpoints is the number of checkpoints not yet rolled back; 0 between cycles.
+func (c *Cache) OpenCheckpoints() int { return c.undo.open() }
+
+// simulating reports whether a checkpoint is open.
+func (c *Cache) simulating() bool { return c.undo.simulating() }
+
+// logRevert records how to undo a change made under a checkpoint.
+func (c *Cache) logRevert(revert func()) { c.undo.logRevert(revert) }
+
+// NamespaceLabels returns a namespace's labels, nil when unknown.
+func (c *Cache) NamespaceLabels(ns string) labels.Set { return c.namespaces[ns] }
 
 // UnitsVersion changes with PDBs, groups, composites and groups' bound members
 // (framework.Snapshot).
@@ -132,75 +117,6 @@ func (c *Cache) UnitsVersion() int64 { return c.unitsVersion }
 
 // unitsChanged notes a change of what makes preemption units.
 func (c *Cache) unitsChanged() { c.unitsVersion = framework.NextGeneration() }
-
-// Pod returns a bound or assumed pod by namespace/name.
-func (c *Cache) Pod(key string) *framework.PodInfo { return c.pods[key] }
-
-// NumPods is the number of bound or assumed pods.
-func (c *Cache) NumPods() int { return len(c.pods) }
-
-// AddNode adds a node, or updates it when it exists (or returns from deletion).
-func (c *Cache) AddNode(node *v1.Node) *framework.NodeInfo {
-	if n := c.Get(node.Name); n != nil {
-		n.SetNode(node)
-		return n
-	}
-	n := c.ghosts[node.Name]
-	if n != nil {
-		delete(c.ghosts, node.Name)
-		n.SetNode(node)
-		c.relabel(n, true)
-	} else {
-		n = framework.NewNodeInfo(node)
-	}
-	n.Index = len(c.nodes)
-	c.nodeIndex[node.Name] = n.Index
-	c.nodes = append(c.nodes, n)
-	c.layoutVersion++
-	return n
-}
-
-// RemoveNode removes a node. Pods still on it keep their place (as on a ghost node) until
-// they are deleted, as kube-scheduler does, but no pod is scheduled there.
-func (c *Cache) RemoveNode(name string) {
-	i, ok := c.nodeIndex[name]
-	if !ok {
-		return
-	}
-	n := c.nodes[i]
-	// Keep the order of the remaining nodes: it decides where filtering starts, and
-	// the simulator must be deterministic.
-	copy(c.nodes[i:], c.nodes[i+1:])
-	c.nodes[len(c.nodes)-1] = nil
-	c.nodes = c.nodes[:len(c.nodes)-1]
-	delete(c.nodeIndex, name)
-	for j := i; j < len(c.nodes); j++ {
-		c.nodeIndex[c.nodes[j].Name] = j
-		c.nodes[j].Index = j
-	}
-	c.layoutVersion++
-	if len(n.Pods) > 0 {
-		c.relabel(n, false)
-		n.SetNode(nil)
-		c.ghosts[name] = n
-	}
-}
-
-// relabel takes a node's pods out of (or back into) the node-level sets when the node
-// disappears or returns.
-func (c *Cache) relabel(n *framework.NodeInfo, live bool) {
-	if live {
-		if len(n.PodsWithRequiredAntiAffinity) > 0 {
-			c.antiNodes.add(n)
-		}
-		if len(n.PodsWithAffinity) > 0 {
-			c.affinityNodes.add(n)
-		}
-		return
-	}
-	c.antiNodes.remove(n)
-	c.affinityNodes.remove(n)
-}
 
 // SetNamespace records a namespace's labels (for namespaceSelector in affinity terms).
 func (c *Cache) SetNamespace(ns *v1.Namespace) { c.namespaces[ns.Name] = labels.Set(ns.Labels) }

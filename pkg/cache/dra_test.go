@@ -27,7 +27,7 @@ func allocation(node string, devices ...string) *resourceapi.AllocationResult {
 func newDRACache(t *testing.T) (*cache.Cache, *framework.PodInfo) {
 	t.Helper()
 	c := cache.New()
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
 	c.SetDeviceClass(testutil.DeviceClass("gpu", gpuDriver))
 	c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 2))
 	held := testutil.Claim("held", "gpu", 1)
@@ -36,7 +36,7 @@ func newDRACache(t *testing.T) (*cache.Cache, *framework.PodInfo) {
 	c.SetResourceClaim(held)
 	c.SetResourceClaim(testutil.Claim("free", "gpu", 1))
 	victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
-	if err := c.AddBoundPod(victim); err != nil {
+	if err := c.Nodes().AddBoundPod(victim); err != nil {
 		t.Fatal(err)
 	}
 	return c, victim
@@ -74,7 +74,7 @@ func TestRemovingThePodFreesItsDevices(t *testing.T) {
 	if !dra.Allocated().Has(id("n1", "gpu-0")) || dra.Claim("default/held").Freed {
 		t.Error("rollback did not take gpu-0 again")
 	}
-	c.RemoveBoundPod(victim.Key)
+	c.Nodes().RemoveBoundPod(victim.Key)
 	verify(t, c)
 	if !dra.Allocated().Has(id("n1", "gpu-0")) {
 		t.Error("a real removal freed gpu-0 before the claim was deallocated")
@@ -91,7 +91,7 @@ func TestRemovingThePodFreesItsDevices(t *testing.T) {
 func TestSharedClaimFreedWithItsLastUser(t *testing.T) {
 	c, victim := newDRACache(t)
 	other := testutil.Pod("other").Req("cpu", "1").Claims("held").Node("n1").Info()
-	if err := c.AddBoundPod(other); err != nil {
+	if err := c.Nodes().AddBoundPod(other); err != nil {
 		t.Fatal(err)
 	}
 	cp := c.Checkpoint()
@@ -136,7 +136,7 @@ func TestClaimFreedOnlyWhenReallyDeallocated(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cache.New()
-			c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+			c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
 			c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 1))
 			victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
 			victim.Pod.UID = "uid-victim"
@@ -145,7 +145,7 @@ func TestClaimFreedOnlyWhenReallyDeallocated(t *testing.T) {
 			held.Finalizers = []string{resourceapi.Finalizer}
 			tc.edit(held, victim)
 			c.SetResourceClaim(held)
-			if err := c.AddBoundPod(victim); err != nil {
+			if err := c.Nodes().AddBoundPod(victim); err != nil {
 				t.Fatal(err)
 			}
 			cp := c.Checkpoint()
@@ -206,7 +206,7 @@ func TestAssumedAllocations(t *testing.T) {
 // A pod's claims are those of its group when its entries match the group's.
 func TestGroupClaimUsers(t *testing.T) {
 	c := cache.New()
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
 	name := "fabric"
 	pg := &v1alpha1.PodGroup{}
 	pg.Namespace, pg.Name = "default", "g"
@@ -219,7 +219,7 @@ func TestGroupClaimUsers(t *testing.T) {
 	c.SetResourceClaim(shared)
 	for _, n := range []string{"m1", "m2"} {
 		p := testutil.Pod(n).Labels(v1alpha1.LabelPodGroup, "g").Claims("fabric").Node("n1").Info()
-		if err := c.AddBoundPod(p); err != nil {
+		if err := c.Nodes().AddBoundPod(p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -242,10 +242,10 @@ func TestGroupClaimUsers(t *testing.T) {
 // the pods using a claim are counted.
 func TestVolumeAssumptions(t *testing.T) {
 	c := cache.New()
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
 	vols := c.Volumes()
 	p := testutil.Pod("p").PVC("data").Node("n1").Info()
-	if err := c.AddBoundPod(p); err != nil {
+	if err := c.Nodes().AddBoundPod(p); err != nil {
 		t.Fatal(err)
 	}
 	if vols.PVCUsers("default/data") != 1 {

@@ -33,6 +33,12 @@ func (c *Cache) Group(key string) *framework.GroupInfo { return c.groups[key] }
 // added (framework.Snapshot). Simulations do not change it.
 func (c *Cache) GroupMembers(key string) []*framework.PodInfo { return c.members[key] }
 
+// memberWatcher keeps GroupMembers up to date as pods come and go.
+type memberWatcher struct{ c *Cache }
+
+func (w memberWatcher) podAdded(pi *framework.PodInfo)   { w.c.trackMember(pi, true) }
+func (w memberWatcher) podRemoved(pi *framework.PodInfo) { w.c.trackMember(pi, false) }
+
 // trackMember keeps GroupMembers up to date for real changes; changes inside a simulation
 // (under a checkpoint) are left out, since they are rolled back anyway.
 func (c *Cache) trackMember(pi *framework.PodInfo, added bool) {

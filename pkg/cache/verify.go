@@ -14,10 +14,21 @@ import (
 // membership, the composites' children, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
 // rollbacks; it is O(pods × labels).
 func (c *Cache) Verify() error {
-	if len(c.faults) > 0 {
-		return fmt.Errorf("refused: %s", c.faults[0])
+	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.verifyNominations, c.verifyMembers, c.verifyHierarchy, c.verifyResources} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
-	for _, check := range []func() error{c.verifyNodes, c.verifyPods, c.verifyLabels, c.verifyNodeSets, c.verifyNominations, c.verifyMembers, c.verifyHierarchy, c.verifyResources} {
+	return nil
+}
+
+// verify checks the NodeStore's indexes: the nodes, the pods on them, the label index and
+// the node sets; and reports the first misuse it refused.
+func (s *NodeStore) verify() error {
+	if len(s.faults) > 0 {
+		return fmt.Errorf("refused: %s", s.faults[0])
+	}
+	for _, check := range []func() error{s.verifyNodes, s.verifyPods, s.verifyLabels, s.verifyNodeSets} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -27,13 +38,13 @@ func (c *Cache) Verify() error {
 
 // verifyNodes: the node list and its index agree, and each node's own sums and positions
 // match its pods (NodeInfo.Verify).
-func (c *Cache) verifyNodes() error {
-	if len(c.nodeIndex) != len(c.nodes) {
-		return fmt.Errorf("%d nodes, %d indexed", len(c.nodes), len(c.nodeIndex))
+func (s *NodeStore) verifyNodes() error {
+	if len(s.nodeIndex) != len(s.nodes) {
+		return fmt.Errorf("%d nodes, %d indexed", len(s.nodes), len(s.nodeIndex))
 	}
-	for i, n := range c.nodes {
-		if c.nodeIndex[n.Name] != i || n.Index != i {
-			return fmt.Errorf("node %s at %d indexed at %d, thinks %d", n.Name, i, c.nodeIndex[n.Name], n.Index)
+	for i, n := range s.nodes {
+		if s.nodeIndex[n.Name] != i || n.Index != i {
+			return fmt.Errorf("node %s at %d indexed at %d, thinks %d", n.Name, i, s.nodeIndex[n.Name], n.Index)
 		}
 		if n.Node() == nil {
 			return fmt.Errorf("live node %s has no node object", n.Name)
@@ -42,14 +53,14 @@ func (c *Cache) verifyNodes() error {
 			return err
 		}
 	}
-	for name, n := range c.ghosts {
+	for name, n := range s.ghosts {
 		if n.Node() != nil || n.Name != name {
 			return fmt.Errorf("ghost node %s is live or misnamed (%s)", name, n.Name)
 		}
-		if _, live := c.nodeIndex[name]; live {
+		if _, live := s.nodeIndex[name]; live {
 			return fmt.Errorf("node %s is both live and a ghost", name)
 		}
-		if len(n.Pods) == 0 && !c.simulating() {
+		if len(n.Pods) == 0 && !s.undo.simulating() {
 			return fmt.Errorf("ghost node %s kept without pods", name)
 		}
 		if err := n.Verify(); err != nil {
@@ -61,49 +72,46 @@ func (c *Cache) verifyNodes() error {
 
 // verifyPods: every pod on a node has an entry for that node and is the pod of its key;
 // there are no other entries.
-func (c *Cache) verifyPods() error {
+func (s *NodeStore) verifyPods() error {
 	total := 0
 	visit := func(n *framework.NodeInfo) error {
 		for _, p := range n.Pods {
 			total++
-			e := c.entries[p]
+			e := s.entries[p]
 			if e == nil || e.node != n || e.pi != p {
 				return fmt.Errorf("pod %s on node %s has no entry for that node", p.Key, n.Name)
 			}
-			if c.pods[p.Key] != p {
+			if s.pods[p.Key] != p {
 				return fmt.Errorf("pod %s on node %s is not the cache's pod of that key", p.Key, n.Name)
 			}
 		}
 		return nil
 	}
-	for _, n := range c.nodes {
+	for _, n := range s.nodes {
 		if err := visit(n); err != nil {
 			return err
 		}
 	}
-	for _, n := range c.ghosts {
+	for _, n := range s.ghosts {
 		if err := visit(n); err != nil {
 			return err
 		}
 	}
-	if total != len(c.entries) || total != len(c.pods) {
-		return fmt.Errorf("%d pods on nodes, %d entries, %d keys", total, len(c.entries), len(c.pods))
-	}
-	if !c.simulating() && len(c.undo) > 0 {
-		return fmt.Errorf("%d undo records outside a simulation", len(c.undo))
+	if total != len(s.entries) || total != len(s.pods) {
+		return fmt.Errorf("%d pods on nodes, %d entries, %d keys", total, len(s.entries), len(s.pods))
 	}
 	return nil
 }
 
 // verifyLabels rebuilds the label index's counts from the entries and compares, and
 // checks each pod's recorded positions in its posting lists.
-func (c *Cache) verifyLabels() error {
-	if len(c.labels.all.items) != len(c.entries) {
-		return fmt.Errorf("%d pods, %d in the label index", len(c.entries), len(c.labels.all.items))
+func (s *NodeStore) verifyLabels() error {
+	if len(s.labels.all.items) != len(s.entries) {
+		return fmt.Errorf("%d pods, %d in the label index", len(s.entries), len(s.labels.all.items))
 	}
 	want := map[string]map[string]int{}
-	for pi, e := range c.entries {
-		if len(e.postings) != len(pi.Pod.Labels)+1 || e.postings[0] != &c.labels.all {
+	for pi, e := range s.entries {
+		if len(e.postings) != len(pi.Pod.Labels)+1 || e.postings[0] != &s.labels.all {
 			return fmt.Errorf("pod %s: %d postings for %d labels", pi.Key, len(e.postings), len(pi.Pod.Labels))
 		}
 		for s, p := range e.postings {
@@ -121,7 +129,7 @@ func (c *Cache) verifyLabels() error {
 			want[k][v]++
 		}
 	}
-	for k, kp := range c.labels.keys {
+	for k, kp := range s.labels.keys {
 		total := 0
 		for v, p := range kp.values {
 			if len(p.items) != want[k][v] {
@@ -129,7 +137,7 @@ func (c *Cache) verifyLabels() error {
 			}
 			total += len(p.items)
 			for _, it := range p.items {
-				if c.entries[it.e.pi] != it.e {
+				if s.entries[it.e.pi] != it.e {
 					return fmt.Errorf("label %s=%s indexes %s, which is not in the cache", k, v, it.e.pi.Key)
 				}
 			}
@@ -147,16 +155,16 @@ func (c *Cache) verifyLabels() error {
 
 // verifyNodeSets: the anti-affinity and affinity node sets are exactly the live nodes with
 // such pods, and their positions are right.
-func (c *Cache) verifyNodeSets() error {
-	for _, n := range c.nodes {
-		if (len(n.PodsWithRequiredAntiAffinity) > 0) != c.antiNodes.has(n) {
+func (s *NodeStore) verifyNodeSets() error {
+	for _, n := range s.nodes {
+		if (len(n.PodsWithRequiredAntiAffinity) > 0) != s.antiNodes.has(n) {
 			return fmt.Errorf("node %s: anti-affinity node set out of date", n.Name)
 		}
-		if (len(n.PodsWithAffinity) > 0) != c.affinityNodes.has(n) {
+		if (len(n.PodsWithAffinity) > 0) != s.affinityNodes.has(n) {
 			return fmt.Errorf("node %s: affinity node set out of date", n.Name)
 		}
 	}
-	for _, set := range []*nodeSet{&c.antiNodes, &c.affinityNodes} {
+	for _, set := range []*nodeSet{&s.antiNodes, &s.affinityNodes} {
 		if len(set.pos) != len(set.items) {
 			return fmt.Errorf("node set: %d items, %d positions", len(set.items), len(set.pos))
 		}
@@ -164,7 +172,7 @@ func (c *Cache) verifyNodeSets() error {
 			if set.pos[n] != int32(i) {
 				return fmt.Errorf("node set: %s at %d thinks %d", n.Name, i, set.pos[n])
 			}
-			if c.Get(n.Name) != n {
+			if s.Get(n.Name) != n {
 				return fmt.Errorf("node set holds %s, which is not a live node", n.Name)
 			}
 		}
@@ -208,7 +216,7 @@ func (c *Cache) verifyMembers() error {
 		return nil
 	}
 	want := map[string][]*framework.PodInfo{}
-	for pi := range c.entries {
+	for pi := range c.nodes.entries {
 		if pi.Group != "" {
 			key := framework.GroupKey(pi)
 			want[key] = append(want[key], pi)

@@ -15,7 +15,7 @@ func (c *Cache) verifyResources() error {
 	d, v := c.dra, c.vols
 	users := map[string]int{}
 	for pi, keys := range d.podClaims {
-		if _, ok := c.entries[pi]; !ok {
+		if _, ok := c.nodes.entries[pi]; !ok {
 			return fmt.Errorf("pod %s uses claims but is not in the cache", pi.Key)
 		}
 		for _, k := range keys {
@@ -51,7 +51,7 @@ func (c *Cache) verifyResources() error {
 	}
 	pvcUsers := map[string]int{}
 	for pi, keys := range v.podPVCs {
-		if _, ok := c.entries[pi]; !ok {
+		if _, ok := c.nodes.entries[pi]; !ok {
 			return fmt.Errorf("pod %s uses volumes but is not in the cache", pi.Key)
 		}
 		for _, k := range keys {

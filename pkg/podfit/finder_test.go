@@ -255,7 +255,7 @@ func TestFindNodesStaticVerdictRefreshed(t *testing.T) {
 	if got := find("before"); !slices.Equal(got, []string{"n2"}) {
 		t.Fatalf("tainted: feasible %v, want [n2]", got)
 	}
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "4").Obj())
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "4").Obj())
 	if got := find("after"); !slices.Equal(got, []string{"n1", "n2"}) {
 		t.Errorf("taint removed: feasible %v, want [n1 n2]", got)
 	}

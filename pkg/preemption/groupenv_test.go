@@ -54,7 +54,7 @@ func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptio
 	t.Helper()
 	c := cache.New()
 	for _, n := range nodes {
-		c.AddNode(n)
+		c.Nodes().AddNode(n)
 	}
 	g := podGroup("g", groupPriority, o.minCount, false)
 	c.SetGroup(g)
@@ -62,7 +62,7 @@ func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptio
 		c.SetGroup(other)
 	}
 	for _, p := range pods {
-		if err := c.AddBoundPod(framework.NewPodInfo(p)); err != nil {
+		if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,7 +121,7 @@ func (ge *groupEnv) part(nodes []string, members ...*v1.Pod) *preemption.GroupPa
 
 // nodeOf is where a pod of namespace default is in the snapshot ("": off every node).
 func (ge *groupEnv) nodeOf(name string) string {
-	if p := ge.c.Pod("default/" + name); p != nil {
+	if p := ge.c.Nodes().Pod("default/" + name); p != nil {
 		return p.NodeName
 	}
 	return ""

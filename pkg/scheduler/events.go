@@ -40,7 +40,7 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		s.DeletePod(pod)
 	case pod.Spec.NodeName != "":
 		if old != nil && old.Spec.NodeName == pod.Spec.NodeName && !boundPodChanged(old, pod) {
-			if pi := s.cache.Pod(key); pi != nil {
+			if pi := s.cache.Nodes().Pod(key); pi != nil {
 				pi.Pod = pod
 				return
 			}
@@ -82,7 +82,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
 	s.cache.ClearNomination(key)
-	if pi := s.cache.RemoveBoundPod(key); pi != nil {
+	if pi := s.cache.Nodes().RemoveBoundPod(key); pi != nil {
 		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
 			if g := s.cache.Group(gk); g != nil {
 				// The last bound member is gone: the group's claims are free.
@@ -100,19 +100,19 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	s.pending.removeMember(key)
 	s.cache.ClearNomination(key)
 	s.status.forget(key)
-	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod) {
+	if pi := s.cache.Nodes().Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod) {
 		// The binding we made is confirmed: keep the PodInfo, it is the same pod. A pod
 		// that changed on the way (the API server's PodTopologyLabels admission gives a
 		// bound pod its node's zone and region labels) is added again below, so that the
 		// cache's label index holds the labels it has.
 		pi.Assumed = false
 		pi.Pod = pod
-		s.cache.SetLeaving(pi, pod.DeletionTimestamp != nil)
+		s.cache.Nodes().SetLeaving(pi, pod.DeletionTimestamp != nil)
 		s.retries.onEvent(framework.EventAssignedPodAdd)
 		return
 	}
 	pi := framework.NewPodInfo(pod)
-	if err := s.cache.AddBoundPod(pi); err != nil {
+	if err := s.cache.Nodes().AddBoundPod(pi); err != nil {
 		s.logger.Error(err, "Adding bound pod to the cache", "pod", key)
 		return
 	}
@@ -137,12 +137,12 @@ func (s *Scheduler) addPendingPod(pod *v1.Pod) {
 
 // AddNode handles a node that appeared.
 func (s *Scheduler) AddNode(node *v1.Node) {
-	s.retries.onNodeEvent(framework.EventNodeAdd, s.cache.AddNode(node))
+	s.retries.onNodeEvent(framework.EventNodeAdd, s.cache.Nodes().AddNode(node))
 }
 
 // UpdateNode handles a changed node; only changes that could make pods fit trigger retries.
 func (s *Scheduler) UpdateNode(old, node *v1.Node) {
-	n := s.cache.AddNode(node)
+	n := s.cache.Nodes().AddNode(node)
 	if old == nil {
 		s.retries.onNodeEvent(framework.EventNodeAdd, n)
 		return
@@ -167,7 +167,7 @@ func (s *Scheduler) UpdateNode(old, node *v1.Node) {
 
 // DeleteNode handles a node that is gone.
 func (s *Scheduler) DeleteNode(node *v1.Node) {
-	s.cache.RemoveNode(node.Name)
+	s.cache.Nodes().RemoveNode(node.Name)
 	s.retries.onEvent(framework.ClusterEvent{Resource: framework.Node, Action: framework.Delete, Label: "NodeDelete"})
 }
 

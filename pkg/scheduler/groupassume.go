@@ -30,7 +30,7 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 		if c.observer != nil {
 			c.observer.BeforeAssume(m.Pod, m.Node.Name, c.cache)
 		}
-		if err := c.cache.AssumePod(m.Pod, m.Node.Name); err != nil {
+		if err := c.cache.Nodes().AssumePod(m.Pod, m.Node.Name); err != nil {
 			undo()
 			c.fail(a, framework.AsStatus(err), nil, nil)
 			return

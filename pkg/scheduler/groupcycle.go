@@ -188,7 +188,7 @@ func (c *groupCycle) addNominatedPods(a groupAttempt) {
 		own = func(np *framework.PodInfo) bool { return groups[framework.GroupKey(np)] }
 	}
 	c.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
-		if own(np) || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Pod(np.Key) != nil {
+		if own(np) || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Nodes().Pod(np.Key) != nil {
 			return
 		}
 		c.cache.AddPod(np, node)

@@ -51,7 +51,7 @@ func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entr
 		c.fail(a, framework.NewStatus(framework.UnschedulableAndUnresolvable, p.ParseErr.Error()), sets.New(podSpecPlugin), nil)
 		return
 	}
-	if c.cache.NumNodes() == 0 {
+	if c.cache.Nodes().NumNodes() == 0 {
 		// As kube-scheduler: nothing to filter, nothing to preempt.
 		c.fail(a, framework.NewStatus(framework.Unschedulable, ErrNoNodesAvailable), nil, nil)
 		return
@@ -102,7 +102,7 @@ func (c *podCycle) addNominatedPods(p *framework.PodInfo) {
 		if np.Key == p.Key || np.Priority < p.Priority {
 			return
 		}
-		if c.cache.Get(node) == nil || c.cache.Pod(np.Key) != nil {
+		if c.cache.Get(node) == nil || c.cache.Nodes().Pod(np.Key) != nil {
 			return
 		}
 		c.cache.AddPod(np, node)
@@ -116,7 +116,7 @@ func (c *podCycle) assume(ctx context.Context, a podAttempt, as assumed) {
 		c.observer.BeforeAssume(p, as.host, c.cache)
 	}
 	c.cache.ClearNomination(p.Key)
-	if err := c.cache.AssumePod(p, as.host); err != nil {
+	if err := c.cache.Nodes().AssumePod(p, as.host); err != nil {
 		c.fail(a, framework.AsStatus(err), nil, nil)
 		return
 	}

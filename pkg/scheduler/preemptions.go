@@ -89,7 +89,7 @@ func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victim
 		logger.Info("Preempting", "preemptor", preemptor.Key, "node", node, "victims", keys)
 	}
 	for _, v := range victims {
-		pm.cache.SetLeaving(v, true)
+		pm.cache.Nodes().SetLeaving(v, true)
 	}
 	pm.inFlight[preemptor.Key] = &inflightPreemption{victims: victims}
 	pm.await(preemptor.Key, preemptor.Priority, victims)
@@ -150,8 +150,8 @@ func (pm *preemptions) done(key string, err error) {
 	pm.forgetVictims(key)
 	if inflight != nil {
 		for _, v := range inflight.victims {
-			if cur := pm.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
-				pm.cache.SetLeaving(v, false)
+			if cur := pm.cache.Nodes().Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
+				pm.cache.Nodes().SetLeaving(v, false)
 			}
 		}
 		for _, m := range inflight.members {
@@ -190,7 +190,7 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 		pm.cache.Nominate(m, nominations[m])
 	}
 	for _, v := range victims {
-		pm.cache.SetLeaving(v, true)
+		pm.cache.Nodes().SetLeaving(v, true)
 	}
 	pm.inFlight[key] = &inflightPreemption{victims: victims, members: members}
 	pm.await(key, g.Priority, victims)

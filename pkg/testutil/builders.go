@@ -192,10 +192,10 @@ func (b *NodeBuilder) Obj() *v1.Node { return b.n }
 func NewCache(nodes []*v1.Node, pods []*v1.Pod) *cache.Cache {
 	c := cache.New()
 	for _, n := range nodes {
-		c.AddNode(n)
+		c.Nodes().AddNode(n)
 	}
 	for _, p := range pods {
-		if err := c.AddBoundPod(framework.NewPodInfo(p)); err != nil {
+		if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
 			panic(err) // a test fixture mistake
 		}
 	}

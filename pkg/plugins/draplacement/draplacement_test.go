@@ -53,7 +53,7 @@ func setup(t *testing.T) (*cache.Cache, *DRAPlacement) {
 	t.Helper()
 	c := cache.New()
 	for _, n := range []string{"n1", "n2", "n3", "n4"} {
-		c.AddNode(testutil.Node(n).Labels("rack", map[string]string{"n1": "r1", "n2": "r1", "n3": "r2", "n4": "r2"}[n]).Capacity("cpu", "8").Obj())
+		c.Nodes().AddNode(testutil.Node(n).Labels("rack", map[string]string{"n1": "r1", "n2": "r1", "n3": "r2", "n4": "r2"}[n]).Capacity("cpu", "8").Obj())
 	}
 	c.SetResourceSlice(testutil.Slice("n1", driver, "gpu", 2, "clique", "a"))
 	c.SetResourceSlice(testutil.Slice("n2", driver, "gpu", 2, "clique", "a"))

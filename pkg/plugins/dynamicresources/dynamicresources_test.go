@@ -28,7 +28,7 @@ func cluster(t *testing.T) (*cache.Cache, *DynamicResources, *fakeClient) {
 		name string
 		gpus int
 	}{{"n1", 1}, {"n2", 2}} {
-		c.AddNode(testutil.Node(n.name).Capacity("cpu", "8").Obj())
+		c.Nodes().AddNode(testutil.Node(n.name).Capacity("cpu", "8").Obj())
 		c.SetResourceSlice(testutil.Slice(n.name, driver, "gpu", n.gpus))
 	}
 	c.SetDeviceClass(testutil.DeviceClass("gpu", driver))

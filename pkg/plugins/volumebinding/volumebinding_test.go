@@ -96,7 +96,7 @@ func setup(t *testing.T) (*cache.Cache, *VolumeBinding, *fakeClient) {
 	t.Helper()
 	c := cache.New()
 	for _, n := range []string{"n1", "n2"} {
-		c.AddNode(testutil.Node(n).Labels(v1.LabelHostname, n).Capacity("cpu", "8").Obj())
+		c.Nodes().AddNode(testutil.Node(n).Labels(v1.LabelHostname, n).Capacity("cpu", "8").Obj())
 	}
 	c.SetStorageClass(class("local", "kubernetes.io/no-provisioner"))
 	c.SetStorageClass(class("standard", "disk.example.com"))
