@@ -32,9 +32,9 @@ type Cache struct {
 	children   map[string]*childSet
 	// members are the bound or assumed members of each group, outside simulations.
 	members map[string][]*framework.PodInfo
-	// dra and vols are the devices and volumes pods use (dra.go, volumes.go).
-	dra  *draState
-	vols *volumeState
+	// dra and volumes are the devices and volumes pods use (dra.go, volumes.go).
+	dra     *draState
+	volumes *VolumeStore
 }
 
 // New returns an empty cache.
@@ -52,8 +52,8 @@ func New() *Cache {
 		members:    map[string][]*framework.PodInfo{},
 	}
 	c.dra = newDRAState(c)
-	c.vols = newVolumeState(c)
-	c.nodes.watchers = []podWatcher{memberWatcher{c}, c.dra, c.vols}
+	c.volumes = newVolumeStore(undo)
+	c.nodes.watchers = []podWatcher{memberWatcher{c}, c.dra, c.volumes}
 	return c
 }
 
@@ -61,6 +61,13 @@ var _ framework.Snapshot = (*Cache)(nil)
 
 // Nodes is the store of the nodes and the pods bound or assumed on them.
 func (c *Cache) Nodes() *NodeStore { return c.nodes }
+
+// Storage is the store of volumes, volume claims, StorageClasses and CSINodes.
+func (c *Cache) Storage() *VolumeStore { return c.volumes }
+
+// Volumes is the storage state plugins read and assume bindings in (framework.Snapshot):
+// the Storage store.
+func (c *Cache) Volumes() framework.Volumes { return c.volumes }
 
 // NodeInfos returns the live nodes in the order they were added.
 func (c *Cache) NodeInfos() []*framework.NodeInfo { return c.nodes.nodes }

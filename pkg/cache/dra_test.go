@@ -266,7 +266,7 @@ func TestVolumeAssumptions(t *testing.T) {
 	verify(t, c)
 	vols.AssumeBinding("default/other", "pv-1")
 	pvc := testutil.PVC("other", "pv-1")
-	c.SetPVC(pvc)
+	c.Storage().SetPVC(pvc)
 	if vols.AssumedVolumeOf("default/other") != "" || vols.AssumedClaimOf("pv-1") != "" {
 		t.Error("the API's binding did not replace the assumed one")
 	}

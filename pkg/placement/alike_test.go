@@ -96,8 +96,8 @@ func TestAlikeKeyLeavesOutOwnClaims(t *testing.T) {
 			name: "PersistentVolumeClaims bound to volumes on different nodes",
 			setup: func(c *cache.Cache) {
 				for _, n := range []string{"n1", "n2"} {
-					c.SetPV(localPV("pv-"+n, n))
-					c.SetPVC(testutil.PVC("data-"+n, "pv-"+n))
+					c.Storage().SetPV(localPV("pv-"+n, n))
+					c.Storage().SetPVC(testutil.PVC("data-"+n, "pv-"+n))
 				}
 			},
 			members: []*v1.Pod{

@@ -31,48 +31,48 @@ func changeOf[T any](old *T) framework.ActionType {
 
 // UpdatePV records a PersistentVolume (nil old for a new one).
 func (r *ResourceEvents) UpdatePV(old, pv *v1.PersistentVolume) {
-	r.cache.SetPV(pv)
+	r.cache.Storage().SetPV(pv)
 	r.retries.onEvent(resourceEvent(framework.PersistentVolume, changeOf(old), "PersistentVolumeChange"))
 }
 
 // DeletePV forgets a PersistentVolume.
 func (r *ResourceEvents) DeletePV(pv *v1.PersistentVolume) {
-	r.cache.RemovePV(pv.Name)
+	r.cache.Storage().RemovePV(pv.Name)
 	r.retries.onEvent(resourceEvent(framework.PersistentVolume, framework.Delete, "PersistentVolumeDelete"))
 }
 
 // UpdatePVC records a PersistentVolumeClaim (nil old for a new one).
 func (r *ResourceEvents) UpdatePVC(old, pvc *v1.PersistentVolumeClaim) {
-	r.cache.SetPVC(pvc)
+	r.cache.Storage().SetPVC(pvc)
 	r.retries.onEvent(resourceEvent(framework.PersistentVolumeClaim, changeOf(old), "PersistentVolumeClaimChange"))
 }
 
 // DeletePVC forgets a PersistentVolumeClaim.
 func (r *ResourceEvents) DeletePVC(pvc *v1.PersistentVolumeClaim) {
-	r.cache.RemovePVC(framework.PVCKey(pvc.Namespace, pvc.Name))
+	r.cache.Storage().RemovePVC(framework.PVCKey(pvc.Namespace, pvc.Name))
 	r.retries.onEvent(resourceEvent(framework.PersistentVolumeClaim, framework.Delete, "PersistentVolumeClaimDelete"))
 }
 
 // UpdateStorageClass records a StorageClass (nil old for a new one).
 func (r *ResourceEvents) UpdateStorageClass(old, sc *storagev1.StorageClass) {
-	r.cache.SetStorageClass(sc)
+	r.cache.Storage().SetStorageClass(sc)
 	r.retries.onEvent(resourceEvent(framework.StorageClass, changeOf(old), "StorageClassChange"))
 }
 
 // DeleteStorageClass forgets a StorageClass.
 func (r *ResourceEvents) DeleteStorageClass(sc *storagev1.StorageClass) {
-	r.cache.RemoveStorageClass(sc.Name)
+	r.cache.Storage().RemoveStorageClass(sc.Name)
 }
 
 // UpdateCSINode records a CSINode (nil old for a new one).
 func (r *ResourceEvents) UpdateCSINode(old, n *storagev1.CSINode) {
-	r.cache.SetCSINode(n)
+	r.cache.Storage().SetCSINode(n)
 	r.retries.onEvent(resourceEvent(framework.CSINode, changeOf(old), "CSINodeChange"))
 }
 
 // DeleteCSINode forgets a CSINode.
 func (r *ResourceEvents) DeleteCSINode(n *storagev1.CSINode) {
-	r.cache.RemoveCSINode(n.Name)
+	r.cache.Storage().RemoveCSINode(n.Name)
 	r.retries.onEvent(resourceEvent(framework.CSINode, framework.Delete, "CSINodeDelete"))
 }
 

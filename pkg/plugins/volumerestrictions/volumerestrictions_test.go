@@ -33,7 +33,7 @@ func TestVolumeRestrictions(t *testing.T) {
 			c.Nodes().AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
 			pvc := testutil.PVC("data", "pv")
 			pvc.Spec.AccessModes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}
-			c.SetPVC(pvc)
+			c.Storage().SetPVC(pvc)
 			holder := testutil.Pod("holder").Node("n")
 			if tc.rwop {
 				holder = holder.PVC("data")
