@@ -32,8 +32,8 @@ type Cache struct {
 	children   map[string]*childSet
 	// members are the bound or assumed members of each group, outside simulations.
 	members map[string][]*framework.PodInfo
-	// dra and volumes are the devices and volumes pods use (dra.go, volumes.go).
-	dra     *draState
+	// devices and volumes are the devices and volumes pods use (dra.go, volumes.go).
+	devices *DeviceStore
 	volumes *VolumeStore
 }
 
@@ -51,9 +51,9 @@ func New() *Cache {
 		children:   map[string]*childSet{},
 		members:    map[string][]*framework.PodInfo{},
 	}
-	c.dra = newDRAState(c)
+	c.devices = newDeviceStore(undo, c)
 	c.volumes = newVolumeStore(undo)
-	c.nodes.watchers = []podWatcher{memberWatcher{c}, c.dra, c.volumes}
+	c.nodes.watchers = []podWatcher{memberWatcher{c}, c.devices, c.volumes}
 	return c
 }
 
@@ -61,6 +61,14 @@ var _ framework.Snapshot = (*Cache)(nil)
 
 // Nodes is the store of the nodes and the pods bound or assumed on them.
 func (c *Cache) Nodes() *NodeStore { return c.nodes }
+
+// Devices is the store of DeviceClasses, ResourceSlices, ResourceClaims and the devices
+// claims take.
+func (c *Cache) Devices() *DeviceStore { return c.devices }
+
+// DRA is the Dynamic Resource Allocation state plugins read and assume allocations in
+// (framework.Snapshot): the Devices store.
+func (c *Cache) DRA() framework.DRA { return c.devices }
 
 // Storage is the store of volumes, volume claims, StorageClasses and CSINodes.
 func (c *Cache) Storage() *VolumeStore { return c.volumes }

@@ -28,13 +28,13 @@ func newDRACache(t *testing.T) (*cache.Cache, *framework.PodInfo) {
 	t.Helper()
 	c := cache.New()
 	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
-	c.SetDeviceClass(testutil.DeviceClass("gpu", gpuDriver))
-	c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 2))
+	c.Devices().SetDeviceClass(testutil.DeviceClass("gpu", gpuDriver))
+	c.Devices().SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 2))
 	held := testutil.Claim("held", "gpu", 1)
 	held.Status.Allocation = allocation("n1", "gpu-0")
 	held.Finalizers = []string{resourceapi.Finalizer} // the scheduler allocated it
-	c.SetResourceClaim(held)
-	c.SetResourceClaim(testutil.Claim("free", "gpu", 1))
+	c.Devices().SetResourceClaim(held)
+	c.Devices().SetResourceClaim(testutil.Claim("free", "gpu", 1))
 	victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
 	if err := c.Nodes().AddBoundPod(victim); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestRemovingThePodFreesItsDevices(t *testing.T) {
 		t.Error("a real removal freed gpu-0 before the claim was deallocated")
 	}
 	deallocated := testutil.Claim("held", "gpu", 1)
-	c.SetResourceClaim(deallocated)
+	c.Devices().SetResourceClaim(deallocated)
 	if dra.Allocated().Len() != 0 {
 		t.Errorf("taken %v after the claim was deallocated", dra.Allocated())
 	}
@@ -137,14 +137,14 @@ func TestClaimFreedOnlyWhenReallyDeallocated(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cache.New()
 			c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
-			c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 1))
+			c.Devices().SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 1))
 			victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
 			victim.Pod.UID = "uid-victim"
 			held := testutil.Claim("held", "gpu", 1)
 			held.Status.Allocation = allocation("n1", "gpu-0")
 			held.Finalizers = []string{resourceapi.Finalizer}
 			tc.edit(held, victim)
-			c.SetResourceClaim(held)
+			c.Devices().SetResourceClaim(held)
 			if err := c.Nodes().AddBoundPod(victim); err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +187,7 @@ func TestAssumedAllocations(t *testing.T) {
 	}
 	written := testutil.Claim("free", "gpu", 1)
 	written.Status.Allocation = allocation("n1", "gpu-1")
-	c.SetResourceClaim(written)
+	c.Devices().SetResourceClaim(written)
 	if ci := dra.Claim("default/free"); ci.Assumed != nil || ci.Allocation() != written.Status.Allocation {
 		t.Error("the API's allocation did not replace the assumed one")
 	}
@@ -196,7 +196,7 @@ func TestAssumedAllocations(t *testing.T) {
 	if !dra.Allocated().Has(id("n1", "gpu-1")) {
 		t.Error("forgetting nothing assumed dropped the API's allocation")
 	}
-	c.RemoveResourceClaim("default/free")
+	c.Devices().RemoveResourceClaim("default/free")
 	if dra.Allocated().Has(id("n1", "gpu-1")) || dra.Claim("default/free") != nil {
 		t.Error("a deleted claim still holds its device")
 	}
@@ -216,18 +216,18 @@ func TestGroupClaimUsers(t *testing.T) {
 	shared := testutil.Claim("fabric", "gpu", 1)
 	shared.Status.Allocation = allocation("n1", "gpu-0")
 	shared.Finalizers = []string{resourceapi.Finalizer}
-	c.SetResourceClaim(shared)
+	c.Devices().SetResourceClaim(shared)
 	for _, n := range []string{"m1", "m2"} {
 		p := testutil.Pod(n).Labels(v1alpha1.LabelPodGroup, "g").Claims("fabric").Node("n1").Info()
 		if err := c.Nodes().AddBoundPod(p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if users := c.ClaimUsers("default/fabric"); len(users) != 2 || c.DRA().Claim("default/fabric").Users != 2 {
+	if users := c.Devices().ClaimUsers("default/fabric"); len(users) != 2 || c.DRA().Claim("default/fabric").Users != 2 {
 		t.Fatalf("users %v", users)
 	}
 	cp := c.Checkpoint()
-	for _, p := range c.ClaimUsers("default/fabric") {
+	for _, p := range c.Devices().ClaimUsers("default/fabric") {
 		c.RemovePod(p)
 	}
 	if c.DRA().Allocated().Len() != 0 {

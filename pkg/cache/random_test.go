@@ -307,7 +307,7 @@ func checkRandomSequence(t testing.TB, seed uint64, steps int) {
 				Results: []resourceapi.DeviceRequestAllocationResult{{Driver: "d", Pool: "p", Device: fmt.Sprintf("dev%d", i%4)}},
 			}}
 		}
-		r.c.SetResourceClaim(cl)
+		r.c.Devices().SetResourceClaim(cl)
 	}
 	var trail []string
 	for range steps {

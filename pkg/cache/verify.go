@@ -14,7 +14,7 @@ import (
 // membership, the composites' children, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
 // rollbacks; it is O(pods × labels).
 func (c *Cache) Verify() error {
-	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.verifyNominations, c.verifyMembers, c.verifyHierarchy, c.verifyResources, func() error { return c.volumes.verify(c.nodes) }} {
+	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.verifyNominations, c.verifyMembers, c.verifyHierarchy, func() error { return c.devices.verify(c.nodes) }, func() error { return c.volumes.verify(c.nodes) }} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -230,7 +230,7 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	s.groups = &groupCycle{cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, actuator: act,
 		status: s.status, binder: s.binder, preemptions: s.preemptions, pending: s.pending, groupAPI: s.groupAPI,
 		placers: p.placers}
-	s.resources = &ResourceEvents{cache: s.cache, retries: s.retries}
+	s.resources = &ResourceEvents{volumes: s.cache.Storage(), devices: s.cache.Devices(), retries: s.retries}
 }
 
 // inlineExecutor runs work on the calling goroutine.
