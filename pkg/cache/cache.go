@@ -19,11 +19,11 @@ type Cache struct {
 	undo  *undoLog
 	nodes *NodeStore
 
-	namespaces map[string]labels.Set
-	nominator  nominator
-	pdbs       map[string]*framework.PDBInfo
-	pdbList    []*framework.PDBInfo
-	groups     map[string]*framework.GroupInfo
+	namespaces  map[string]labels.Set
+	nominations *NominationStore
+	pdbs        map[string]*framework.PDBInfo
+	pdbList     []*framework.PDBInfo
+	groups      map[string]*framework.GroupInfo
 	// unitsVersion: see UnitsVersion.
 	unitsVersion int64
 	// composites are the CompositePodGroups; children indexes, by composite, the groups
@@ -41,15 +41,15 @@ type Cache struct {
 func New() *Cache {
 	undo := &undoLog{}
 	c := &Cache{
-		undo:       undo,
-		nodes:      newNodeStore(undo),
-		namespaces: map[string]labels.Set{},
-		nominator:  newNominator(),
-		pdbs:       map[string]*framework.PDBInfo{},
-		groups:     map[string]*framework.GroupInfo{},
-		composites: map[string]*framework.GroupInfo{},
-		children:   map[string]*childSet{},
-		members:    map[string][]*framework.PodInfo{},
+		undo:        undo,
+		nodes:       newNodeStore(undo),
+		namespaces:  map[string]labels.Set{},
+		nominations: newNominationStore(),
+		pdbs:        map[string]*framework.PDBInfo{},
+		groups:      map[string]*framework.GroupInfo{},
+		composites:  map[string]*framework.GroupInfo{},
+		children:    map[string]*childSet{},
+		members:     map[string][]*framework.PodInfo{},
 	}
 	c.devices = newDeviceStore(undo, c)
 	c.volumes = newVolumeStore(undo)
@@ -61,6 +61,9 @@ var _ framework.Snapshot = (*Cache)(nil)
 
 // Nodes is the store of the nodes and the pods bound or assumed on them.
 func (c *Cache) Nodes() *NodeStore { return c.nodes }
+
+// Nominations is the store of the nodes pending pods are nominated to.
+func (c *Cache) Nominations() *NominationStore { return c.nominations }
 
 // Devices is the store of DeviceClasses, ResourceSlices, ResourceClaims and the devices
 // claims take.

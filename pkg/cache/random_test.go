@@ -165,7 +165,7 @@ func (r *randomRun) step() string {
 		pi := r.newPod()
 		r.pendng = append(r.pendng, pi)
 		if r.rng.IntN(2) == 0 {
-			c.Nominate(pi, r.nodes[r.rng.IntN(len(r.nodes))])
+			c.Nominations().Nominate(pi, r.nodes[r.rng.IntN(len(r.nodes))])
 		}
 		return "pending " + pi.Key
 	case op == 7 && !r.simulating() && len(r.pendng) > 0:
@@ -177,7 +177,7 @@ func (r *randomRun) step() string {
 			return "assume twice refused"
 		}
 		name := r.nodes[r.rng.IntN(len(r.nodes))]
-		c.ClearNomination(pi.Key)
+		c.Nominations().ClearNomination(pi.Key)
 		if err := c.Nodes().AssumePod(pi, name); err != nil {
 			r.t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func (r *randomRun) step() string {
 	case op == 13 && r.simulating():
 		// Nominated pods are added for a cycle the way the scheduler does.
 		added := 0
-		c.ForEachNominated(func(pi *framework.PodInfo, name string) {
+		c.Nominations().ForEachNominated(func(pi *framework.PodInfo, name string) {
 			if c.Get(name) == nil || c.Nodes().Pod(pi.Key) != nil {
 				return
 			}

@@ -14,7 +14,7 @@ import (
 // membership, the composites' children, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
 // rollbacks; it is O(pods × labels).
 func (c *Cache) Verify() error {
-	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.verifyNominations, c.verifyMembers, c.verifyHierarchy, func() error { return c.devices.verify(c.nodes) }, func() error { return c.volumes.verify(c.nodes) }} {
+	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.nominations.verify, c.verifyMembers, c.verifyHierarchy, func() error { return c.devices.verify(c.nodes) }, func() error { return c.volumes.verify(c.nodes) }} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -176,35 +176,6 @@ func (s *NodeStore) verifyNodeSets() error {
 				return fmt.Errorf("node set holds %s, which is not a live node", n.Name)
 			}
 		}
-	}
-	return nil
-}
-
-// verifyNominations: the per-node lists and the order are the per-pod nominations.
-func (c *Cache) verifyNominations() error {
-	nm := &c.nominator
-	if len(nm.order) != len(nm.byPod) {
-		return fmt.Errorf("%d nominations, %d in order", len(nm.byPod), len(nm.order))
-	}
-	for _, key := range nm.order {
-		if _, ok := nm.byPod[key]; !ok {
-			return fmt.Errorf("nomination order names %s, which is not nominated", key)
-		}
-	}
-	count := 0
-	for node, list := range nm.byNode {
-		if len(list) == 0 {
-			return fmt.Errorf("node %s kept with no nominated pods", node)
-		}
-		for _, pi := range list {
-			count++
-			if nom, ok := nm.byPod[pi.Key]; !ok || nom.node != node || nom.pi != pi {
-				return fmt.Errorf("pod %s listed as nominated to %s, nominated to %q", pi.Key, node, nom.node)
-			}
-		}
-	}
-	if count != len(nm.byPod) {
-		return fmt.Errorf("%d nominations, %d listed by node", len(nm.byPod), count)
 	}
 	return nil
 }

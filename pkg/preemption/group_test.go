@@ -72,7 +72,7 @@ func TestGroupPreempt(t *testing.T) {
 			a := ge.attempt(tc.members...)
 			for _, m := range a.Pending {
 				if n := tc.nominate[m.Pod.Name]; n != "" {
-					ge.c.Nominate(m, n)
+					ge.c.Nominations().Nominate(m, n)
 				}
 			}
 			before := ge.c.Nodes().NumPods()

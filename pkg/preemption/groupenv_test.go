@@ -71,12 +71,12 @@ func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptio
 	}
 	rnd := rand.New(rand.NewPCG(1, 1))
 	fwk, err := fwkruntime.New(config.Profile{SchedulerName: "phalanx"}, field.NewPath("profile"), plugins.NewRegistry(), fwkruntime.Options{
-		Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
+		Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd})
+	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd})
 	placer := placement.New(placement.Options{Framework: fwk, Pods: finder.For(fwk), Snapshot: c, Rand: rnd, Metrics: metrics.New(), FeasiblePlacementsToFind: 1})
 	h := handleOf(t, fwk, c)
 	pod := &preemption.Evaluator{Handle: h, MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100,

@@ -25,7 +25,7 @@ func setup(t *testing.T, nodes []*v1.Node, pods []*v1.Pod) (*cache.Cache, *fwkru
 	t.Helper()
 	c := testutil.NewCache(nodes, pods)
 	fwk, err := fwkruntime.New(config.Profile{SchedulerName: "phalanx"}, field.NewPath("profile"), plugins.NewRegistry(), fwkruntime.Options{
-		Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1),
+		Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1),
 		Rand: rand.New(rand.NewPCG(1, 1)), Metrics: metrics.New(),
 	})
 	if err != nil {

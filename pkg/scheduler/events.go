@@ -66,8 +66,8 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		}
 		entry.Pod = framework.NewPodInfo(pod)
 		entry.Priority = entry.Pod.Priority
-		if pod.Status.NominatedNodeName != "" && s.cache.NominatedNode(key) == "" {
-			s.cache.Nominate(entry.Pod, pod.Status.NominatedNodeName)
+		if pod.Status.NominatedNodeName != "" && s.cache.Nominations().NominatedNode(key) == "" {
+			s.cache.Nominations().Nominate(entry.Pod, pod.Status.NominatedNodeName)
 		}
 		s.queue.Update(entry, pendingPodMayHelp(old, pod))
 	}
@@ -81,7 +81,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	victimOf := s.preemptions.podGone(key)
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
-	s.cache.ClearNomination(key)
+	s.cache.Nominations().ClearNomination(key)
 	if pi := s.cache.Nodes().RemoveBoundPod(key); pi != nil {
 		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
 			if g := s.cache.Group(gk); g != nil {
@@ -98,7 +98,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	s.preemptions.forgetVictims(key)
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
-	s.cache.ClearNomination(key)
+	s.cache.Nominations().ClearNomination(key)
 	s.status.forget(key)
 	if pi := s.cache.Nodes().Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod) {
 		// The binding we made is confirmed: keep the PodInfo, it is the same pod. A pod
@@ -126,7 +126,7 @@ func (s *Scheduler) addPendingPod(pod *v1.Pod) {
 	}
 	pi := framework.NewPodInfo(pod)
 	if pod.Status.NominatedNodeName != "" {
-		s.cache.Nominate(pi, pod.Status.NominatedNodeName)
+		s.cache.Nominations().Nominate(pi, pod.Status.NominatedNodeName)
 	}
 	if pi.Group != "" {
 		s.pending.addMember(pi, profile, true)

@@ -26,7 +26,7 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 		}
 	}
 	for _, m := range placed.Assignments {
-		c.cache.ClearNomination(m.Pod.Key)
+		c.cache.Nominations().ClearNomination(m.Pod.Key)
 		if c.observer != nil {
 			c.observer.BeforeAssume(m.Pod, m.Node.Name, c.cache)
 		}

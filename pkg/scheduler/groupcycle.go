@@ -187,7 +187,7 @@ func (c *groupCycle) addNominatedPods(a groupAttempt) {
 		}
 		own = func(np *framework.PodInfo) bool { return groups[framework.GroupKey(np)] }
 	}
-	c.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
+	c.cache.Nominations().ForEachNominated(func(np *framework.PodInfo, node string) {
 		if own(np) || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Nodes().Pod(np.Key) != nil {
 			return
 		}

@@ -99,8 +99,8 @@ func (pg *pendingGroups) updateMember(pod *v1.Pod, mayHelp bool) {
 	}
 	if _, profile, err := pg.profileFor(pod.Spec.SchedulerName); err == nil {
 		pi := framework.NewPodInfo(pod)
-		if pod.Status.NominatedNodeName != "" && pg.cache.NominatedNode(key) == "" {
-			pg.cache.Nominate(pi, pod.Status.NominatedNodeName)
+		if pod.Status.NominatedNodeName != "" && pg.cache.Nominations().NominatedNode(key) == "" {
+			pg.cache.Nominations().Nominate(pi, pod.Status.NominatedNodeName)
 		}
 		pg.addMember(pi, profile, mayHelp)
 	}

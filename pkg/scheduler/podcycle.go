@@ -98,7 +98,7 @@ func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entr
 // p's, onto those nodes, so the cycle treats their room as taken (the preemption design's
 // Example 1). The caller rolls them back.
 func (c *podCycle) addNominatedPods(p *framework.PodInfo) {
-	c.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
+	c.cache.Nominations().ForEachNominated(func(np *framework.PodInfo, node string) {
 		if np.Key == p.Key || np.Priority < p.Priority {
 			return
 		}
@@ -115,7 +115,7 @@ func (c *podCycle) assume(ctx context.Context, a podAttempt, as assumed) {
 	if c.observer != nil {
 		c.observer.BeforeAssume(p, as.host, c.cache)
 	}
-	c.cache.ClearNomination(p.Key)
+	c.cache.Nominations().ClearNomination(p.Key)
 	if err := c.cache.Nodes().AssumePod(p, as.host); err != nil {
 		c.fail(a, framework.AsStatus(err), nil, nil)
 		return
@@ -178,7 +178,7 @@ func (c *podCycle) fail(a podAttempt, st *framework.Status, rejectors sets.Set[s
 	p := a.entry.Pod
 	if nomination != nil {
 		if nomination.NominatedNodeName != "" {
-			c.cache.Nominate(p, nomination.NominatedNodeName)
+			c.cache.Nominations().Nominate(p, nomination.NominatedNodeName)
 		} else {
 			c.status.dropNomination(p)
 		}

@@ -187,7 +187,7 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 	}
 	slices.SortFunc(members, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
 	for _, m := range members {
-		pm.cache.Nominate(m, nominations[m])
+		pm.cache.Nominations().Nominate(m, nominations[m])
 	}
 	for _, v := range victims {
 		pm.cache.Nodes().SetLeaving(v, true)

@@ -131,7 +131,7 @@ func New(opts Options) (*Scheduler, error) {
 	rnd := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
 	parallelizer := framework.NewParallelizer(cfg.Parallelism)
 	resources, _ := opts.Client.(framework.ResourceClient)
-	finder := podfit.New(podfit.Options{Snapshot: s.cache, Nominator: s.cache, Parallelizer: parallelizer,
+	finder := podfit.New(podfit.Options{Snapshot: s.cache, Nominator: s.cache.Nominations(), Parallelizer: parallelizer,
 		PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Rand: rnd})
 	events := map[string][]framework.ClusterEvent{
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
@@ -148,7 +148,7 @@ func New(opts Options) (*Scheduler, error) {
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
 			Snapshot:        s.cache,
-			Nominator:       s.cache,
+			Nominator:       s.cache.Nominations(),
 			Parallelizer:    parallelizer,
 			Binder:          opts.Client,
 			Preemption:      s.preemptions,
@@ -210,9 +210,9 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	if opts.SyncPreemption {
 		preemptExec = inlineExecutor{}
 	}
-	s.status = &podStatus{actuator: act, clock: s.clock, logger: s.logger, cache: s.cache, queue: s.queue, failures: map[string]string{}}
+	s.status = &podStatus{actuator: act, clock: s.clock, logger: s.logger, nominations: s.cache.Nominations(), queue: s.queue, failures: map[string]string{}}
 	s.retries = &retries{queue: s.queue, profiles: s.profiles, events: p.events, preemptions: s.preemptions}
-	s.binder = &binder{actuator: act, cache: s.cache, retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}}
+	s.binder = &binder{actuator: act, pods: s.cache.Nodes(), retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}}
 	s.groupAPI = &groupAPI{actuator: act, clock: s.clock, logger: s.logger, cache: s.cache, resources: p.resources,
 		nativeClaimsUpstream: opts.NativeGroupClaimsUpstream, writers: map[string]*groupStatusWriter{}, conditions: map[string]string{},
 		claimsMaking: map[string]bool{}, claimMade: s.AddPodGroup}

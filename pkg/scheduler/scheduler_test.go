@@ -153,7 +153,7 @@ func TestFailedPreemptionBacksOff(t *testing.T) {
 	if fc.deleted != 1 {
 		t.Fatalf("%d deletions with the clock stopped, want 1", fc.deleted)
 	}
-	if got := s.cache.NominatedNode("default/preemptor"); got != "" {
+	if got := s.cache.Nominations().NominatedNode("default/preemptor"); got != "" {
 		t.Errorf("preemptor still nominated to %q after the failure", got)
 	}
 	clock.t = clock.t.Add(2 * time.Second)

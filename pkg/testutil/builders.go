@@ -217,7 +217,7 @@ type Handle struct {
 func (h *Handle) Snapshot() framework.Snapshot { return h.Cache }
 
 // Nominator implements framework.Handle.
-func (h *Handle) Nominator() framework.Nominator { return h.Cache }
+func (h *Handle) Nominator() framework.Nominator { return h.Cache.Nominations() }
 
 // Parallelizer implements framework.Handle.
 func (h *Handle) Parallelizer() framework.Parallelizer { return framework.NewParallelizer(2) }
