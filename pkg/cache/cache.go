@@ -21,11 +21,9 @@ type Cache struct {
 
 	namespaces  map[string]labels.Set
 	nominations *NominationStore
-	pdbs        map[string]*framework.PDBInfo
-	pdbList     []*framework.PDBInfo
+	budgets     *BudgetStore
 	groups      map[string]*framework.GroupInfo
-	// unitsVersion: see UnitsVersion.
-	unitsVersion int64
+	units       unitsVersion
 	// composites are the CompositePodGroups; children indexes, by composite, the groups
 	// and composites that name it as their parent.
 	composites map[string]*framework.GroupInfo
@@ -45,12 +43,12 @@ func New() *Cache {
 		nodes:       newNodeStore(undo),
 		namespaces:  map[string]labels.Set{},
 		nominations: newNominationStore(),
-		pdbs:        map[string]*framework.PDBInfo{},
 		groups:      map[string]*framework.GroupInfo{},
 		composites:  map[string]*framework.GroupInfo{},
 		children:    map[string]*childSet{},
 		members:     map[string][]*framework.PodInfo{},
 	}
+	c.budgets = newBudgetStore(&c.units)
 	c.devices = newDeviceStore(undo, c)
 	c.volumes = newVolumeStore(undo)
 	c.nodes.watchers = []podWatcher{memberWatcher{c}, c.devices, c.volumes}
@@ -61,6 +59,9 @@ var _ framework.Snapshot = (*Cache)(nil)
 
 // Nodes is the store of the nodes and the pods bound or assumed on them.
 func (c *Cache) Nodes() *NodeStore { return c.nodes }
+
+// DisruptionBudgets is the store of the PodDisruptionBudgets.
+func (c *Cache) DisruptionBudgets() *BudgetStore { return c.budgets }
 
 // Nominations is the store of the nodes pending pods are nominated to.
 func (c *Cache) Nominations() *NominationStore { return c.nominations }
@@ -131,10 +132,21 @@ func (c *Cache) NamespaceLabels(ns string) labels.Set { return c.namespaces[ns] 
 
 // UnitsVersion changes with PDBs, groups, composites and groups' bound members
 // (framework.Snapshot).
-func (c *Cache) UnitsVersion() int64 { return c.unitsVersion }
+func (c *Cache) UnitsVersion() int64 { return c.units.v }
 
 // unitsChanged notes a change of what makes preemption units.
-func (c *Cache) unitsChanged() { c.unitsVersion = framework.NextGeneration() }
+func (c *Cache) unitsChanged() { c.units.changed() }
+
+// unitsVersion is the version of what makes preemption units or protects them:
+// PodDisruptionBudgets, PodGroups, CompositePodGroups and groups' bound members. The
+// budget and group stores change it; preemption reads it to know its per-node results are
+// stale.
+type unitsVersion struct{ v int64 }
+
+func (u *unitsVersion) changed() { u.v = framework.NextGeneration() }
+
+// PDBs returns every PodDisruptionBudget ordered by namespace/name (framework.Snapshot).
+func (c *Cache) PDBs() []*framework.PDBInfo { return c.budgets.PDBs() }
 
 // SetNamespace records a namespace's labels (for namespaceSelector in affinity terms).
 func (c *Cache) SetNamespace(ns *v1.Namespace) { c.namespaces[ns.Name] = labels.Set(ns.Labels) }

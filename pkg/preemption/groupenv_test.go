@@ -67,7 +67,7 @@ func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptio
 		}
 	}
 	for _, pdb := range o.pdbs {
-		c.SetPDB(pdb)
+		c.DisruptionBudgets().SetPDB(pdb)
 	}
 	rnd := rand.New(rand.NewPCG(1, 1))
 	fwk, err := fwkruntime.New(config.Profile{SchedulerName: "phalanx"}, field.NewPath("profile"), plugins.NewRegistry(), fwkruntime.Options{

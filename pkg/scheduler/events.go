@@ -182,13 +182,13 @@ func (s *Scheduler) DeleteNamespace(ns *v1.Namespace) { s.cache.RemoveNamespace(
 
 // UpdatePDB records a PodDisruptionBudget (nil old for a new one).
 func (s *Scheduler) UpdatePDB(old, pdb *policyv1.PodDisruptionBudget) {
-	s.cache.SetPDB(pdb)
+	s.cache.DisruptionBudgets().SetPDB(pdb)
 	s.retries.onEvent(framework.ClusterEvent{Resource: framework.PodDisruptionBudget, Action: framework.Update, Label: "PDBUpdate"})
 }
 
 // DeletePDB forgets a PodDisruptionBudget.
 func (s *Scheduler) DeletePDB(pdb *policyv1.PodDisruptionBudget) {
-	s.cache.RemovePDB(pdb.Namespace + "/" + pdb.Name)
+	s.cache.DisruptionBudgets().RemovePDB(pdb.Namespace + "/" + pdb.Name)
 }
 
 // AddPriorityClass records a PriorityClass; groups that name it are resolved again.
