@@ -22,14 +22,8 @@ type Cache struct {
 	namespaces  map[string]labels.Set
 	nominations *NominationStore
 	budgets     *BudgetStore
-	groups      map[string]*framework.GroupInfo
+	groups      *GroupStore
 	units       unitsVersion
-	// composites are the CompositePodGroups; children indexes, by composite, the groups
-	// and composites that name it as their parent.
-	composites map[string]*framework.GroupInfo
-	children   map[string]*childSet
-	// members are the bound or assumed members of each group, outside simulations.
-	members map[string][]*framework.PodInfo
 	// devices and volumes are the devices and volumes pods use (dra.go, volumes.go).
 	devices *DeviceStore
 	volumes *VolumeStore
@@ -43,15 +37,12 @@ func New() *Cache {
 		nodes:       newNodeStore(undo),
 		namespaces:  map[string]labels.Set{},
 		nominations: newNominationStore(),
-		groups:      map[string]*framework.GroupInfo{},
-		composites:  map[string]*framework.GroupInfo{},
-		children:    map[string]*childSet{},
-		members:     map[string][]*framework.PodInfo{},
 	}
 	c.budgets = newBudgetStore(&c.units)
-	c.devices = newDeviceStore(undo, c)
+	c.groups = newGroupStore(undo, &c.units)
+	c.devices = newDeviceStore(undo, c.groups)
 	c.volumes = newVolumeStore(undo)
-	c.nodes.watchers = []podWatcher{memberWatcher{c}, c.devices, c.volumes}
+	c.nodes.watchers = []podWatcher{c.groups, c.devices, c.volumes}
 	return c
 }
 
@@ -59,6 +50,22 @@ var _ framework.Snapshot = (*Cache)(nil)
 
 // Nodes is the store of the nodes and the pods bound or assumed on them.
 func (c *Cache) Nodes() *NodeStore { return c.nodes }
+
+// Groups is the store of the PodGroups, the CompositePodGroups and groups' bound members.
+func (c *Cache) Groups() *GroupStore { return c.groups }
+
+// Group returns a PodGroup by namespace/name, or nil (framework.Snapshot).
+func (c *Cache) Group(key string) *framework.GroupInfo { return c.groups.Group(key) }
+
+// GroupMembers returns the bound or assumed members of a group (framework.Snapshot).
+func (c *Cache) GroupMembers(key string) []*framework.PodInfo { return c.groups.GroupMembers(key) }
+
+// Composite returns a CompositePodGroup by namespace/name, or nil (framework.Snapshot).
+func (c *Cache) Composite(key string) *framework.GroupInfo { return c.groups.Composite(key) }
+
+// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy, sorted
+// (framework.Snapshot).
+func (c *Cache) CompositeGroups(key string) []string { return c.groups.CompositeGroups(key) }
 
 // DisruptionBudgets is the store of the PodDisruptionBudgets.
 func (c *Cache) DisruptionBudgets() *BudgetStore { return c.budgets }
@@ -133,9 +140,6 @@ func (c *Cache) NamespaceLabels(ns string) labels.Set { return c.namespaces[ns] 
 // UnitsVersion changes with PDBs, groups, composites and groups' bound members
 // (framework.Snapshot).
 func (c *Cache) UnitsVersion() int64 { return c.units.v }
-
-// unitsChanged notes a change of what makes preemption units.
-func (c *Cache) unitsChanged() { c.units.changed() }
 
 // unitsVersion is the version of what makes preemption units or protects them:
 // PodDisruptionBudgets, PodGroups, CompositePodGroups and groups' bound members. The

@@ -212,7 +212,7 @@ func TestGroupClaimUsers(t *testing.T) {
 	pg.Namespace, pg.Name = "default", "g"
 	pg.Spec.SchedulingPolicy.Gang = &v1alpha1.GangSchedulingPolicy{MinCount: 2}
 	pg.Spec.ResourceClaims = []v1alpha1.PodGroupResourceClaim{{Name: "fabric", ResourceClaimName: &name}}
-	c.SetGroup(&framework.GroupInfo{PodGroup: pg, Key: "default/g"})
+	c.Groups().SetGroup(&framework.GroupInfo{PodGroup: pg, Key: "default/g"})
 	shared := testutil.Claim("fabric", "gpu", 1)
 	shared.Status.Allocation = allocation("n1", "gpu-0")
 	shared.Finalizers = []string{resourceapi.Finalizer}

@@ -2,8 +2,6 @@ package cache
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
@@ -14,7 +12,7 @@ import (
 // membership, the composites' children, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
 // rollbacks; it is O(pods × labels).
 func (c *Cache) Verify() error {
-	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.nominations.verify, c.verifyMembers, c.verifyHierarchy, func() error { return c.devices.verify(c.nodes) }, func() error { return c.volumes.verify(c.nodes) }} {
+	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.nominations.verify, func() error { return c.groups.verify(c.nodes) }, func() error { return c.devices.verify(c.nodes) }, func() error { return c.volumes.verify(c.nodes) }} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -180,59 +178,7 @@ func (s *NodeStore) verifyNodeSets() error {
 	return nil
 }
 
-// verifyMembers: outside simulations, each group's members are exactly its pods in the
-// cache. Inside one the list deliberately shows the cluster without the simulation.
-func (c *Cache) verifyMembers() error {
-	if c.simulating() {
-		return nil
-	}
-	want := map[string][]*framework.PodInfo{}
-	for pi := range c.nodes.entries {
-		if pi.Group != "" {
-			key := framework.GroupKey(pi)
-			want[key] = append(want[key], pi)
-		}
-	}
-	if len(want) != len(c.members) {
-		return fmt.Errorf("%d groups have pods, %d have members", len(want), len(c.members))
-	}
-	for key, pods := range want {
-		got := c.members[key]
-		if len(got) != len(pods) {
-			return fmt.Errorf("group %s: %d members listed, %d in the cache", key, len(got), len(pods))
-		}
-		for _, p := range pods {
-			if !slices.Contains(got, p) {
-				return fmt.Errorf("group %s: member %s not listed", key, p.Key)
-			}
-		}
-	}
-	return nil
-}
-
 func (s *nodeSet) has(n *framework.NodeInfo) bool {
 	_, ok := s.pos[n]
 	return ok
-}
-
-// verifyHierarchy: each composite's children are exactly the groups and composites that
-// name it as their parent.
-func (c *Cache) verifyHierarchy() error {
-	want := &Cache{children: map[string]*childSet{}}
-	for key, g := range c.groups {
-		want.linkChild(g.ParentKey(), key, false)
-	}
-	for key, g := range c.composites {
-		want.linkChild(g.ParentKey(), key, true)
-	}
-	if len(want.children) != len(c.children) {
-		return fmt.Errorf("%d composites have children, %d indexed", len(want.children), len(c.children))
-	}
-	for parent, ch := range want.children {
-		got := c.children[parent]
-		if got == nil || !maps.Equal(got.groups, ch.groups) || !maps.Equal(got.composites, ch.composites) {
-			return fmt.Errorf("composite %s: children indexed differ from those naming it", parent)
-		}
-	}
-	return nil
 }

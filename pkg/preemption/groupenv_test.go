@@ -57,9 +57,9 @@ func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptio
 		c.Nodes().AddNode(n)
 	}
 	g := podGroup("g", groupPriority, o.minCount, false)
-	c.SetGroup(g)
+	c.Groups().SetGroup(g)
 	for _, other := range o.groups {
-		c.SetGroup(other)
+		c.Groups().SetGroup(other)
 	}
 	for _, p := range pods {
 		if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {

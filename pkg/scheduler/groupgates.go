@@ -84,7 +84,7 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 		}
 	} else {
 		fwk := pg.profiles[entry.Profile]
-		st = fwk.RunGroupPreEnqueuePlugins(context.Background(), g, gs.pending, len(pg.cache.GroupMembers(g.Key)))
+		st = fwk.RunGroupPreEnqueuePlugins(context.Background(), g, gs.pending, len(pg.groupStore.GroupMembers(g.Key)))
 	}
 	if !st.IsSuccess() {
 		if gs.gatedSince.IsZero() {

@@ -65,7 +65,8 @@ func (gs *groupState) entryKey() string {
 type pendingGroups struct {
 	cfg         *config.Configuration
 	clock       framework.Clock
-	cache       *cache.Cache
+	groupStore  *cache.GroupStore
+	nominations *cache.NominationStore
 	queue       *queue.Queue
 	profiles    map[string]*fwkruntime.Framework
 	actuator    *actuator.Actuator
@@ -99,8 +100,8 @@ func (pg *pendingGroups) updateMember(pod *v1.Pod, mayHelp bool) {
 	}
 	if _, profile, err := pg.profileFor(pod.Spec.SchedulerName); err == nil {
 		pi := framework.NewPodInfo(pod)
-		if pod.Status.NominatedNodeName != "" && pg.cache.Nominations().NominatedNode(key) == "" {
-			pg.cache.Nominations().Nominate(pi, pod.Status.NominatedNodeName)
+		if pod.Status.NominatedNodeName != "" && pg.nominations.NominatedNode(key) == "" {
+			pg.nominations.Nominate(pi, pod.Status.NominatedNodeName)
 		}
 		pg.addMember(pi, profile, mayHelp)
 	}
@@ -139,9 +140,9 @@ func (pg *pendingGroups) addMember(pi *framework.PodInfo, profile string, mayHel
 
 // unit returns the state of a unit, made on first use.
 func (pg *pendingGroups) unit(key string, composite bool, profile, schedulerName string) *groupState {
-	units, info := pg.groups, pg.cache.Group(key)
+	units, info := pg.groups, pg.groupStore.Group(key)
 	if composite {
-		units, info = pg.composites, pg.cache.Composite(key)
+		units, info = pg.composites, pg.groupStore.Composite(key)
 	}
 	gs := units[key]
 	if gs == nil {
@@ -170,14 +171,14 @@ func (pg *pendingGroups) removeMember(key string) {
 // far, whose gate says so.
 func (pg *pendingGroups) unitOf(groupKey string) (key string, composite bool) {
 	key = groupKey
-	g := pg.cache.Group(groupKey)
+	g := pg.groupStore.Group(groupKey)
 	if g == nil {
 		return key, false
 	}
 	seen := map[string]bool{}
 	for parent := g.ParentKey(); parent != "" && !seen[parent]; {
 		seen[parent] = true
-		c := pg.cache.Composite(parent)
+		c := pg.groupStore.Composite(parent)
 		if c == nil {
 			break
 		}

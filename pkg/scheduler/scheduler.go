@@ -216,7 +216,7 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	s.groupAPI = &groupAPI{actuator: act, clock: s.clock, logger: s.logger, cache: s.cache, resources: p.resources,
 		nativeClaimsUpstream: opts.NativeGroupClaimsUpstream, writers: map[string]*groupStatusWriter{}, conditions: map[string]string{},
 		claimsMaking: map[string]bool{}, claimMade: s.AddPodGroup}
-	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, cache: s.cache, queue: s.queue, profiles: s.profiles,
+	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, groupStore: s.cache.Groups(), nominations: s.cache.Nominations(), queue: s.queue, profiles: s.profiles,
 		actuator: act, status: s.status, groupAPI: s.groupAPI, preemptions: s.preemptions, profileFor: s.profileFor,
 		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, composites: map[string]*groupState{},
 		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}}
