@@ -13,6 +13,7 @@ import (
 // members of each group. A change of any of them changes the units version
 // (Cache.UnitsVersion); simulations change none of them.
 type GroupStore struct {
+	// undo says when a simulation runs, whose pods are no members.
 	undo       *undoLog
 	units      *unitsVersion
 	groups     map[string]*framework.GroupInfo
@@ -54,11 +55,11 @@ func (s *GroupStore) RemoveGroup(key string) {
 	s.units.changed()
 }
 
-// Group returns a PodGroup by namespace/name, or nil (framework.Snapshot).
+// Group returns a PodGroup by namespace/name, or nil.
 func (s *GroupStore) Group(key string) *framework.GroupInfo { return s.groups[key] }
 
 // GroupMembers returns the bound or assumed members of a group, in the order they were
-// added (framework.Snapshot). Simulations do not change it.
+// added. Simulations do not change it.
 func (s *GroupStore) GroupMembers(key string) []*framework.PodInfo { return s.members[key] }
 
 func (s *GroupStore) podAdded(pi *framework.PodInfo)   { s.trackMember(pi, true) }
@@ -106,7 +107,7 @@ func (s *GroupStore) RemoveComposite(key string) {
 	s.units.changed()
 }
 
-// Composite returns a CompositePodGroup by namespace/name, or nil (framework.Snapshot).
+// Composite returns a CompositePodGroup by namespace/name, or nil.
 func (s *GroupStore) Composite(key string) *framework.GroupInfo { return s.composites[key] }
 
 // CompositeChildren returns the keys of the PodGroups and of the composites that name a
@@ -119,8 +120,8 @@ func (s *GroupStore) CompositeChildren(key string) (groups, composites []string)
 	return slices.Sorted(maps.Keys(ch.groups)), slices.Sorted(maps.Keys(ch.composites))
 }
 
-// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy, sorted
-// (framework.Snapshot). A cycle of composites naming each other is walked once.
+// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy, sorted. A
+// cycle of composites naming each other is walked once.
 func (s *GroupStore) CompositeGroups(key string) []string {
 	var out []string
 	s.WalkComposites([]string{key}, func(_ string, groups []string) { out = append(out, groups...) })

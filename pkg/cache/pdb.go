@@ -42,7 +42,7 @@ func (b *BudgetStore) RemovePDB(key string) {
 	b.list = nil
 }
 
-// PDBs returns every PodDisruptionBudget ordered by namespace/name (framework.Snapshot).
+// PDBs returns every PodDisruptionBudget ordered by namespace/name.
 func (b *BudgetStore) PDBs() []*framework.PDBInfo {
 	if b.list == nil && len(b.pdbs) > 0 {
 		keys := make([]string, 0, len(b.pdbs))

@@ -95,14 +95,14 @@ func (s *NodeStore) RemoveBoundPod(key string) *framework.PodInfo {
 	return pi
 }
 
-// AddPod places a pod on a node inside a simulation (framework.Snapshot).
+// AddPod places a pod on a node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
 	if n := s.Get(node); n != nil {
 		s.addPod(pi, n)
 	}
 }
 
-// RemovePod takes a pod off its node inside a simulation (framework.Snapshot).
+// RemovePod takes a pod off its node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) RemovePod(pi *framework.PodInfo) {
 	if _, ok := s.entries[pi]; ok {
 		s.removePod(pi)

@@ -6,20 +6,6 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// Verify checks that every index the cache keeps equals one rebuilt from scratch out of
-// the pods on the nodes: per-node pod positions and usage vectors, the pod map, the label
-// index, the node sets, ghost nodes, nominations, (outside simulations) group
-// membership, the composites' children, and the claims, devices and volumes pods use. Tests and the simulator's invariant checks call it after mutations and
-// rollbacks; it is O(pods × labels).
-func (c *Cache) Verify() error {
-	for _, check := range []func() error{c.nodes.verify, c.undo.verify, c.nominations.verify, func() error { return c.groups.verify(c.nodes) }, func() error { return c.devices.verify(c.nodes) }, func() error { return c.volumes.verify(c.nodes) }} {
-		if err := check(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // verify checks the NodeStore's indexes: the nodes, the pods on them, the label index and
 // the node sets; and reports the first misuse it refused.
 func (s *NodeStore) verify() error {
@@ -176,9 +162,4 @@ func (s *NodeStore) verifyNodeSets() error {
 		}
 	}
 	return nil
-}
-
-func (s *nodeSet) has(n *framework.NodeInfo) bool {
-	_, ok := s.pos[n]
-	return ok
 }
