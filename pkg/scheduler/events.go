@@ -86,7 +86,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
 			if g := s.cache.Group(gk); g != nil {
 				// The last bound member is gone: the group's claims are free.
-				s.groupAPI.releaseClaims(g.PodGroup)
+				s.groupAPI.ReleaseClaims(g.PodGroup)
 			}
 		}
 		s.retries.onVictimEvent(framework.EventAssignedPodDelete, victimOf)

@@ -92,7 +92,7 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 // reportScheduled sets a group's (or composite's) PodGroupScheduled condition and emits
 // its Scheduled event, once.
 func (c *groupCycle) reportScheduled(a groupAttempt, g *framework.GroupInfo, pods int, where *framework.Placement) {
-	if !c.groupAPI.setCondition(g, true, v1alpha1.PodGroupReasonScheduled, "") {
+	if !c.groupAPI.SetCondition(g, true, v1alpha1.PodGroupReasonScheduled, "") {
 		return
 	}
 	if g == a.gs.info {

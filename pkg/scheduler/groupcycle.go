@@ -14,6 +14,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/placement"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
@@ -38,7 +39,7 @@ type groupCycle struct {
 	binder      *binder
 	preemptions *preemptions
 	pending     *pendingGroups
-	groupAPI    *groupAPI
+	groupAPI    *groupapi.Writer
 	placers     map[*fwkruntime.Framework]*placement.Placer
 }
 
@@ -225,7 +226,7 @@ func (c *groupCycle) fail(a groupAttempt, st *framework.Status, rejectors []stri
 	c.observe(a, result)
 	// A unit that runs (minCount members bound, a complete hierarchy) keeps its Scheduled
 	// status while extra members wait: only the members say why they wait.
-	if !a.running && (c.groupAPI.setCondition(g, false, reason, condMsg) || !isError) {
+	if !a.running && (c.groupAPI.SetCondition(g, false, reason, condMsg) || !isError) {
 		c.actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	}
 	for _, p := range gs.pending {

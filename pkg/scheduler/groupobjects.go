@@ -34,7 +34,7 @@ func (pg *pendingGroups) setGroup(obj *v1alpha1.PodGroup) {
 	g := pg.resolve(&framework.GroupInfo{PodGroup: obj})
 	old := pg.groupStore.Group(g.Key)
 	pg.groupStore.SetGroup(g)
-	pg.groupAPI.ensureClaims(g)
+	pg.groupAPI.EnsureClaims(g)
 	if old != nil && old.ParentKey() != g.ParentKey() {
 		pg.refile()
 	}
@@ -55,9 +55,9 @@ func (pg *pendingGroups) setGroup(obj *v1alpha1.PodGroup) {
 // nominations go (the room they held is free for others), and each says why it waits.
 func (pg *pendingGroups) deleteGroup(obj *v1alpha1.PodGroup) {
 	key := obj.Namespace + "/" + obj.Name
-	pg.groupAPI.releaseClaims(obj)
+	pg.groupAPI.ReleaseClaims(obj)
 	pg.groupStore.RemoveGroup(key)
-	pg.groupAPI.forget(groupEntryKey(key))
+	pg.groupAPI.ForgetGroup(key)
 	pg.refile()
 	if gs := pg.groups[key]; gs != nil {
 		gs.info = nil
@@ -97,7 +97,7 @@ func (pg *pendingGroups) deleteComposite(obj *v1alpha1.CompositePodGroup) {
 	key := obj.Namespace + "/" + obj.Name
 	groups := pg.groupStore.CompositeGroups(key)
 	pg.groupStore.RemoveComposite(key)
-	pg.groupAPI.forget(compositeEntryKey(key))
+	pg.groupAPI.ForgetComposite(key)
 	pg.resolveHierarchy(key)
 	pg.refile()
 	if gs := pg.composites[key]; gs != nil {

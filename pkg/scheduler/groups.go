@@ -13,6 +13,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -71,7 +72,7 @@ type pendingGroups struct {
 	profiles    map[string]*fwkruntime.Framework
 	actuator    *actuator.Actuator
 	status      *podStatus
-	groupAPI    *groupAPI
+	groupAPI    *groupapi.Writer
 	preemptions *preemptions
 	profileFor  func(schedulerName string) (*fwkruntime.Framework, string, error)
 

@@ -19,6 +19,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/actuator"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
@@ -48,7 +49,7 @@ type preemptions struct {
 	metrics  *metrics.Metrics
 	observer Observer
 	status   *podStatus
-	groupAPI *groupAPI
+	groupAPI *groupapi.Writer
 	pending  *pendingGroups
 
 	// inFlight holds the preemptions whose API calls are running, by preemptor (a pod's
@@ -166,7 +167,7 @@ func (pm *preemptions) done(key string, err error) {
 			pm.actuator.Event(entry.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
 		case entry.Group != nil:
 			if gs := entry.Group.(*groupState); gs.info != nil {
-				pm.groupAPI.setCondition(gs.info, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+				pm.groupAPI.SetCondition(gs.info, false, v1alpha1.PodGroupReasonUnschedulable, msg)
 				pm.actuator.Event(gs.info.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
 			}
 		}
@@ -288,12 +289,7 @@ func (pm *preemptions) markVictimGroups(victims []*framework.PodInfo, msg string
 	}
 	slices.SortFunc(groups, func(a, b *framework.GroupInfo) int { return strings.Compare(unitKey(a), unitKey(b)) })
 	for _, g := range groups {
-		pm.groupAPI.writeStatus(g, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
-			Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
-			Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msg,
-		})
-		// Its next PodGroupScheduled condition is written afresh.
-		delete(pm.groupAPI.conditions, unitKey(g))
+		pm.groupAPI.Preempted(g, msg)
 	}
 }
 

@@ -7,9 +7,10 @@
 // podCycle (one pod: filter, score, assume, Permit, bind), groupCycle (one pod group,
 // placed by pkg/placement), pendingGroups (the groups with pending members, their gates),
 // preemptions (preemptions being carried out and the preemptors waiting for victims),
-// groupAPI (PodGroup status and the claims groups share), binder (bindings in flight),
-// podStatus (what pending pods are told), retries (which cluster events move which pending
-// entries) and cacheComparer (the cache checked against the cluster).
+// binder (bindings in flight), podStatus (what pending pods are told), retries (which
+// cluster events move which pending entries) and cacheComparer (the cache checked against
+// the cluster). What it writes about pod groups (their status, the claims they share) is
+// pkg/groupapi's.
 package scheduler
 
 import (
@@ -27,6 +28,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/placement"
 	"github.com/phalanx-dev/phalanx/pkg/podfit"
@@ -88,7 +90,7 @@ type Scheduler struct {
 	groups      *groupCycle
 	pending     *pendingGroups
 	preemptions *preemptions
-	groupAPI    *groupAPI
+	groupAPI    *groupapi.Writer
 	binder      *binder
 	status      *podStatus
 	retries     *retries
@@ -213,9 +215,9 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	s.status = &podStatus{actuator: act, clock: s.clock, logger: s.logger, nominations: s.cache.Nominations(), queue: s.queue, failures: map[string]string{}}
 	s.retries = &retries{queue: s.queue, profiles: s.profiles, events: p.events, preemptions: s.preemptions}
 	s.binder = &binder{actuator: act, pods: s.cache.Nodes(), retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}}
-	s.groupAPI = &groupAPI{actuator: act, clock: s.clock, logger: s.logger, cache: s.cache, resources: p.resources,
-		nativeClaimsUpstream: opts.NativeGroupClaimsUpstream, writers: map[string]*groupStatusWriter{}, conditions: map[string]string{},
-		claimsMaking: map[string]bool{}, claimMade: s.AddPodGroup}
+	s.groupAPI = groupapi.New(groupapi.Options{Actuator: act, Clock: s.clock, Logger: s.logger, Groups: s.cache.Groups(),
+		Claims: s.cache.Devices(), Resources: p.resources, NativeClaimsUpstream: opts.NativeGroupClaimsUpstream,
+		ClaimMade: s.AddPodGroup})
 	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, groupStore: s.cache.Groups(), nominations: s.cache.Nominations(), queue: s.queue, profiles: s.profiles,
 		actuator: act, status: s.status, groupAPI: s.groupAPI, preemptions: s.preemptions, profileFor: s.profileFor,
 		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, composites: map[string]*groupState{},
