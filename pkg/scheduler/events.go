@@ -78,7 +78,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	s.pods.dropWaiting(key)
 	s.status.forget(key)
-	victimOf := s.preemptions.podGone(key)
+	victimOf := s.preemptions.PodGone(key)
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
 	s.cache.Nominations().ClearNomination(key)
@@ -95,7 +95,7 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 
 func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
-	s.preemptions.forgetVictims(key)
+	s.preemptions.ForgetVictims(key)
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
 	s.cache.Nominations().ClearNomination(key)
@@ -116,7 +116,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 		s.logger.Error(err, "Adding bound pod to the cache", "pod", key)
 		return
 	}
-	s.retries.onVictimEvent(framework.EventAssignedPodAdd, s.preemptions.victimOf[key])
+	s.retries.onVictimEvent(framework.EventAssignedPodAdd, s.preemptions.VictimOf(key))
 }
 
 func (s *Scheduler) addPendingPod(pod *v1.Pod) {
@@ -232,7 +232,7 @@ func (s *Scheduler) preEnqueue(entry *queue.Entry) *framework.Status {
 	if fwk == nil || entry.Pod == nil {
 		return nil
 	}
-	if st := s.preemptions.gate(entry.Key); st != nil {
+	if st := s.preemptions.Gate(entry.Key); st != nil {
 		return st
 	}
 	return fwk.RunPreEnqueuePlugins(context.Background(), entry.Pod)

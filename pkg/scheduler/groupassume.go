@@ -51,7 +51,7 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 	if c.observer != nil {
 		c.observer.GroupPlaced(g, done)
 	}
-	c.preemptions.forgetDecision(a.entry.Key)
+	c.preemptions.ForgetDecision(a.entry.Key)
 	for _, m := range done {
 		gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q == m.Pod })
 		delete(c.pending.filed, m.Pod.Key)

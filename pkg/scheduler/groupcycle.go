@@ -17,6 +17,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/placement"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -37,7 +38,7 @@ type groupCycle struct {
 	actuator    *actuator.Actuator
 	status      *podStatus
 	binder      *binder
-	preemptions *preemptions
+	preemptions *preemptexec.Preemptions
 	pending     *pendingGroups
 	groupAPI    *groupapi.Writer
 	placers     map[*fwkruntime.Framework]*placement.Placer
@@ -205,7 +206,7 @@ func (c *groupCycle) fail(a groupAttempt, st *framework.Status, rejectors []stri
 	gs := a.gs
 	g := gs.info
 	msg, isError := st.Message(), !st.IsRejected()
-	if note := c.preemptions.spentDecision(a.entry.Key); note != "" {
+	if note := c.preemptions.SpentDecision(a.entry.Key); note != "" {
 		msg, isError = note+msg, true
 	}
 	reason := v1alpha1.PodGroupReasonUnschedulable

@@ -34,7 +34,7 @@ const msgCompositeWaitingForGroups = "waiting for minGroupCount pod groups of a 
 // the PodGroup missing, the group invalid or inconsistent with its members, or (through the
 // GroupPreEnqueue plugins) a gang not yet complete.
 func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Status {
-	if st := pg.preemptions.gate(entry.Key); st != nil {
+	if st := pg.preemptions.Gate(entry.Key); st != nil {
 		return st
 	}
 	kind := "PodGroup"

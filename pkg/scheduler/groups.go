@@ -14,6 +14,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/groupapi"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -51,6 +52,9 @@ func unitKey(g *framework.GroupInfo) string {
 	return groupEntryKey(g.Key)
 }
 
+// groupOf is the group of a queue entry that is a unit (nil until its object is seen).
+func groupOf(entry *queue.Entry) *framework.GroupInfo { return entry.Group.(*groupState).info }
+
 // entryKey is the unit's queue key.
 func (gs *groupState) entryKey() string {
 	if gs.composite {
@@ -73,7 +77,7 @@ type pendingGroups struct {
 	actuator    *actuator.Actuator
 	status      *podStatus
 	groupAPI    *groupapi.Writer
-	preemptions *preemptions
+	preemptions *preemptexec.Preemptions
 	profileFor  func(schedulerName string) (*fwkruntime.Framework, string, error)
 
 	// classes are the PriorityClasses, for resolving groups' priorities.

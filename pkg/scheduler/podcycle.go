@@ -12,6 +12,7 @@ import (
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/podfit"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -31,7 +32,7 @@ type podCycle struct {
 	clock       framework.Clock
 	status      *podStatus
 	binder      *binder
-	preemptions *preemptions
+	preemptions *preemptexec.Preemptions
 	// waiting holds pods a Permit plugin asked to wait, by key.
 	waiting map[string]*waitingPod
 }
@@ -153,7 +154,7 @@ func (c *podCycle) finishBinding(a podAttempt, as assumed, o bindOutcome, st *fr
 		if ours {
 			c.queue.Done(a.entry.Key)
 		}
-		c.preemptions.forgetDecision(a.entry.Key)
+		c.preemptions.ForgetDecision(a.entry.Key)
 		c.observe(a, metrics.ResultScheduled)
 		c.metrics.PodScheduled(a.entry.Attempts, c.clock.Now().Sub(a.entry.InitialAttempt))
 		c.binder.recordScheduled(as)
@@ -184,7 +185,7 @@ func (c *podCycle) fail(a podAttempt, st *framework.Status, rejectors sets.Set[s
 		}
 	}
 	msg, isError := st.Message(), !st.IsRejected()
-	if note := c.preemptions.spentDecision(a.entry.Key); note != "" {
+	if note := c.preemptions.SpentDecision(a.entry.Key); note != "" {
 		msg, isError = note+msg, true
 	}
 	c.queue.Requeue(a.entry, rejectors, isError)

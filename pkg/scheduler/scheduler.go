@@ -6,11 +6,12 @@
 // Scheduler is the loop and its event handlers; each other job has a type of its own:
 // podCycle (one pod: filter, score, assume, Permit, bind), groupCycle (one pod group,
 // placed by pkg/placement), pendingGroups (the groups with pending members, their gates),
-// preemptions (preemptions being carried out and the preemptors waiting for victims),
 // binder (bindings in flight), podStatus (what pending pods are told), retries (which
 // cluster events move which pending entries) and cacheComparer (the cache checked against
-// the cluster). What it writes about pod groups (their status, the claims they share) is
-// pkg/groupapi's.
+// the cluster). Two jobs with a narrow seam have packages of their own: pkg/preemptexec
+// carries out the preemptions the cycles decide and follows preemptors until their
+// victims are gone; pkg/groupapi writes what the scheduler decides about pod groups (their
+// status, the claims they share).
 package scheduler
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/placement"
 	"github.com/phalanx-dev/phalanx/pkg/podfit"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -89,7 +91,7 @@ type Scheduler struct {
 	pods        *podCycle
 	groups      *groupCycle
 	pending     *pendingGroups
-	preemptions *preemptions
+	preemptions *preemptexec.Preemptions
 	groupAPI    *groupapi.Writer
 	binder      *binder
 	status      *podStatus
@@ -125,7 +127,7 @@ func New(opts Options) (*Scheduler, error) {
 		notify:   make(chan struct{}, 1),
 		// The profiles' plugins carry preemptions out through it; it is filled in by
 		// assemble, once the queue exists.
-		preemptions: &preemptions{},
+		preemptions: &preemptexec.Preemptions{},
 	}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
@@ -139,7 +141,7 @@ func New(opts Options) (*Scheduler, error) {
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
 		// Only the end of the preemption's API calls releases this gate; only a change of
 		// the group or its members releases the group gates.
-		gatePreemption:          nil,
+		preemptexec.GatePlugin:  nil,
 		gateGroupMissing:        nil,
 		gateGroupInvalid:        nil,
 		gateCompositeIncomplete: nil,
@@ -222,10 +224,11 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 		actuator: act, status: s.status, groupAPI: s.groupAPI, preemptions: s.preemptions, profileFor: s.profileFor,
 		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, composites: map[string]*groupState{},
 		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}}
-	*s.preemptions = preemptions{actuator: act, exec: preemptExec, post: s.Post, clock: s.clock, logger: s.logger,
-		cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, status: s.status,
-		groupAPI: s.groupAPI, pending: s.pending, inFlight: map[string]*inflightPreemption{},
-		victimOf: map[string]*victimWait{}, waitingForVictims: map[string]*victimWait{}, spent: map[string]string{}}
+	// The profiles were given s.preemptions before the queue existed: it is filled in place.
+	*s.preemptions = *preemptexec.New(preemptexec.Options{Actuator: act, Exec: preemptExec, Clock: s.clock, Logger: s.logger,
+		Metrics: s.metrics, Queue: s.queue, Snapshot: s.cache, Nodes: s.cache.Nodes(), Nominations: s.cache.Nominations(),
+		GroupAPI: s.groupAPI, DropNomination: s.status.dropNomination, QueueKey: unitKey, GroupOf: groupOf,
+		Observer: opts.Observer})
 	s.pods = &podCycle{cache: s.cache, queue: s.queue, finder: p.finder, metrics: s.metrics, observer: opts.Observer,
 		clock: s.clock, status: s.status, binder: s.binder, preemptions: s.preemptions, waiting: map[string]*waitingPod{}}
 	s.status.filed = func(key string) *groupState { return s.pending.filed[key] }
