@@ -407,14 +407,9 @@ func sortedValues[T any](m map[string]*T) []*T {
 // count matches them, and the taken devices are exactly those of the claims that hold
 // theirs.
 func (d *DeviceStore) verify(pods *NodeStore) error {
-	users := map[string]int{}
-	for pi, keys := range d.podClaims {
-		if !pods.has(pi) {
-			return fmt.Errorf("pod %s uses claims but is not in the cache", pi.Key)
-		}
-		for _, k := range keys {
-			users[k]++
-		}
+	users, err := pods.countUsers(d.podClaims, "claims")
+	if err != nil {
+		return err
 	}
 	for k, ci := range d.claims {
 		if ci.Users != users[k] {

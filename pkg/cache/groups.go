@@ -37,23 +37,10 @@ func newGroupStore(undo *undoLog, units *unitsVersion) *GroupStore {
 }
 
 // SetGroup records or replaces a PodGroup.
-func (s *GroupStore) SetGroup(g *framework.GroupInfo) {
-	if old := s.groups[g.Key]; old != nil {
-		s.unlinkChild(old.ParentKey(), g.Key, false)
-	}
-	s.groups[g.Key] = g
-	s.linkChild(g.ParentKey(), g.Key, false)
-	s.units.changed()
-}
+func (s *GroupStore) SetGroup(g *framework.GroupInfo) { s.set(s.groups, g, false) }
 
 // RemoveGroup forgets a PodGroup.
-func (s *GroupStore) RemoveGroup(key string) {
-	if old := s.groups[key]; old != nil {
-		s.unlinkChild(old.ParentKey(), key, false)
-	}
-	delete(s.groups, key)
-	s.units.changed()
-}
+func (s *GroupStore) RemoveGroup(key string) { s.remove(s.groups, key, false) }
 
 // Group returns a PodGroup by namespace/name, or nil.
 func (s *GroupStore) Group(key string) *framework.GroupInfo { return s.groups[key] }
@@ -89,21 +76,27 @@ func (s *GroupStore) trackMember(pi *framework.PodInfo, added bool) {
 }
 
 // SetComposite records or replaces a CompositePodGroup.
-func (s *GroupStore) SetComposite(g *framework.GroupInfo) {
-	if old := s.composites[g.Key]; old != nil {
-		s.unlinkChild(old.ParentKey(), g.Key, true)
-	}
-	s.composites[g.Key] = g
-	s.linkChild(g.ParentKey(), g.Key, true)
-	s.units.changed()
-}
+func (s *GroupStore) SetComposite(g *framework.GroupInfo) { s.set(s.composites, g, true) }
 
 // RemoveComposite forgets a CompositePodGroup.
-func (s *GroupStore) RemoveComposite(key string) {
-	if old := s.composites[key]; old != nil {
-		s.unlinkChild(old.ParentKey(), key, true)
+func (s *GroupStore) RemoveComposite(key string) { s.remove(s.composites, key, true) }
+
+// set records a group or composite in m (composites when composite), and where it sits
+// in the hierarchy.
+func (s *GroupStore) set(m map[string]*framework.GroupInfo, g *framework.GroupInfo, composite bool) {
+	s.remove(m, g.Key, composite) // the one it replaces
+
+	m[g.Key] = g
+	s.linkChild(g.ParentKey(), g.Key, composite)
+}
+
+// remove forgets a group or composite of m and its place in the hierarchy, and notes that
+// the units changed.
+func (s *GroupStore) remove(m map[string]*framework.GroupInfo, key string, composite bool) {
+	if old := m[key]; old != nil {
+		s.unlinkChild(old.ParentKey(), key, composite)
 	}
-	delete(s.composites, key)
+	delete(m, key)
 	s.units.changed()
 }
 

@@ -163,3 +163,19 @@ func (s *NodeStore) verifyNodeSets() error {
 	}
 	return nil
 }
+
+// countUsers counts, by claim key, the pods that byPod records as using each claim (or
+// volume claim), for the device and volume stores' verification: every such pod must be
+// in the store.
+func (s *NodeStore) countUsers(byPod map[*framework.PodInfo][]string, what string) (map[string]int, error) {
+	users := map[string]int{}
+	for pi, keys := range byPod {
+		if _, ok := s.entries[pi]; !ok {
+			return nil, fmt.Errorf("pod %s uses %s but is not in the cache", pi.Key, what)
+		}
+		for _, k := range keys {
+			users[k]++
+		}
+	}
+	return users, nil
+}

@@ -35,12 +35,6 @@ func (s *NodeStore) Pod(key string) *framework.PodInfo { return s.pods[key] }
 // NumPods is the number of bound or assumed pods.
 func (s *NodeStore) NumPods() int { return len(s.pods) }
 
-// has reports whether a pod is on a node of the store, for other stores' verification.
-func (s *NodeStore) has(pi *framework.PodInfo) bool {
-	_, ok := s.entries[pi]
-	return ok
-}
-
 // AddBoundPod records a pod the API says is bound. When the scheduler had assumed it, the
 // assumption is confirmed (and moved, should the pod have landed elsewhere).
 func (s *NodeStore) AddBoundPod(pi *framework.PodInfo) error {

@@ -196,14 +196,9 @@ func (v *VolumeStore) RemoveCSINode(name string) { delete(v.csiNodes, name) }
 // verify: the pods recorded as using volume claims are pods in the cache, every claim's
 // user count matches them, and volume assumptions pair up.
 func (v *VolumeStore) verify(pods *NodeStore) error {
-	pvcUsers := map[string]int{}
-	for pi, keys := range v.podPVCs {
-		if !pods.has(pi) {
-			return fmt.Errorf("pod %s uses volumes but is not in the cache", pi.Key)
-		}
-		for _, k := range keys {
-			pvcUsers[k]++
-		}
+	pvcUsers, err := pods.countUsers(v.podPVCs, "volumes")
+	if err != nil {
+		return err
 	}
 	if len(pvcUsers) != len(v.users) {
 		return fmt.Errorf("%d claims counted as used, %d used", len(v.users), len(pvcUsers))

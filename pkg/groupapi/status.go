@@ -164,22 +164,22 @@ func (w *Writer) writeStatus(g *framework.GroupInfo, phase v1alpha1.PodGroupPhas
 	})
 }
 
-// writer returns the status writer of an object, by its objectKey, anew for a new object
-// of the same name.
-func (w *Writer) writer(key string, uid types.UID) *statusWriter {
+// writer returns the status writer of an object (a CompositePodGroup when composite) and
+// its objectKey, anew for a new object of the same name.
+func (w *Writer) writer(obj metav1.Object, composite bool) (string, *statusWriter) {
+	key := objectKey(composite, obj.GetNamespace()+"/"+obj.GetName())
 	sw := w.writers[key]
-	if sw == nil || sw.uid != uid {
-		sw = &statusWriter{uid: uid}
+	if sw == nil || sw.uid != obj.GetUID() {
+		sw = &statusWriter{uid: obj.GetUID()}
 		w.writers[key] = sw
 	}
-	return sw
+	return key, sw
 }
 
 // updateStatus applies a change to the group's desired status and writes it, after the
 // write in flight if there is one.
 func (w *Writer) updateStatus(pg *v1alpha1.PodGroup, change func(*v1alpha1.PodGroupStatus)) {
-	key := pg.Namespace + "/" + pg.Name
-	sw := w.writer(objectKey(false, key), pg.UID)
+	key, sw := w.writer(pg, false)
 	next := pg.DeepCopy()
 	if desired, ok := sw.desired.(*v1alpha1.PodGroup); ok {
 		next.Status = *desired.Status.DeepCopy()
@@ -190,27 +190,26 @@ func (w *Writer) updateStatus(pg *v1alpha1.PodGroup, change func(*v1alpha1.PodGr
 	}
 	change(&next.Status)
 	sw.desired = next
-	if g := w.opts.Groups.Group(key); g != nil && g.PodGroup == pg {
+	if g := w.opts.Groups.Group(pg.Namespace + "/" + pg.Name); g != nil && g.PodGroup == pg {
 		// Later decisions see this status even before the informer reports it back.
 		g.PodGroup = next
 	}
-	w.write(objectKey(false, key), sw)
+	w.write(key, sw)
 }
 
 // updateCompositeStatus is updateStatus for a CompositePodGroup.
 func (w *Writer) updateCompositeStatus(c *v1alpha1.CompositePodGroup, change func(*v1alpha1.CompositePodGroupStatus)) {
-	key := c.Namespace + "/" + c.Name
-	sw := w.writer(objectKey(true, key), c.UID)
+	key, sw := w.writer(c, true)
 	next := c.DeepCopy()
 	if desired, ok := sw.desired.(*v1alpha1.CompositePodGroup); ok {
 		next.Status = *desired.Status.DeepCopy()
 	}
 	change(&next.Status)
 	sw.desired = next
-	if g := w.opts.Groups.Composite(key); g != nil && g.Composite == c {
+	if g := w.opts.Groups.Composite(c.Namespace + "/" + c.Name); g != nil && g.Composite == c {
 		g.Composite = next
 	}
-	w.write(objectKey(true, key), sw)
+	w.write(key, sw)
 }
 
 // write writes the desired status now, or after the write in flight.
