@@ -31,7 +31,7 @@ go -C hack/tools/crdcheck test -count=1 ./...
 
 echo "== pure scheduling core"
 # pkg/nativegroup is not the core, but the simulator shares it with the kube driver.
-pure="./pkg/cache/... ./pkg/queue/... ./pkg/framework/... ./pkg/plugins/... ./pkg/podfit/... ./pkg/placement/... ./pkg/preemption/... ./pkg/scheduler/... ./pkg/nativegroup/..."
+pure="./pkg/cache/... ./pkg/groupapi/... ./pkg/preemptexec/... ./pkg/queue/... ./pkg/framework/... ./pkg/plugins/... ./pkg/podfit/... ./pkg/placement/... ./pkg/preemption/... ./pkg/scheduler/... ./pkg/nativegroup/..."
 bad=0
 for pkg in $(go list $pure 2>/dev/null); do
 	if go list -deps "$pkg" | grep -q '^k8s.io/client-go'; then

@@ -1,9 +1,17 @@
-// Package cache holds the cluster state the scheduler decides on: nodes, the pods bound or
-// assumed on them, namespaces, nominations. It is owned by the scheduling loop and is also
-// the snapshot a cycle reads: informer events are applied between cycles, never during one,
-// so no copy is needed. Simulations inside a cycle (assuming gang members, removing
-// preemption victims) mutate it in place and are undone through an undo log (Checkpoint,
-// Rollback) that restores every field exactly.
+// Package cache holds the cluster state the scheduler decides on. It is owned by the
+// scheduling loop and is also the snapshot a cycle reads: informer events are applied
+// between cycles, never during one, so no copy is needed.
+//
+// The state is kept in stores, each owning its part and checking it (Verify): the nodes
+// and the pods on them (NodeStore, with the label index), the PodGroups and
+// CompositePodGroups (GroupStore), nominations (NominationStore), PodDisruptionBudgets
+// (BudgetStore), Dynamic Resource Allocation (DeviceStore) and storage (VolumeStore). The
+// event handlers reach a store through its accessor (Cache.Groups, Cache.Devices, ...) and
+// write into it; plugins read the Cache as a framework.Snapshot (snapshot.go).
+//
+// Simulations inside a cycle (assuming gang members, removing preemption victims) change
+// the stores in place; every store records its changes in the one undo log the Cache
+// shares among them (undo.go), and Rollback to a Checkpoint restores every field exactly.
 package cache
 
 import (
@@ -13,197 +21,101 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// Cache is the scheduler's view of the cluster.
+// Cache is the scheduler's view of the cluster: the stores, and what they share.
 type Cache struct {
-	nodes     []*framework.NodeInfo
-	nodeIndex map[string]int
-	// ghosts are nodes deleted while pods still run on them; they take no new pods.
-	ghosts map[string]*framework.NodeInfo
+	// undo is the one undo log every store's changes under a checkpoint go through.
+	undo *undoLog
+	// units is the version of what makes preemption units, which the group and budget
+	// stores change.
+	units unitsVersion
 
-	pods    map[string]*framework.PodInfo // bound or assumed pods by namespace/name
-	entries map[*framework.PodInfo]*podEntry
-	labels  labelIndex
+	nodes       *NodeStore
+	groups      *GroupStore
+	nominations *NominationStore
+	budgets     *BudgetStore
+	devices     *DeviceStore
+	volumes     *VolumeStore
 
-	antiNodes     nodeSet // nodes running a pod with required anti-affinity
-	affinityNodes nodeSet // nodes running a pod with any affinity term
-
+	// namespaces are the namespaces' labels, for namespaceSelector in affinity terms.
 	namespaces map[string]labels.Set
-	nominator  nominator
-	pdbs       map[string]*framework.PDBInfo
-	pdbList    []*framework.PDBInfo
-	groups     map[string]*framework.GroupInfo
-	// unitsVersion: see UnitsVersion.
-	unitsVersion int64
-	// composites are the CompositePodGroups; children indexes, by composite, the groups
-	// and composites that name it as their parent.
-	composites map[string]*framework.GroupInfo
-	children   map[string]*childSet
-	// members are the bound or assumed members of each group, outside simulations.
-	members map[string][]*framework.PodInfo
-	// dra and vols are the devices and volumes pods use (dra.go, volumes.go).
-	dra  *draState
-	vols *volumeState
-
-	undo  []undoOp
-	marks []mark
-	// faults are misuses the cache refused (a pod added twice); Verify reports them.
-	faults   []string
-	nextMark framework.Checkpoint
-	// layoutVersion changes whenever nodes are added or removed (their Index changes).
-	layoutVersion uint64
 }
 
 // New returns an empty cache.
 func New() *Cache {
-	c := &Cache{
-		nodeIndex:     map[string]int{},
-		ghosts:        map[string]*framework.NodeInfo{},
-		pods:          map[string]*framework.PodInfo{},
-		entries:       map[*framework.PodInfo]*podEntry{},
-		labels:        newLabelIndex(),
-		antiNodes:     newNodeSet(),
-		affinityNodes: newNodeSet(),
-		namespaces:    map[string]labels.Set{},
-		nominator:     newNominator(),
-		pdbs:          map[string]*framework.PDBInfo{},
-		groups:        map[string]*framework.GroupInfo{},
-		composites:    map[string]*framework.GroupInfo{},
-		children:      map[string]*childSet{},
-		members:       map[string][]*framework.PodInfo{},
-	}
-	c.dra = newDRAState(c)
-	c.vols = newVolumeState(c)
+	undo := &undoLog{}
+	c := &Cache{undo: undo, namespaces: map[string]labels.Set{}}
+	c.nodes = newNodeStore(undo)
+	c.groups = newGroupStore(undo, &c.units)
+	c.nominations = newNominationStore()
+	c.budgets = newBudgetStore(&c.units)
+	c.devices = newDeviceStore(undo, c.groups)
+	c.volumes = newVolumeStore(undo)
+	c.nodes.watchers = []podWatcher{c.groups, c.devices, c.volumes}
 	return c
 }
 
-var _ framework.Snapshot = (*Cache)(nil)
+// Nodes is the store of the nodes and the pods bound or assumed on them.
+func (c *Cache) Nodes() *NodeStore { return c.nodes }
 
-// NodeInfos returns the live nodes in the order they were added.
-func (c *Cache) NodeInfos() []*framework.NodeInfo { return c.nodes }
+// Groups is the store of the PodGroups, the CompositePodGroups and groups' bound members.
+func (c *Cache) Groups() *GroupStore { return c.groups }
 
-// LayoutVersion changes whenever the node list changes, so per-node arrays indexed by
-// NodeInfo.Index must be rebuilt.
-func (c *Cache) LayoutVersion() uint64 { return c.layoutVersion }
+// Nominations is the store of the nodes pending pods are nominated to.
+func (c *Cache) Nominations() *NominationStore { return c.nominations }
 
-// NumNodes is the number of live nodes.
-func (c *Cache) NumNodes() int { return len(c.nodes) }
+// DisruptionBudgets is the store of the PodDisruptionBudgets.
+func (c *Cache) DisruptionBudgets() *BudgetStore { return c.budgets }
 
-// Get returns a live node by name, or nil.
-func (c *Cache) Get(name string) *framework.NodeInfo {
-	if i, ok := c.nodeIndex[name]; ok {
-		return c.nodes[i]
-	}
-	return nil
-}
+// Devices is the store of DeviceClasses, ResourceSlices, ResourceClaims and the devices
+// claims take.
+func (c *Cache) Devices() *DeviceStore { return c.devices }
 
-// nodeOrGhost returns a node that may hold pods, live or deleted.
-func (c *Cache) nodeOrGhost(name string) *framework.NodeInfo {
-	if n := c.Get(name); n != nil {
-		return n
-	}
-	return c.ghosts[name]
-}
-
-// NodesWithRequiredAntiAffinityPods implements framework.Snapshot.
-func (c *Cache) NodesWithRequiredAntiAffinityPods() []*framework.NodeInfo { return c.antiNodes.items }
-
-// NodesWithAffinityPods implements framework.Snapshot.
-func (c *Cache) NodesWithAffinityPods() []*framework.NodeInfo { return c.affinityNodes.items }
-
-// NamespaceLabels returns a namespace's labels, nil when unknown.
-func (c *Cache) NamespaceLabels(ns string) labels.Set { return c.namespaces[ns] }
-
-// ForEachPodMatching implements framework.Snapshot through the label index.
-func (c *Cache) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn func(*framework.PodInfo) bool) {
-	c.labels.forEach(sel, func(e *podEntry) bool {
-		if e.node.Node() == nil || !ns(e.pi.Pod.Namespace) {
-			return true
-		}
-		if !sel.Matches(labels.Set(e.pi.Pod.Labels)) {
-			return true
-		}
-		return fn(e.pi)
-	})
-}
-
-// UnitsVersion changes with PDBs, groups, composites and groups' bound members
-// (framework.Snapshot).
-func (c *Cache) UnitsVersion() int64 { return c.unitsVersion }
-
-// unitsChanged notes a change of what makes preemption units.
-func (c *Cache) unitsChanged() { c.unitsVersion = framework.NextGeneration() }
-
-// Pod returns a bound or assumed pod by namespace/name.
-func (c *Cache) Pod(key string) *framework.PodInfo { return c.pods[key] }
-
-// NumPods is the number of bound or assumed pods.
-func (c *Cache) NumPods() int { return len(c.pods) }
-
-// AddNode adds a node, or updates it when it exists (or returns from deletion).
-func (c *Cache) AddNode(node *v1.Node) *framework.NodeInfo {
-	if n := c.Get(node.Name); n != nil {
-		n.SetNode(node)
-		return n
-	}
-	n := c.ghosts[node.Name]
-	if n != nil {
-		delete(c.ghosts, node.Name)
-		n.SetNode(node)
-		c.relabel(n, true)
-	} else {
-		n = framework.NewNodeInfo(node)
-	}
-	n.Index = len(c.nodes)
-	c.nodeIndex[node.Name] = n.Index
-	c.nodes = append(c.nodes, n)
-	c.layoutVersion++
-	return n
-}
-
-// RemoveNode removes a node. Pods still on it keep their place (as on a ghost node) until
-// they are deleted, as kube-scheduler does, but no pod is scheduled there.
-func (c *Cache) RemoveNode(name string) {
-	i, ok := c.nodeIndex[name]
-	if !ok {
-		return
-	}
-	n := c.nodes[i]
-	// Keep the order of the remaining nodes: it decides where filtering starts, and
-	// the simulator must be deterministic.
-	copy(c.nodes[i:], c.nodes[i+1:])
-	c.nodes[len(c.nodes)-1] = nil
-	c.nodes = c.nodes[:len(c.nodes)-1]
-	delete(c.nodeIndex, name)
-	for j := i; j < len(c.nodes); j++ {
-		c.nodeIndex[c.nodes[j].Name] = j
-		c.nodes[j].Index = j
-	}
-	c.layoutVersion++
-	if len(n.Pods) > 0 {
-		c.relabel(n, false)
-		n.SetNode(nil)
-		c.ghosts[name] = n
-	}
-}
-
-// relabel takes a node's pods out of (or back into) the node-level sets when the node
-// disappears or returns.
-func (c *Cache) relabel(n *framework.NodeInfo, live bool) {
-	if live {
-		if len(n.PodsWithRequiredAntiAffinity) > 0 {
-			c.antiNodes.add(n)
-		}
-		if len(n.PodsWithAffinity) > 0 {
-			c.affinityNodes.add(n)
-		}
-		return
-	}
-	c.antiNodes.remove(n)
-	c.affinityNodes.remove(n)
-}
+// Storage is the store of volumes, volume claims, StorageClasses and CSINodes.
+func (c *Cache) Storage() *VolumeStore { return c.volumes }
 
 // SetNamespace records a namespace's labels (for namespaceSelector in affinity terms).
 func (c *Cache) SetNamespace(ns *v1.Namespace) { c.namespaces[ns.Name] = labels.Set(ns.Labels) }
 
 // RemoveNamespace forgets a namespace.
 func (c *Cache) RemoveNamespace(name string) { delete(c.namespaces, name) }
+
+// Checkpoint starts recording changes so that Rollback can undo them (framework.Snapshot).
+// Checkpoints nest like savepoints (undoLog.checkpoint).
+func (c *Cache) Checkpoint() framework.Checkpoint { return c.undo.checkpoint() }
+
+// Rollback undoes every change since the checkpoint, in every store, newest first, and
+// closes it (framework.Snapshot).
+func (c *Cache) Rollback(cp framework.Checkpoint) { c.undo.rollback(cp, c.nodes) }
+
+// OpenCheckpoints is the number of checkpoints not yet rolled back; 0 between cycles.
+func (c *Cache) OpenCheckpoints() int { return c.undo.open() }
+
+// Verify checks that every index the stores keep equals one rebuilt from scratch out of
+// what it indexes: per-node pod positions and usage vectors, the pod map, the label index,
+// the node sets, ghost nodes; the undo log; nominations; (outside simulations) group
+// membership, the composites' children; the claims, devices and volumes pods use. Tests
+// and the simulator's invariant checks call it after changes and rollbacks; it is
+// O(pods × labels).
+func (c *Cache) Verify() error {
+	for _, check := range []func() error{
+		c.nodes.verify,
+		c.undo.verify,
+		c.nominations.verify,
+		func() error { return c.groups.verify(c.nodes) },
+		func() error { return c.devices.verify(c.nodes) },
+		func() error { return c.volumes.verify(c.nodes) },
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unitsVersion is the version of what makes preemption units or protects them:
+// PodDisruptionBudgets, PodGroups, CompositePodGroups and groups' bound members. The
+// budget and group stores change it; preemption reads it (UnitsVersion) to know when its
+// per-node results are stale.
+type unitsVersion struct{ v int64 }
+
+func (u *unitsVersion) changed() { u.v = framework.NextGeneration() }

@@ -81,7 +81,7 @@ type nodeState struct {
 }
 
 func capture(c *Cache) state {
-	s := state{Postings: map[string][]string{}, Totals: map[string]int{}, Pods: map[string]string{}, NumEntries: len(c.entries)}
+	s := state{Postings: map[string][]string{}, Totals: map[string]int{}, Pods: map[string]string{}, NumEntries: len(c.nodes.entries)}
 	names := func(ps []*framework.PodInfo) []string {
 		out := []string{}
 		for _, p := range ps {
@@ -89,12 +89,12 @@ func capture(c *Cache) state {
 		}
 		return out
 	}
-	for _, n := range c.nodes {
+	for _, n := range c.nodes.nodes {
 		s.Nodes = append(s.Nodes, nodeState{Name: n.Name, Requested: n.Requested, NonZeroCPU: n.NonZeroCPU,
 			NonZeroMem: n.NonZeroMemory, Pods: names(n.Pods), Aff: names(n.PodsWithAffinity),
 			Anti: names(n.PodsWithRequiredAntiAffinity), Ports: portList(n), Generation: n.Generation})
 	}
-	for k, kp := range c.labels.keys {
+	for k, kp := range c.nodes.labels.keys {
 		if kp.total != 0 {
 			s.Totals[k] = kp.total
 		}
@@ -104,16 +104,16 @@ func capture(c *Cache) state {
 			}
 		}
 	}
-	for _, it := range c.labels.all.items {
+	for _, it := range c.nodes.labels.all.items {
 		s.Postings["*"] = append(s.Postings["*"], it.e.pi.Key)
 	}
-	for _, n := range c.antiNodes.items {
+	for _, n := range c.nodes.antiNodes.items {
 		s.AntiNodes = append(s.AntiNodes, n.Name)
 	}
-	for _, n := range c.affinityNodes.items {
+	for _, n := range c.nodes.affinityNodes.items {
 		s.AffNodes = append(s.AffNodes, n.Name)
 	}
-	for k, p := range c.pods {
+	for k, p := range c.nodes.pods {
 		s.Pods[k] = p.NodeName
 	}
 	return s
@@ -125,14 +125,14 @@ func TestRollbackRestoresEveryField(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			c := New()
 			for i := range 4 {
-				c.AddNode(node(fmt.Sprintf("n%d", i)))
+				c.Nodes().AddNode(node(fmt.Sprintf("n%d", i)))
 			}
 			var bound []*framework.PodInfo
 			for i := range 30 {
 				p := testPod(i)
 				p.Spec.NodeName = fmt.Sprintf("n%d", rng.IntN(4))
 				pi := framework.NewPodInfo(p)
-				if err := c.AddBoundPod(pi); err != nil {
+				if err := c.Nodes().AddBoundPod(pi); err != nil {
 					t.Fatal(err)
 				}
 				bound = append(bound, pi)
@@ -185,8 +185,8 @@ func TestRollbackRestoresEveryField(t *testing.T) {
 			if !reflect.DeepEqual(before, after) {
 				t.Errorf("rollback did not restore the state: %s", firstDifference(before, after))
 			}
-			if len(c.undo) != 0 || len(c.marks) != 0 {
-				t.Errorf("undo log not empty after the outermost rollback: %d ops, %d open", len(c.undo), len(c.marks))
+			if len(c.undo.ops) != 0 || len(c.undo.marks) != 0 {
+				t.Errorf("undo log not empty after the outermost rollback: %d ops, %d open", len(c.undo.ops), len(c.undo.marks))
 			}
 		})
 	}
@@ -194,11 +194,11 @@ func TestRollbackRestoresEveryField(t *testing.T) {
 
 func TestLabelIndexMatchesScan(t *testing.T) {
 	c := New()
-	c.AddNode(node("n0"))
+	c.Nodes().AddNode(node("n0"))
 	for i := range 50 {
 		p := testPod(i)
 		p.Spec.NodeName = "n0"
-		if err := c.AddBoundPod(framework.NewPodInfo(p)); err != nil {
+		if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,7 +214,7 @@ func TestLabelIndexMatchesScan(t *testing.T) {
 			return true
 		})
 		want := map[string]bool{}
-		for _, p := range c.nodes[0].Pods {
+		for _, p := range c.nodes.nodes[0].Pods {
 			if sel.Matches(labelSet(p.Pod.Labels)) {
 				want[p.Key] = true
 			}

@@ -31,11 +31,11 @@ func TestWalkComposites(t *testing.T) {
 	// job > {slice-a > {a1}, slice-b > {b1, b2}}, job > {g0}; x <-> y, a cycle, y > {y1}.
 	for _, ci := range []*framework.GroupInfo{compositeInfo("job", ""), compositeInfo("slice-a", "job"),
 		compositeInfo("slice-b", "job"), compositeInfo("x", "y"), compositeInfo("y", "x")} {
-		c.SetComposite(ci)
+		c.Groups().SetComposite(ci)
 	}
 	for _, g := range []*framework.GroupInfo{groupInfo("g0", "job"), groupInfo("a1", "slice-a"),
 		groupInfo("b2", "slice-b"), groupInfo("b1", "slice-b"), groupInfo("y1", "y")} {
-		c.SetGroup(g)
+		c.Groups().SetGroup(g)
 	}
 	type visit struct {
 		key    string
@@ -43,7 +43,7 @@ func TestWalkComposites(t *testing.T) {
 	}
 	walk := func(starts ...string) []visit {
 		var out []visit
-		c.WalkComposites(starts, func(key string, groups []string) { out = append(out, visit{key, groups}) })
+		c.Groups().WalkComposites(starts, func(key string, groups []string) { out = append(out, visit{key, groups}) })
 		return out
 	}
 	want := []visit{{"ns/job", []string{"ns/g0"}}, {"ns/slice-a", []string{"ns/a1"}}, {"ns/slice-b", []string{"ns/b1", "ns/b2"}}}

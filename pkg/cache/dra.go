@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -10,13 +11,17 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// draState is the cache's Dynamic Resource Allocation state (framework.DRA): device
-// classes, resource slices indexed by node, claims, and the devices allocated claims take.
-// Which pods use which claim is tracked as pods come and go, so that a simulation that
-// removes the last pod using a claim frees the claim's devices, and rolling it back takes
-// them again.
-type draState struct {
-	c       *Cache
+// DeviceStore is the cache's Dynamic Resource Allocation state, kept apart as
+// kube-scheduler keeps it in its DRA manager: device classes, resource slices indexed by
+// node, claims, and the devices allocated claims take. The event handlers write the API's
+// objects into it; framework.DRA is its face for plugins, whose assumed allocations go
+// through the undo log. Which pods use which claim is tracked as pods come and go, so that
+// a simulation that removes the last pod using a claim frees the claim's devices, and
+// rolling it back takes them again.
+type DeviceStore struct {
+	undo *undoLog
+	// groups resolves the claims a pod takes from its PodGroup (spec.resourceClaims).
+	groups  groupLookup
 	classes map[string]*resourceapi.DeviceClass
 	slices  map[string]*resourceapi.ResourceSlice
 	claims  map[string]*framework.ClaimInfo
@@ -42,9 +47,15 @@ type draState struct {
 	indexed   bool
 }
 
-func newDRAState(c *Cache) *draState {
-	return &draState{
-		c:           c,
+// groupLookup finds a PodGroup by namespace/name.
+type groupLookup interface {
+	Group(key string) *framework.GroupInfo
+}
+
+func newDeviceStore(undo *undoLog, groups groupLookup) *DeviceStore {
+	return &DeviceStore{
+		undo:        undo,
+		groups:      groups,
 		classes:     map[string]*resourceapi.DeviceClass{},
 		slices:      map[string]*resourceapi.ResourceSlice{},
 		claims:      map[string]*framework.ClaimInfo{},
@@ -55,21 +66,18 @@ func newDRAState(c *Cache) *draState {
 	}
 }
 
-var _ framework.DRA = (*draState)(nil)
+var _ framework.DRA = (*DeviceStore)(nil)
 
-// DRA implements framework.Snapshot.
-func (c *Cache) DRA() framework.DRA { return c.dra }
+func (d *DeviceStore) Class(name string) *resourceapi.DeviceClass { return d.classes[name] }
 
-func (d *draState) Class(name string) *resourceapi.DeviceClass { return d.classes[name] }
-
-func (d *draState) Classes() []*resourceapi.DeviceClass {
+func (d *DeviceStore) Classes() []*resourceapi.DeviceClass {
 	if d.classList == nil && len(d.classes) > 0 {
 		d.classList = sortedValues(d.classes)
 	}
 	return d.classList
 }
 
-func (d *draState) ExtendedResourceClass(name string) *resourceapi.DeviceClass {
+func (d *DeviceStore) ExtendedResourceClass(name string) *resourceapi.DeviceClass {
 	if d.extended == nil {
 		d.extended = map[string]*resourceapi.DeviceClass{}
 		for _, dc := range d.Classes() {
@@ -88,19 +96,19 @@ func (d *draState) ExtendedResourceClass(name string) *resourceapi.DeviceClass {
 	return d.extended[name]
 }
 
-func (d *draState) Claim(key string) *framework.ClaimInfo {
+func (d *DeviceStore) Claim(key string) *framework.ClaimInfo {
 	if ci := d.claims[key]; ci != nil && ci.Claim != nil {
 		return ci
 	}
 	return nil
 }
 
-func (d *draState) Slices() []*resourceapi.ResourceSlice {
+func (d *DeviceStore) Slices() []*resourceapi.ResourceSlice {
 	d.index()
 	return d.sliceList
 }
 
-func (d *draState) SlicesFor(node string) []*resourceapi.ResourceSlice {
+func (d *DeviceStore) SlicesFor(node string) []*resourceapi.ResourceSlice {
 	d.index()
 	local := d.byNode[node]
 	if len(d.shared) == 0 {
@@ -109,26 +117,26 @@ func (d *draState) SlicesFor(node string) []*resourceapi.ResourceSlice {
 	return append(slices.Clip(local), d.shared...)
 }
 
-func (d *draState) Allocated() sets.Set[framework.DeviceID] { return d.allocated }
-func (d *draState) Domain() *framework.DeviceDomain         { return d.domain }
-func (d *draState) SetDomain(dd *framework.DeviceDomain)    { d.domain = dd }
-func (d *draState) Generation() uint64                      { return d.generation }
-func (d *draState) SlicesVersion() uint64                   { return d.sliceGen }
+func (d *DeviceStore) Allocated() sets.Set[framework.DeviceID] { return d.allocated }
+func (d *DeviceStore) Domain() *framework.DeviceDomain         { return d.domain }
+func (d *DeviceStore) SetDomain(dd *framework.DeviceDomain)    { d.domain = dd }
+func (d *DeviceStore) Generation() uint64                      { return d.generation }
+func (d *DeviceStore) SlicesVersion() uint64                   { return d.sliceGen }
 
 // DevicesVersion implements framework.DRA: the slices' version plus the versions of the
 // pools the node can use. Versions only grow, so the sum changes with any of them.
-func (d *draState) DevicesVersion(node string) uint64 {
+func (d *DeviceStore) DevicesVersion(node string) uint64 {
 	v := d.sliceGen
 	for _, s := range d.SlicesFor(node) {
 		v += d.poolVersion[s.Spec.Driver+"/"+s.Spec.Pool.Name]
 	}
 	return v
 }
-func (d *draState) Empty() bool { return len(d.slices) == 0 && len(d.claims) == 0 }
+func (d *DeviceStore) Empty() bool { return len(d.slices) == 0 && len(d.claims) == 0 }
 
 // index rebuilds the slice lists after a change: node-local slices by node, the others
 // (node selector, all nodes, per-device node selection) for every node.
-func (d *draState) index() {
+func (d *DeviceStore) index() {
 	if d.indexed {
 		return
 	}
@@ -146,39 +154,38 @@ func (d *draState) index() {
 }
 
 // SetDeviceClass records or replaces a DeviceClass.
-func (c *Cache) SetDeviceClass(dc *resourceapi.DeviceClass) {
-	c.dra.classes[dc.Name] = dc
-	c.dra.classList, c.dra.extended = nil, nil
-	c.dra.generation++
+func (d *DeviceStore) SetDeviceClass(dc *resourceapi.DeviceClass) {
+	d.classes[dc.Name] = dc
+	d.classList, d.extended = nil, nil
+	d.generation++
 }
 
 // RemoveDeviceClass forgets a DeviceClass.
-func (c *Cache) RemoveDeviceClass(name string) {
-	delete(c.dra.classes, name)
-	c.dra.classList, c.dra.extended = nil, nil
-	c.dra.generation++
+func (d *DeviceStore) RemoveDeviceClass(name string) {
+	delete(d.classes, name)
+	d.classList, d.extended = nil, nil
+	d.generation++
 }
 
 // SetResourceSlice records or replaces a ResourceSlice.
-func (c *Cache) SetResourceSlice(s *resourceapi.ResourceSlice) {
-	c.dra.slices[s.Name] = s
-	c.dra.indexed = false
-	c.dra.generation++
-	c.dra.sliceGen++
+func (d *DeviceStore) SetResourceSlice(s *resourceapi.ResourceSlice) {
+	d.slices[s.Name] = s
+	d.indexed = false
+	d.generation++
+	d.sliceGen++
 }
 
 // RemoveResourceSlice forgets a ResourceSlice.
-func (c *Cache) RemoveResourceSlice(name string) {
-	delete(c.dra.slices, name)
-	c.dra.indexed = false
-	c.dra.generation++
-	c.dra.sliceGen++
+func (d *DeviceStore) RemoveResourceSlice(name string) {
+	delete(d.slices, name)
+	d.indexed = false
+	d.generation++
+	d.sliceGen++
 }
 
 // SetResourceClaim records a claim as the API reports it. An allocation the scheduler
 // assumed gives way once the API shows one.
-func (c *Cache) SetResourceClaim(claim *resourceapi.ResourceClaim) {
-	d := c.dra
+func (d *DeviceStore) SetResourceClaim(claim *resourceapi.ResourceClaim) {
 	key := claim.Namespace + "/" + claim.Name
 	ci := d.claims[key]
 	if ci == nil {
@@ -195,8 +202,7 @@ func (c *Cache) SetResourceClaim(claim *resourceapi.ResourceClaim) {
 }
 
 // RemoveResourceClaim forgets a deleted claim; its devices are free.
-func (c *Cache) RemoveResourceClaim(key string) {
-	d := c.dra
+func (d *DeviceStore) RemoveResourceClaim(key string) {
 	ci := d.claims[key]
 	if ci == nil {
 		return
@@ -210,7 +216,7 @@ func (c *Cache) RemoveResourceClaim(key string) {
 }
 
 // AssumeAllocation implements framework.DRA.
-func (d *draState) AssumeAllocation(key string, a *resourceapi.AllocationResult) {
+func (d *DeviceStore) AssumeAllocation(key string, a *resourceapi.AllocationResult) {
 	ci := d.claims[key]
 	if ci == nil || ci.Claim == nil {
 		return
@@ -219,19 +225,19 @@ func (d *draState) AssumeAllocation(key string, a *resourceapi.AllocationResult)
 }
 
 // ForgetAllocation implements framework.DRA.
-func (d *draState) ForgetAllocation(key string) {
+func (d *DeviceStore) ForgetAllocation(key string) {
 	if ci := d.claims[key]; ci != nil && ci.Assumed != nil {
 		d.setAssumed(ci, nil)
 	}
 }
 
-func (d *draState) setAssumed(ci *framework.ClaimInfo, a *resourceapi.AllocationResult) {
+func (d *DeviceStore) setAssumed(ci *framework.ClaimInfo, a *resourceapi.AllocationResult) {
 	old := ci.Assumed
 	d.release(ci)
 	ci.Assumed = a
 	d.take(ci)
 	d.generation++
-	d.c.logRevert(func() {
+	d.undo.logRevert(func() {
 		d.release(ci)
 		ci.Assumed = old
 		d.take(ci)
@@ -241,7 +247,7 @@ func (d *draState) setAssumed(ci *framework.ClaimInfo, a *resourceapi.Allocation
 
 // take and release add and remove a claim's devices from the allocated set when it holds
 // them.
-func (d *draState) take(ci *framework.ClaimInfo) {
+func (d *DeviceStore) take(ci *framework.ClaimInfo) {
 	if ci.Claim == nil || !ci.Holds() {
 		return
 	}
@@ -253,7 +259,7 @@ func (d *draState) take(ci *framework.ClaimInfo) {
 	}
 }
 
-func (d *draState) release(ci *framework.ClaimInfo) {
+func (d *DeviceStore) release(ci *framework.ClaimInfo) {
 	if ci.Claim == nil || !ci.Holds() {
 		return
 	}
@@ -268,13 +274,13 @@ func (d *draState) release(ci *framework.ClaimInfo) {
 
 // podAdded counts a pod as a user of its claims. A claim a simulation had freed takes its
 // devices again.
-func (d *draState) podAdded(pi *framework.PodInfo) {
+func (d *DeviceStore) podAdded(pi *framework.PodInfo) {
 	if len(pi.Pod.Spec.ResourceClaims) == 0 {
 		return
 	}
 	var g *framework.GroupInfo
 	if k := framework.GroupKey(pi); k != "" {
-		g = d.c.groups[k]
+		g = d.groups.Group(k)
 	}
 	var keys []string
 	for _, pc := range framework.ResolvePodClaims(pi.Pod, framework.PodGroupOf(g)) {
@@ -301,7 +307,7 @@ func (d *draState) podAdded(pi *framework.PodInfo) {
 			d.generation++
 		}
 	}
-	d.c.logRevert(func() {
+	d.undo.logRevert(func() {
 		delete(d.podClaims, pi)
 		for _, ci := range unfreed {
 			d.release(ci)
@@ -325,14 +331,14 @@ func (d *draState) podAdded(pi *framework.PodInfo) {
 // with it, but not those of a claim allocated outside the scheduler or reserved for a pod
 // that stays. A real removal leaves the devices taken until the API says the claim was
 // deallocated.
-func (d *draState) podRemoved(pi *framework.PodInfo) {
+func (d *DeviceStore) podRemoved(pi *framework.PodInfo) {
 	keys, ok := d.podClaims[pi]
 	if !ok {
 		return
 	}
 	delete(d.podClaims, pi)
 	var freed []*framework.ClaimInfo
-	simulating := d.c.simulating()
+	simulating := d.undo.simulating()
 	for _, key := range keys {
 		ci := d.claims[key]
 		ci.Users--
@@ -349,7 +355,7 @@ func (d *draState) podRemoved(pi *framework.PodInfo) {
 			delete(d.claims, key) // a claim not known yet, used by no pod now
 		}
 	}
-	d.c.logRevert(func() {
+	d.undo.logRevert(func() {
 		d.podClaims[pi] = keys
 		for _, ci := range freed {
 			ci.Freed = false
@@ -372,9 +378,9 @@ func (d *draState) podRemoved(pi *framework.PodInfo) {
 
 // ClaimUsers returns the pods in the cache that use a claim, by key, for reports and
 // invariant checks.
-func (c *Cache) ClaimUsers(key string) []*framework.PodInfo {
+func (d *DeviceStore) ClaimUsers(key string) []*framework.PodInfo {
 	var out []*framework.PodInfo
-	for pi, keys := range c.dra.podClaims {
+	for pi, keys := range d.podClaims {
 		if slices.Contains(keys, key) {
 			out = append(out, pi)
 		}
@@ -395,4 +401,42 @@ func sortedValues[T any](m map[string]*T) []*T {
 		out[i] = m[k]
 	}
 	return out
+}
+
+// verify: the pods recorded as using claims are pods in the cache, every claim's user
+// count matches them, and the taken devices are exactly those of the claims that hold
+// theirs.
+func (d *DeviceStore) verify(pods *NodeStore) error {
+	users, err := pods.countUsers(d.podClaims, "claims")
+	if err != nil {
+		return err
+	}
+	for k, ci := range d.claims {
+		if ci.Users != users[k] {
+			return fmt.Errorf("claim %s counts %d users, %d pods use it", k, ci.Users, users[k])
+		}
+		if ci.Claim == nil && ci.Users == 0 {
+			return fmt.Errorf("claim %s kept without object or users", k)
+		}
+		if ci.Freed && (ci.Users > 0 || !d.undo.simulating()) {
+			return fmt.Errorf("claim %s freed with %d users, simulating %v", k, ci.Users, d.undo.simulating())
+		}
+	}
+	want := map[framework.DeviceID]int{}
+	for _, ci := range d.claims {
+		if ci.Claim != nil && ci.Holds() {
+			for _, id := range framework.AllocatedDevices(ci.Allocation()) {
+				want[id]++
+			}
+		}
+	}
+	if len(want) != len(d.holds) || !sets.KeySet(want).Equal(d.allocated) {
+		return fmt.Errorf("%d devices taken, %d held by claims", d.allocated.Len(), len(want))
+	}
+	for id, n := range want {
+		if d.holds[id] != n {
+			return fmt.Errorf("device %s held %d times, counted %d", id, d.holds[id], n)
+		}
+	}
+	return nil
 }

@@ -27,16 +27,16 @@ func allocation(node string, devices ...string) *resourceapi.AllocationResult {
 func newDRACache(t *testing.T) (*cache.Cache, *framework.PodInfo) {
 	t.Helper()
 	c := cache.New()
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
-	c.SetDeviceClass(testutil.DeviceClass("gpu", gpuDriver))
-	c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 2))
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.Devices().SetDeviceClass(testutil.DeviceClass("gpu", gpuDriver))
+	c.Devices().SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 2))
 	held := testutil.Claim("held", "gpu", 1)
 	held.Status.Allocation = allocation("n1", "gpu-0")
 	held.Finalizers = []string{resourceapi.Finalizer} // the scheduler allocated it
-	c.SetResourceClaim(held)
-	c.SetResourceClaim(testutil.Claim("free", "gpu", 1))
+	c.Devices().SetResourceClaim(held)
+	c.Devices().SetResourceClaim(testutil.Claim("free", "gpu", 1))
 	victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
-	if err := c.AddBoundPod(victim); err != nil {
+	if err := c.Nodes().AddBoundPod(victim); err != nil {
 		t.Fatal(err)
 	}
 	return c, victim
@@ -74,13 +74,13 @@ func TestRemovingThePodFreesItsDevices(t *testing.T) {
 	if !dra.Allocated().Has(id("n1", "gpu-0")) || dra.Claim("default/held").Freed {
 		t.Error("rollback did not take gpu-0 again")
 	}
-	c.RemoveBoundPod(victim.Key)
+	c.Nodes().RemoveBoundPod(victim.Key)
 	verify(t, c)
 	if !dra.Allocated().Has(id("n1", "gpu-0")) {
 		t.Error("a real removal freed gpu-0 before the claim was deallocated")
 	}
 	deallocated := testutil.Claim("held", "gpu", 1)
-	c.SetResourceClaim(deallocated)
+	c.Devices().SetResourceClaim(deallocated)
 	if dra.Allocated().Len() != 0 {
 		t.Errorf("taken %v after the claim was deallocated", dra.Allocated())
 	}
@@ -91,7 +91,7 @@ func TestRemovingThePodFreesItsDevices(t *testing.T) {
 func TestSharedClaimFreedWithItsLastUser(t *testing.T) {
 	c, victim := newDRACache(t)
 	other := testutil.Pod("other").Req("cpu", "1").Claims("held").Node("n1").Info()
-	if err := c.AddBoundPod(other); err != nil {
+	if err := c.Nodes().AddBoundPod(other); err != nil {
 		t.Fatal(err)
 	}
 	cp := c.Checkpoint()
@@ -136,16 +136,16 @@ func TestClaimFreedOnlyWhenReallyDeallocated(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cache.New()
-			c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
-			c.SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 1))
+			c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+			c.Devices().SetResourceSlice(testutil.Slice("n1", gpuDriver, "gpu", 1))
 			victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
 			victim.Pod.UID = "uid-victim"
 			held := testutil.Claim("held", "gpu", 1)
 			held.Status.Allocation = allocation("n1", "gpu-0")
 			held.Finalizers = []string{resourceapi.Finalizer}
 			tc.edit(held, victim)
-			c.SetResourceClaim(held)
-			if err := c.AddBoundPod(victim); err != nil {
+			c.Devices().SetResourceClaim(held)
+			if err := c.Nodes().AddBoundPod(victim); err != nil {
 				t.Fatal(err)
 			}
 			cp := c.Checkpoint()
@@ -187,7 +187,7 @@ func TestAssumedAllocations(t *testing.T) {
 	}
 	written := testutil.Claim("free", "gpu", 1)
 	written.Status.Allocation = allocation("n1", "gpu-1")
-	c.SetResourceClaim(written)
+	c.Devices().SetResourceClaim(written)
 	if ci := dra.Claim("default/free"); ci.Assumed != nil || ci.Allocation() != written.Status.Allocation {
 		t.Error("the API's allocation did not replace the assumed one")
 	}
@@ -196,7 +196,7 @@ func TestAssumedAllocations(t *testing.T) {
 	if !dra.Allocated().Has(id("n1", "gpu-1")) {
 		t.Error("forgetting nothing assumed dropped the API's allocation")
 	}
-	c.RemoveResourceClaim("default/free")
+	c.Devices().RemoveResourceClaim("default/free")
 	if dra.Allocated().Has(id("n1", "gpu-1")) || dra.Claim("default/free") != nil {
 		t.Error("a deleted claim still holds its device")
 	}
@@ -206,28 +206,28 @@ func TestAssumedAllocations(t *testing.T) {
 // A pod's claims are those of its group when its entries match the group's.
 func TestGroupClaimUsers(t *testing.T) {
 	c := cache.New()
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
 	name := "fabric"
 	pg := &v1alpha1.PodGroup{}
 	pg.Namespace, pg.Name = "default", "g"
 	pg.Spec.SchedulingPolicy.Gang = &v1alpha1.GangSchedulingPolicy{MinCount: 2}
 	pg.Spec.ResourceClaims = []v1alpha1.PodGroupResourceClaim{{Name: "fabric", ResourceClaimName: &name}}
-	c.SetGroup(&framework.GroupInfo{PodGroup: pg, Key: "default/g"})
+	c.Groups().SetGroup(&framework.GroupInfo{PodGroup: pg, Key: "default/g"})
 	shared := testutil.Claim("fabric", "gpu", 1)
 	shared.Status.Allocation = allocation("n1", "gpu-0")
 	shared.Finalizers = []string{resourceapi.Finalizer}
-	c.SetResourceClaim(shared)
+	c.Devices().SetResourceClaim(shared)
 	for _, n := range []string{"m1", "m2"} {
 		p := testutil.Pod(n).Labels(v1alpha1.LabelPodGroup, "g").Claims("fabric").Node("n1").Info()
-		if err := c.AddBoundPod(p); err != nil {
+		if err := c.Nodes().AddBoundPod(p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if users := c.ClaimUsers("default/fabric"); len(users) != 2 || c.DRA().Claim("default/fabric").Users != 2 {
+	if users := c.Devices().ClaimUsers("default/fabric"); len(users) != 2 || c.DRA().Claim("default/fabric").Users != 2 {
 		t.Fatalf("users %v", users)
 	}
 	cp := c.Checkpoint()
-	for _, p := range c.ClaimUsers("default/fabric") {
+	for _, p := range c.Devices().ClaimUsers("default/fabric") {
 		c.RemovePod(p)
 	}
 	if c.DRA().Allocated().Len() != 0 {
@@ -242,10 +242,10 @@ func TestGroupClaimUsers(t *testing.T) {
 // the pods using a claim are counted.
 func TestVolumeAssumptions(t *testing.T) {
 	c := cache.New()
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
 	vols := c.Volumes()
 	p := testutil.Pod("p").PVC("data").Node("n1").Info()
-	if err := c.AddBoundPod(p); err != nil {
+	if err := c.Nodes().AddBoundPod(p); err != nil {
 		t.Fatal(err)
 	}
 	if vols.PVCUsers("default/data") != 1 {
@@ -266,7 +266,7 @@ func TestVolumeAssumptions(t *testing.T) {
 	verify(t, c)
 	vols.AssumeBinding("default/other", "pv-1")
 	pvc := testutil.PVC("other", "pv-1")
-	c.SetPVC(pvc)
+	c.Storage().SetPVC(pvc)
 	if vols.AssumedVolumeOf("default/other") != "" || vols.AssumedClaimOf("pv-1") != "" {
 		t.Error("the API's binding did not replace the assumed one")
 	}

@@ -36,6 +36,12 @@ func (s *nodeSet) remove(n *framework.NodeInfo) int32 {
 	return i
 }
 
+// has reports whether the node is in the set.
+func (s *nodeSet) has(n *framework.NodeInfo) bool {
+	_, ok := s.pos[n]
+	return ok
+}
+
 // pop undoes add.
 func (s *nodeSet) pop(n *framework.NodeInfo) {
 	if i, ok := s.pos[n]; ok && int(i) == len(s.items)-1 {

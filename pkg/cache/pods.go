@@ -3,10 +3,12 @@ package cache
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// podEntry is the cache's bookkeeping for a pod on a node: where it sits in the label
+// podEntry is the store's bookkeeping for a pod on a node: where it sits in the label
 // index, so that removing it is O(labels).
 type podEntry struct {
 	pi       *framework.PodInfo
@@ -15,136 +17,200 @@ type podEntry struct {
 	pos      []int32
 }
 
+// podMove is a pod added to or removed from a node under a checkpoint, with what its exact
+// inverse needs.
+type podMove struct {
+	removed    bool
+	entry      *podEntry
+	generation int64
+	// for a removal: where the pod sat, so it goes back to the same positions
+	slot                 framework.PodSlot
+	labelPos             []int32
+	antiPos, affinityPos int32
+}
+
+// Pod returns a bound or assumed pod by namespace/name.
+func (s *NodeStore) Pod(key string) *framework.PodInfo { return s.pods[key] }
+
+// NumPods is the number of bound or assumed pods.
+func (s *NodeStore) NumPods() int { return len(s.pods) }
+
 // AddBoundPod records a pod the API says is bound. When the scheduler had assumed it, the
 // assumption is confirmed (and moved, should the pod have landed elsewhere).
-func (c *Cache) AddBoundPod(pi *framework.PodInfo) error {
+func (s *NodeStore) AddBoundPod(pi *framework.PodInfo) error {
 	node := pi.Pod.Spec.NodeName
 	if node == "" {
 		return fmt.Errorf("pod %s is not bound", pi.Key)
 	}
-	if old := c.pods[pi.Key]; old != nil {
-		c.removePod(old)
+	if old := s.pods[pi.Key]; old != nil {
+		s.removePod(old)
 	}
-	n := c.nodeOrGhost(node)
+	n := s.nodeOrGhost(node)
 	if n == nil {
 		// A pod on a node we have not seen yet: keep it on a ghost until the node arrives.
 		n = framework.NewNodeInfo(nil)
 		n.Name = node
-		c.ghosts[node] = n
+		s.ghosts[node] = n
 	}
 	pi.Assumed = false
-	c.addPod(pi, n)
+	s.addPod(pi, n)
 	return nil
 }
 
 // AssumePod places a pending pod on a node before its binding is confirmed, so the next
 // cycles see the room as taken.
-func (c *Cache) AssumePod(pi *framework.PodInfo, node string) error {
-	n := c.Get(node)
+func (s *NodeStore) AssumePod(pi *framework.PodInfo, node string) error {
+	n := s.Get(node)
 	if n == nil {
 		return fmt.Errorf("assume pod %s: node %q not found", pi.Key, node)
 	}
-	if _, ok := c.pods[pi.Key]; ok {
+	if _, ok := s.pods[pi.Key]; ok {
 		return fmt.Errorf("assume pod %s: already in the cache", pi.Key)
 	}
 	pi.Assumed = true
-	c.addPod(pi, n)
+	s.addPod(pi, n)
 	return nil
 }
 
 // ForgetPod drops an assumed pod whose binding failed.
-func (c *Cache) ForgetPod(key string) {
-	if pi := c.pods[key]; pi != nil && pi.Assumed {
-		c.removePod(pi)
+func (s *NodeStore) ForgetPod(key string) {
+	if pi := s.pods[key]; pi != nil && pi.Assumed {
+		s.removePod(pi)
 		pi.Assumed = false
 	}
 }
 
 // RemoveBoundPod drops a pod that was deleted or finished.
-func (c *Cache) RemoveBoundPod(key string) *framework.PodInfo {
-	pi := c.pods[key]
+func (s *NodeStore) RemoveBoundPod(key string) *framework.PodInfo {
+	pi := s.pods[key]
 	if pi != nil {
-		c.removePod(pi)
+		s.removePod(pi)
 	}
 	return pi
 }
 
-// AddPod places a pod on a node inside a simulation (framework.Snapshot).
-func (c *Cache) AddPod(pi *framework.PodInfo, node string) {
-	if n := c.Get(node); n != nil {
-		c.addPod(pi, n)
+// AddPod places a pod on a node inside a simulation, where it is undone by Rollback.
+func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
+	if n := s.Get(node); n != nil {
+		s.addPod(pi, n)
 	}
 }
 
-// RemovePod takes a pod off its node inside a simulation (framework.Snapshot).
-func (c *Cache) RemovePod(pi *framework.PodInfo) {
-	if _, ok := c.entries[pi]; ok {
-		c.removePod(pi)
+// RemovePod takes a pod off its node inside a simulation, where it is undone by Rollback.
+func (s *NodeStore) RemovePod(pi *framework.PodInfo) {
+	if _, ok := s.entries[pi]; ok {
+		s.removePod(pi)
 	}
-}
-
-func (c *Cache) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
-	if old, ok := c.entries[pi]; ok {
-		// A pod already on a node: adding it again would corrupt its positions. This is a
-		// scheduler bug; it is refused and reported by Verify instead of spreading.
-		c.faults = append(c.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
-		return
-	}
-	e := &podEntry{pi: pi, node: n}
-	c.entries[pi] = e
-	c.pods[pi.Key] = pi
-	gen := n.Generation
-	n.AddPod(pi)
-	c.labels.add(e)
-	if n.Node() != nil {
-		if len(n.PodsWithRequiredAntiAffinity) == 1 && len(pi.RequiredAntiAffinity) > 0 {
-			c.antiNodes.add(n)
-		}
-		if len(n.PodsWithAffinity) == 1 && pi.HasAffinityTerms() {
-			c.affinityNodes.add(n)
-		}
-	}
-	c.trackMember(pi, true)
-	c.log(undoOp{kind: opAdd, entry: e, generation: gen})
-	// Logged after the pod, so undone before it.
-	c.dra.podAdded(pi)
-	c.vols.podAdded(pi)
-}
-
-func (c *Cache) removePod(pi *framework.PodInfo) {
-	e := c.entries[pi]
-	n := e.node
-	op := undoOp{kind: opRemove, entry: e, generation: n.Generation, antiPos: -1, affinityPos: -1}
-	op.labelPos = c.labels.remove(e, c.simulating())
-	op.slot = n.RemovePod(pi)
-	if n.Node() != nil {
-		if len(pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 0 {
-			op.antiPos = c.antiNodes.remove(n)
-		}
-		if pi.HasAffinityTerms() && len(n.PodsWithAffinity) == 0 {
-			op.affinityPos = c.affinityNodes.remove(n)
-		}
-	}
-	delete(c.entries, pi)
-	if c.pods[pi.Key] == pi {
-		delete(c.pods, pi.Key)
-	}
-	if n.Node() == nil && len(n.Pods) == 0 && !c.simulating() {
-		delete(c.ghosts, n.Name)
-	}
-	c.trackMember(pi, false)
-	c.log(op)
-	c.dra.podRemoved(pi)
-	c.vols.podRemoved(pi)
 }
 
 // SetLeaving marks a pod as leaving its node (terminating, or taken by a preemption being
 // carried out) or no longer; the node's LeavingGeneration changes, so what preemption
 // cached about the node is stale.
-func (c *Cache) SetLeaving(pi *framework.PodInfo, leaving bool) {
-	if n := c.Get(pi.NodeName); n != nil && c.pods[pi.Key] == pi {
+func (s *NodeStore) SetLeaving(pi *framework.PodInfo, leaving bool) {
+	if n := s.Get(pi.NodeName); n != nil && s.pods[pi.Key] == pi {
 		n.SetLeaving(pi, leaving)
 		return
 	}
 	pi.Terminating = leaving
+}
+
+// ForEachPodMatching calls fn for every pod on a live node whose labels match sel and
+// whose namespace ns accepts, until fn returns false, through the label index.
+func (s *NodeStore) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn func(*framework.PodInfo) bool) {
+	s.labels.forEach(sel, func(e *podEntry) bool {
+		if e.node.Node() == nil || !ns(e.pi.Pod.Namespace) {
+			return true
+		}
+		if !sel.Matches(labels.Set(e.pi.Pod.Labels)) {
+			return true
+		}
+		return fn(e.pi)
+	})
+}
+
+func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
+	if old, ok := s.entries[pi]; ok {
+		// A pod already on a node: adding it again would corrupt its positions. This is a
+		// scheduler bug; it is refused and reported by Verify instead of spreading.
+		s.faults = append(s.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
+		return
+	}
+	e := &podEntry{pi: pi, node: n}
+	s.entries[pi] = e
+	s.pods[pi.Key] = pi
+	gen := n.Generation
+	n.AddPod(pi)
+	s.labels.add(e)
+	if n.Node() != nil {
+		if len(n.PodsWithRequiredAntiAffinity) == 1 && len(pi.RequiredAntiAffinity) > 0 {
+			s.antiNodes.add(n)
+		}
+		if len(n.PodsWithAffinity) == 1 && pi.HasAffinityTerms() {
+			s.affinityNodes.add(n)
+		}
+	}
+	s.undo.logMove(podMove{entry: e, generation: gen})
+	for _, w := range s.watchers {
+		w.podAdded(pi)
+	}
+}
+
+func (s *NodeStore) removePod(pi *framework.PodInfo) {
+	e := s.entries[pi]
+	n := e.node
+	m := podMove{removed: true, entry: e, generation: n.Generation, antiPos: -1, affinityPos: -1}
+	m.labelPos = s.labels.remove(e, s.undo.simulating())
+	m.slot = n.RemovePod(pi)
+	if n.Node() != nil {
+		if len(pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 0 {
+			m.antiPos = s.antiNodes.remove(n)
+		}
+		if pi.HasAffinityTerms() && len(n.PodsWithAffinity) == 0 {
+			m.affinityPos = s.affinityNodes.remove(n)
+		}
+	}
+	delete(s.entries, pi)
+	if s.pods[pi.Key] == pi {
+		delete(s.pods, pi.Key)
+	}
+	if n.Node() == nil && len(n.Pods) == 0 && !s.undo.simulating() {
+		delete(s.ghosts, n.Name)
+	}
+	s.undo.logMove(m)
+	for _, w := range s.watchers {
+		w.podRemoved(pi)
+	}
+}
+
+// undoMove reverses a logged pod move, restoring every field of the node, the label index
+// and the node sets as they were.
+func (s *NodeStore) undoMove(m *podMove) {
+	e := m.entry
+	n := e.node
+	if !m.removed {
+		if len(e.pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 1 && n.Node() != nil {
+			s.antiNodes.pop(n)
+		}
+		if e.pi.HasAffinityTerms() && len(n.PodsWithAffinity) == 1 && n.Node() != nil {
+			s.affinityNodes.pop(n)
+		}
+		s.labels.undoAdd(e)
+		n.UndoAdd(e.pi)
+		delete(s.entries, e.pi)
+		if s.pods[e.pi.Key] == e.pi {
+			delete(s.pods, e.pi.Key)
+		}
+	} else {
+		n.RestorePod(e.pi, m.slot)
+		s.labels.restore(e, m.labelPos)
+		if m.antiPos >= 0 {
+			s.antiNodes.restore(n, m.antiPos)
+		}
+		if m.affinityPos >= 0 {
+			s.affinityNodes.restore(n, m.affinityPos)
+		}
+		s.entries[e.pi] = e
+		s.pods[e.pi.Key] = e.pi
+	}
+	n.Generation = m.generation
 }

@@ -110,12 +110,12 @@ func (r *randomRun) step() string {
 		if len(r.gone) > 0 && r.rng.IntN(2) == 0 {
 			name := r.gone[0]
 			r.gone = r.gone[1:]
-			c.AddNode(node(name))
+			c.Nodes().AddNode(node(name))
 			r.nodes = append(r.nodes, name)
 			return "node back " + name
 		}
 		name := "n" + strconv.Itoa(len(r.nodes)+len(r.gone))
-		c.AddNode(node(name))
+		c.Nodes().AddNode(node(name))
 		r.nodes = append(r.nodes, name)
 		return "add node " + name
 	case op == 1 && !r.simulating() && len(r.nodes) > 1:
@@ -123,7 +123,7 @@ func (r *randomRun) step() string {
 		name := r.nodes[i]
 		r.nodes = slices.Delete(r.nodes, i, i+1)
 		r.gone = append(r.gone, name)
-		c.RemoveNode(name)
+		c.Nodes().RemoveNode(name)
 		return "remove node " + name
 	case op <= 3 && !r.simulating():
 		// A bound pod arrives; sometimes on a node the cache has not seen.
@@ -133,7 +133,7 @@ func (r *randomRun) step() string {
 			name = "unseen" + strconv.Itoa(r.rng.IntN(2))
 		}
 		pi.Pod.Spec.NodeName = name
-		if err := c.AddBoundPod(pi); err != nil {
+		if err := c.Nodes().AddBoundPod(pi); err != nil {
 			r.t.Fatal(err)
 		}
 		r.m[pi.Key] = modelPod{node: name, pi: pi, group: pi.Group}
@@ -143,7 +143,7 @@ func (r *randomRun) step() string {
 		if !ok {
 			return "noop"
 		}
-		c.RemoveBoundPod(k)
+		c.Nodes().RemoveBoundPod(k)
 		delete(r.m, k)
 		return "delete " + k + " from " + mp.node
 	case op == 5 && !r.simulating():
@@ -156,7 +156,7 @@ func (r *randomRun) step() string {
 		pod := mp.pi.Pod.DeepCopy()
 		pod.Spec.NodeName = r.nodes[r.rng.IntN(len(r.nodes))]
 		pi := framework.NewPodInfo(pod)
-		if err := c.AddBoundPod(pi); err != nil {
+		if err := c.Nodes().AddBoundPod(pi); err != nil {
 			r.t.Fatal(err)
 		}
 		r.m[k] = modelPod{node: pod.Spec.NodeName, pi: pi, group: pi.Group}
@@ -165,20 +165,20 @@ func (r *randomRun) step() string {
 		pi := r.newPod()
 		r.pendng = append(r.pendng, pi)
 		if r.rng.IntN(2) == 0 {
-			c.Nominate(pi, r.nodes[r.rng.IntN(len(r.nodes))])
+			c.Nominations().Nominate(pi, r.nodes[r.rng.IntN(len(r.nodes))])
 		}
 		return "pending " + pi.Key
 	case op == 7 && !r.simulating() && len(r.pendng) > 0:
 		pi := r.pendng[r.rng.IntN(len(r.pendng))]
 		if _, in := r.m[pi.Key]; in {
-			if err := c.AssumePod(pi, r.nodes[0]); err == nil {
+			if err := c.Nodes().AssumePod(pi, r.nodes[0]); err == nil {
 				r.t.Fatalf("assumed %s twice", pi.Key)
 			}
 			return "assume twice refused"
 		}
 		name := r.nodes[r.rng.IntN(len(r.nodes))]
-		c.ClearNomination(pi.Key)
-		if err := c.AssumePod(pi, name); err != nil {
+		c.Nominations().ClearNomination(pi.Key)
+		if err := c.Nodes().AssumePod(pi, name); err != nil {
 			r.t.Fatal(err)
 		}
 		r.m[pi.Key] = modelPod{node: name, pi: pi, group: pi.Group}
@@ -188,11 +188,11 @@ func (r *randomRun) step() string {
 		if !ok {
 			return "noop"
 		}
-		c.ForgetPod(k)
-		if mp.pi.Assumed || (mp.pi == c.pods[k] && false) {
+		c.Nodes().ForgetPod(k)
+		if mp.pi.Assumed || (mp.pi == c.nodes.pods[k] && false) {
 			r.t.Fatalf("forget left %s assumed", k)
 		}
-		if c.pods[k] == nil {
+		if c.nodes.pods[k] == nil {
 			delete(r.m, k)
 		}
 		return "forget " + k
@@ -239,8 +239,8 @@ func (r *randomRun) step() string {
 	case op == 13 && r.simulating():
 		// Nominated pods are added for a cycle the way the scheduler does.
 		added := 0
-		c.ForEachNominated(func(pi *framework.PodInfo, name string) {
-			if c.Get(name) == nil || c.Pod(pi.Key) != nil {
+		c.Nominations().ForEachNominated(func(pi *framework.PodInfo, name string) {
+			if c.Get(name) == nil || c.Nodes().Pod(pi.Key) != nil {
 				return
 			}
 			c.AddPod(pi, name)
@@ -258,12 +258,12 @@ func (r *randomRun) check(what string) {
 	if err := c.Verify(); err != nil {
 		r.t.Fatalf("after %s: %v", what, err)
 	}
-	if len(c.pods) != len(r.m) {
-		r.t.Fatalf("after %s: cache has %d pods, model %d", what, len(c.pods), len(r.m))
+	if len(c.nodes.pods) != len(r.m) {
+		r.t.Fatalf("after %s: cache has %d pods, model %d", what, len(c.nodes.pods), len(r.m))
 	}
 	usage := map[string]resource.Vector{}
 	for k, mp := range r.m {
-		pi := c.pods[k]
+		pi := c.nodes.pods[k]
 		if pi != mp.pi || pi.NodeName != mp.node {
 			r.t.Fatalf("after %s: pod %s on %q, model says %q", what, k, pi.NodeName, mp.node)
 		}
@@ -296,7 +296,7 @@ func checkRandomSequence(t testing.TB, seed uint64, steps int) {
 	r := &randomRun{t: t, rng: rand.New(rand.NewPCG(seed, 99)), c: New(), m: model{}}
 	for i := range 3 {
 		name := "n" + strconv.Itoa(i)
-		r.c.AddNode(node(name))
+		r.c.Nodes().AddNode(node(name))
 		r.nodes = append(r.nodes, name)
 	}
 	// Claims c0..: the even ones allocated a device each (c0 and c2 share one).
@@ -307,7 +307,7 @@ func checkRandomSequence(t testing.TB, seed uint64, steps int) {
 				Results: []resourceapi.DeviceRequestAllocationResult{{Driver: "d", Pool: "p", Device: fmt.Sprintf("dev%d", i%4)}},
 			}}
 		}
-		r.c.SetResourceClaim(cl)
+		r.c.Devices().SetResourceClaim(cl)
 	}
 	var trail []string
 	for range steps {
@@ -325,8 +325,8 @@ func checkRandomSequence(t testing.TB, seed uint64, steps int) {
 		r.m = saved.m
 		r.check("final rollback")
 	}
-	if r.c.OpenCheckpoints() != 0 || len(r.c.undo) != 0 {
-		t.Fatalf("seed %d: %d checkpoints open, %d undo records at the end", seed, r.c.OpenCheckpoints(), len(r.c.undo))
+	if r.c.OpenCheckpoints() != 0 || len(r.c.undo.ops) != 0 {
+		t.Fatalf("seed %d: %d checkpoints open, %d undo records at the end", seed, r.c.OpenCheckpoints(), len(r.c.undo.ops))
 	}
 }
 

@@ -1,42 +1,27 @@
 package cache
 
-import "github.com/phalanx-dev/phalanx/pkg/framework"
+import (
+	"fmt"
 
-type opKind uint8
-
-const (
-	opAdd opKind = iota
-	opRemove
-	// opRevert undoes a change outside the nodes (a DRA or volume assumption, a claim's
-	// user count) by calling revert.
-	opRevert
+	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// undoOp records one pod mutation and what its exact inverse needs.
+// undoLog records what every store changes under a checkpoint, in one order, so that
+// Rollback undoes it newest first across stores: a pod's claims and volume claims are
+// counted after the pod is placed, so they are released before the pod leaves its node.
+// Separate logs per store would lose that order. Pod moves, the hot path of simulations,
+// are recorded as values the NodeStore undoes without a closure; the other stores' rarer
+// changes as closures (logRevert).
+type undoLog struct {
+	ops      []undoOp
+	marks    []mark
+	nextMark framework.Checkpoint
+}
+
+// undoOp is one recorded change: a pod move, or (revert set) any other store's change.
 type undoOp struct {
-	kind       opKind
-	entry      *podEntry
-	generation int64
-	// for opRemove: where the pod sat, so it goes back to the same positions
-	slot                 framework.PodSlot
-	labelPos             []int32
-	antiPos, affinityPos int32
-	// for opRevert
+	move   podMove
 	revert func()
-}
-
-func (c *Cache) log(op undoOp) {
-	if c.simulating() {
-		c.undo = append(c.undo, op)
-	}
-}
-
-// logRevert records how to undo a change made under a checkpoint; outside one the change
-// is real and nothing is recorded.
-func (c *Cache) logRevert(revert func()) {
-	if c.simulating() {
-		c.undo = append(c.undo, undoOp{kind: opRevert, revert: revert})
-	}
 }
 
 // mark is an open checkpoint: its identity and where the undo log stood when it was taken.
@@ -45,26 +30,41 @@ type mark struct {
 	pos int
 }
 
-// simulating reports whether a checkpoint is open: mutations are then recorded, and the
+// simulating reports whether a checkpoint is open: changes are then recorded, and the
 // bookkeeping of real changes (group members, ghost nodes) is left alone.
-func (c *Cache) simulating() bool { return len(c.marks) > 0 }
+func (l *undoLog) simulating() bool { return len(l.marks) > 0 }
 
-// Checkpoint starts recording mutations so that Rollback can undo them. Checkpoints nest
-// like savepoints: rolling back to one also closes every checkpoint taken after it, and
-// rolling back to one that is already closed does nothing, so a stray second Rollback can
-// never close a checkpoint its caller still holds.
-func (c *Cache) Checkpoint() framework.Checkpoint {
-	c.nextMark++
-	c.marks = append(c.marks, mark{id: c.nextMark, pos: len(c.undo)})
-	return c.nextMark
+// logMove records a pod move made under a checkpoint.
+func (l *undoLog) logMove(m podMove) {
+	if l.simulating() {
+		l.ops = append(l.ops, undoOp{move: m})
+	}
 }
 
-// Rollback undoes every pod mutation since the checkpoint, newest first, restoring every
-// field of the nodes, the label index and the node sets as they were, and closes it.
-func (c *Cache) Rollback(cp framework.Checkpoint) {
+// logRevert records how to undo a change made under a checkpoint; outside one the change
+// is real and nothing is recorded.
+func (l *undoLog) logRevert(revert func()) {
+	if l.simulating() {
+		l.ops = append(l.ops, undoOp{revert: revert})
+	}
+}
+
+// checkpoint opens a checkpoint. Checkpoints nest like savepoints: rolling back to one
+// also closes every checkpoint taken after it, and rolling back to one that is already
+// closed does nothing, so a stray second Rollback can never close a checkpoint its caller
+// still holds.
+func (l *undoLog) checkpoint() framework.Checkpoint {
+	l.nextMark++
+	l.marks = append(l.marks, mark{id: l.nextMark, pos: len(l.ops)})
+	return l.nextMark
+}
+
+// rollback undoes every change recorded since the checkpoint, newest first, and closes it;
+// pods undoes the pod moves.
+func (l *undoLog) rollback(cp framework.Checkpoint, pods *NodeStore) {
 	depth := -1
-	for i := len(c.marks) - 1; i >= 0; i-- {
-		if c.marks[i].id == cp {
+	for i := len(l.marks) - 1; i >= 0; i-- {
+		if l.marks[i].id == cp {
 			depth = i
 			break
 		}
@@ -72,48 +72,27 @@ func (c *Cache) Rollback(cp framework.Checkpoint) {
 	if depth < 0 {
 		return // already rolled back, with an enclosing checkpoint or by itself
 	}
-	to := c.marks[depth].pos
-	c.marks = c.marks[:depth]
-	for i := len(c.undo) - 1; i >= to; i-- {
-		op := &c.undo[i]
-		if op.kind == opRevert {
+	to := l.marks[depth].pos
+	l.marks = l.marks[:depth]
+	for i := len(l.ops) - 1; i >= to; i-- {
+		op := &l.ops[i]
+		if op.revert != nil {
 			op.revert()
-			c.undo[i] = undoOp{}
-			continue
+		} else {
+			pods.undoMove(&op.move)
 		}
-		e := op.entry
-		n := e.node
-		switch op.kind {
-		case opAdd:
-			if len(e.pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 1 && n.Node() != nil {
-				c.antiNodes.pop(n)
-			}
-			if e.pi.HasAffinityTerms() && len(n.PodsWithAffinity) == 1 && n.Node() != nil {
-				c.affinityNodes.pop(n)
-			}
-			c.labels.undoAdd(e)
-			n.UndoAdd(e.pi)
-			delete(c.entries, e.pi)
-			if c.pods[e.pi.Key] == e.pi {
-				delete(c.pods, e.pi.Key)
-			}
-		case opRemove:
-			n.RestorePod(e.pi, op.slot)
-			c.labels.restore(e, op.labelPos)
-			if op.antiPos >= 0 {
-				c.antiNodes.restore(n, op.antiPos)
-			}
-			if op.affinityPos >= 0 {
-				c.affinityNodes.restore(n, op.affinityPos)
-			}
-			c.entries[e.pi] = e
-			c.pods[e.pi.Key] = e.pi
-		}
-		n.Generation = op.generation
-		c.undo[i] = undoOp{}
+		l.ops[i] = undoOp{}
 	}
-	c.undo = c.undo[:to]
+	l.ops = l.ops[:to]
 }
 
-// OpenCheckpoints is the number of checkpoints not yet rolled back; 0 between cycles.
-func (c *Cache) OpenCheckpoints() int { return len(c.marks) }
+// open is the number of checkpoints not yet rolled back.
+func (l *undoLog) open() int { return len(l.marks) }
+
+// verify: nothing is recorded outside a simulation.
+func (l *undoLog) verify() error {
+	if !l.simulating() && len(l.ops) > 0 {
+		return fmt.Errorf("%d undo records outside a simulation", len(l.ops))
+	}
+	return nil
+}

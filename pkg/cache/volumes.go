@@ -1,17 +1,20 @@
 package cache
 
 import (
+	"fmt"
+
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// volumeState is the cache's storage state (framework.Volumes): volumes, claims, classes
-// and CSINodes as the API reports them, the pods using each claim, and the bindings the
-// scheduler assumed and has not written yet.
-type volumeState struct {
-	c        *Cache
+// VolumeStore is the cache's storage state: volumes, claims, classes and CSINodes as the
+// API reports them (the write side, for the event handlers), the pods using each claim,
+// and the bindings the scheduler assumed and has not written yet. framework.Volumes is
+// its face for plugins; the assumptions they make go through the undo log.
+type VolumeStore struct {
+	undo     *undoLog
 	pvs      map[string]*v1.PersistentVolume
 	pvcs     map[string]*v1.PersistentVolumeClaim
 	classes  map[string]*storagev1.StorageClass
@@ -29,9 +32,9 @@ type volumeState struct {
 	nodeOf   map[string]string
 }
 
-func newVolumeState(c *Cache) *volumeState {
-	return &volumeState{
-		c:        c,
+func newVolumeStore(undo *undoLog) *VolumeStore {
+	return &VolumeStore{
+		undo:     undo,
 		pvs:      map[string]*v1.PersistentVolume{},
 		pvcs:     map[string]*v1.PersistentVolumeClaim{},
 		classes:  map[string]*storagev1.StorageClass{},
@@ -44,21 +47,18 @@ func newVolumeState(c *Cache) *volumeState {
 	}
 }
 
-var _ framework.Volumes = (*volumeState)(nil)
+var _ framework.Volumes = (*VolumeStore)(nil)
 
-// Volumes implements framework.Snapshot.
-func (c *Cache) Volumes() framework.Volumes { return c.vols }
-
-func (v *volumeState) PVC(key string) *v1.PersistentVolumeClaim      { return v.pvcs[key] }
-func (v *volumeState) PV(name string) *v1.PersistentVolume           { return v.pvs[name] }
-func (v *volumeState) StorageClass(n string) *storagev1.StorageClass { return v.classes[n] }
-func (v *volumeState) CSINode(node string) *storagev1.CSINode        { return v.csiNodes[node] }
-func (v *volumeState) PVCUsers(key string) int                       { return v.users[key] }
-func (v *volumeState) AssumedClaimOf(pv string) string               { return v.claimOf[pv] }
-func (v *volumeState) AssumedVolumeOf(pvc string) string             { return v.volumeOf[pvc] }
-func (v *volumeState) AssumedNodeOf(pvc string) string               { return v.nodeOf[pvc] }
-func (v *volumeState) Empty() bool                                   { return len(v.pvcs) == 0 }
-func (v *volumeState) PVsOfClass(class string) []*v1.PersistentVolume {
+func (v *VolumeStore) PVC(key string) *v1.PersistentVolumeClaim      { return v.pvcs[key] }
+func (v *VolumeStore) PV(name string) *v1.PersistentVolume           { return v.pvs[name] }
+func (v *VolumeStore) StorageClass(n string) *storagev1.StorageClass { return v.classes[n] }
+func (v *VolumeStore) CSINode(node string) *storagev1.CSINode        { return v.csiNodes[node] }
+func (v *VolumeStore) PVCUsers(key string) int                       { return v.users[key] }
+func (v *VolumeStore) AssumedClaimOf(pv string) string               { return v.claimOf[pv] }
+func (v *VolumeStore) AssumedVolumeOf(pvc string) string             { return v.volumeOf[pvc] }
+func (v *VolumeStore) AssumedNodeOf(pvc string) string               { return v.nodeOf[pvc] }
+func (v *VolumeStore) Empty() bool                                   { return len(v.pvcs) == 0 }
+func (v *VolumeStore) PVsOfClass(class string) []*v1.PersistentVolume {
 	if v.byClass == nil {
 		v.byClass = map[string][]*v1.PersistentVolume{}
 		for _, pv := range sortedValues(v.pvs) {
@@ -69,33 +69,33 @@ func (v *volumeState) PVsOfClass(class string) []*v1.PersistentVolume {
 }
 
 // AssumeBinding implements framework.Volumes.
-func (v *volumeState) AssumeBinding(pvc, pv string) {
+func (v *VolumeStore) AssumeBinding(pvc, pv string) {
 	v.ForgetClaim(pvc)
 	v.claimOf[pv], v.volumeOf[pvc] = pvc, pv
-	v.c.logRevert(func() { delete(v.claimOf, pv); delete(v.volumeOf, pvc) })
+	v.undo.logRevert(func() { delete(v.claimOf, pv); delete(v.volumeOf, pvc) })
 }
 
 // AssumeProvisioning implements framework.Volumes.
-func (v *volumeState) AssumeProvisioning(pvc, node string) {
+func (v *VolumeStore) AssumeProvisioning(pvc, node string) {
 	v.ForgetClaim(pvc)
 	v.nodeOf[pvc] = node
-	v.c.logRevert(func() { delete(v.nodeOf, pvc) })
+	v.undo.logRevert(func() { delete(v.nodeOf, pvc) })
 }
 
 // ForgetClaim implements framework.Volumes.
-func (v *volumeState) ForgetClaim(pvc string) {
+func (v *VolumeStore) ForgetClaim(pvc string) {
 	if pv, ok := v.volumeOf[pvc]; ok {
 		delete(v.volumeOf, pvc)
 		delete(v.claimOf, pv)
-		v.c.logRevert(func() { v.claimOf[pv], v.volumeOf[pvc] = pvc, pv })
+		v.undo.logRevert(func() { v.claimOf[pv], v.volumeOf[pvc] = pvc, pv })
 	}
 	if node, ok := v.nodeOf[pvc]; ok {
 		delete(v.nodeOf, pvc)
-		v.c.logRevert(func() { v.nodeOf[pvc] = node })
+		v.undo.logRevert(func() { v.nodeOf[pvc] = node })
 	}
 }
 
-func (v *volumeState) podAdded(pi *framework.PodInfo) {
+func (v *VolumeStore) podAdded(pi *framework.PodInfo) {
 	if len(pi.Pod.Spec.Volumes) == 0 {
 		return
 	}
@@ -107,20 +107,20 @@ func (v *volumeState) podAdded(pi *framework.PodInfo) {
 	for _, k := range keys {
 		v.users[k]++
 	}
-	v.c.logRevert(func() {
+	v.undo.logRevert(func() {
 		delete(v.podPVCs, pi)
 		v.dropUsers(keys)
 	})
 }
 
-func (v *volumeState) podRemoved(pi *framework.PodInfo) {
+func (v *VolumeStore) podRemoved(pi *framework.PodInfo) {
 	keys, ok := v.podPVCs[pi]
 	if !ok {
 		return
 	}
 	delete(v.podPVCs, pi)
 	v.dropUsers(keys)
-	v.c.logRevert(func() {
+	v.undo.logRevert(func() {
 		v.podPVCs[pi] = keys
 		for _, k := range keys {
 			v.users[k]++
@@ -128,7 +128,7 @@ func (v *volumeState) podRemoved(pi *framework.PodInfo) {
 	})
 }
 
-func (v *volumeState) dropUsers(keys []string) {
+func (v *VolumeStore) dropUsers(keys []string) {
 	for _, k := range keys {
 		if v.users[k]--; v.users[k] <= 0 {
 			delete(v.users, k)
@@ -138,8 +138,7 @@ func (v *volumeState) dropUsers(keys []string) {
 
 // SetPV records or replaces a PersistentVolume. A volume the API shows bound drops the
 // binding the scheduler assumed for it.
-func (c *Cache) SetPV(pv *v1.PersistentVolume) {
-	v := c.vols
+func (v *VolumeStore) SetPV(pv *v1.PersistentVolume) {
 	v.pvs[pv.Name] = pv
 	v.byClass = nil
 	if pvc, ok := v.claimOf[pv.Name]; ok && pv.Spec.ClaimRef != nil {
@@ -149,8 +148,7 @@ func (c *Cache) SetPV(pv *v1.PersistentVolume) {
 }
 
 // RemovePV forgets a PersistentVolume.
-func (c *Cache) RemovePV(name string) {
-	v := c.vols
+func (v *VolumeStore) RemovePV(name string) {
 	delete(v.pvs, name)
 	v.byClass = nil
 	if pvc, ok := v.claimOf[name]; ok {
@@ -161,8 +159,7 @@ func (c *Cache) RemovePV(name string) {
 
 // SetPVC records or replaces a PersistentVolumeClaim; once the API shows it bound, the
 // scheduler's assumption about it is dropped.
-func (c *Cache) SetPVC(pvc *v1.PersistentVolumeClaim) {
-	v := c.vols
+func (v *VolumeStore) SetPVC(pvc *v1.PersistentVolumeClaim) {
 	key := framework.PVCKey(pvc.Namespace, pvc.Name)
 	v.pvcs[key] = pvc
 	if pvc.Spec.VolumeName != "" {
@@ -175,8 +172,7 @@ func (c *Cache) SetPVC(pvc *v1.PersistentVolumeClaim) {
 }
 
 // RemovePVC forgets a PersistentVolumeClaim.
-func (c *Cache) RemovePVC(key string) {
-	v := c.vols
+func (v *VolumeStore) RemovePVC(key string) {
 	delete(v.pvcs, key)
 	if pv, ok := v.volumeOf[key]; ok {
 		delete(v.claimOf, pv)
@@ -186,13 +182,39 @@ func (c *Cache) RemovePVC(key string) {
 }
 
 // SetStorageClass records or replaces a StorageClass.
-func (c *Cache) SetStorageClass(sc *storagev1.StorageClass) { c.vols.classes[sc.Name] = sc }
+func (v *VolumeStore) SetStorageClass(sc *storagev1.StorageClass) { v.classes[sc.Name] = sc }
 
 // RemoveStorageClass forgets a StorageClass.
-func (c *Cache) RemoveStorageClass(name string) { delete(c.vols.classes, name) }
+func (v *VolumeStore) RemoveStorageClass(name string) { delete(v.classes, name) }
 
 // SetCSINode records or replaces a CSINode.
-func (c *Cache) SetCSINode(n *storagev1.CSINode) { c.vols.csiNodes[n.Name] = n }
+func (v *VolumeStore) SetCSINode(n *storagev1.CSINode) { v.csiNodes[n.Name] = n }
 
 // RemoveCSINode forgets a CSINode.
-func (c *Cache) RemoveCSINode(name string) { delete(c.vols.csiNodes, name) }
+func (v *VolumeStore) RemoveCSINode(name string) { delete(v.csiNodes, name) }
+
+// verify: the pods recorded as using volume claims are pods in the cache, every claim's
+// user count matches them, and volume assumptions pair up.
+func (v *VolumeStore) verify(pods *NodeStore) error {
+	pvcUsers, err := pods.countUsers(v.podPVCs, "volumes")
+	if err != nil {
+		return err
+	}
+	if len(pvcUsers) != len(v.users) {
+		return fmt.Errorf("%d claims counted as used, %d used", len(v.users), len(pvcUsers))
+	}
+	for k, n := range pvcUsers {
+		if v.users[k] != n {
+			return fmt.Errorf("volume claim %s counts %d users, %d pods use it", k, v.users[k], n)
+		}
+	}
+	for pv, pvc := range v.claimOf {
+		if v.volumeOf[pvc] != pv {
+			return fmt.Errorf("volume %s assumed for %s, which is assumed to get %q", pv, pvc, v.volumeOf[pvc])
+		}
+	}
+	if len(v.claimOf) != len(v.volumeOf) {
+		return fmt.Errorf("%d volumes and %d claims assumed", len(v.claimOf), len(v.volumeOf))
+	}
+	return nil
+}

@@ -96,8 +96,8 @@ func TestAlikeKeyLeavesOutOwnClaims(t *testing.T) {
 			name: "PersistentVolumeClaims bound to volumes on different nodes",
 			setup: func(c *cache.Cache) {
 				for _, n := range []string{"n1", "n2"} {
-					c.SetPV(localPV("pv-"+n, n))
-					c.SetPVC(testutil.PVC("data-"+n, "pv-"+n))
+					c.Storage().SetPV(localPV("pv-"+n, n))
+					c.Storage().SetPVC(testutil.PVC("data-"+n, "pv-"+n))
 				}
 			},
 			members: []*v1.Pod{
@@ -108,12 +108,12 @@ func TestAlikeKeyLeavesOutOwnClaims(t *testing.T) {
 		{
 			name: "ResourceClaims allocated on different nodes",
 			setup: func(c *cache.Cache) {
-				c.SetDeviceClass(testutil.DeviceClass("gpu", "gpu.example.com"))
+				c.Devices().SetDeviceClass(testutil.DeviceClass("gpu", "gpu.example.com"))
 				for _, n := range []string{"n1", "n2"} {
-					c.SetResourceSlice(testutil.Slice(n, "gpu.example.com", "gpu", 1))
+					c.Devices().SetResourceSlice(testutil.Slice(n, "gpu.example.com", "gpu", 1))
 					claim := testutil.Claim("gpu-"+n, "gpu", 1)
 					claim.Status.Allocation = allocatedOn(n, "gpu.example.com", "gpu-0")
-					c.SetResourceClaim(claim)
+					c.Devices().SetResourceClaim(claim)
 				}
 			},
 			members: []*v1.Pod{

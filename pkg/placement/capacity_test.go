@@ -75,7 +75,7 @@ func TestCapacity(t *testing.T) {
 				dc := testutil.DeviceClass("gpu", "gpu.example.com")
 				name := "example.com/gpu"
 				dc.Spec.ExtendedResourceName = &name
-				e.c.SetDeviceClass(dc)
+				e.c.Devices().SetDeviceClass(dc)
 			}
 			ms := infos(tc.members...)
 			var placed []framework.Assignment

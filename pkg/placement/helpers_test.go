@@ -102,12 +102,12 @@ func newEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, opts ...envOptions) 
 	}}
 	rnd := rand.New(rand.NewPCG(1, 1))
 	fwk, err := fwkruntime.New(prof, field.NewPath("profile"), registry, fwkruntime.Options{
-		Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
+		Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd})
+	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd})
 	placer := placement.New(placement.Options{Framework: fwk, Pods: finder.For(fwk), Snapshot: c, Rand: rnd,
 		Metrics: metrics.New(), FeasiblePlacementsToFind: o.feasiblePlacements})
 	return &env{c: c, probe: pr, placer: placer}

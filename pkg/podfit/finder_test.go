@@ -29,12 +29,12 @@ func profileOver(t *testing.T, c *cache.Cache, prof config.Profile) podfit.Profi
 	}
 	rnd := rand.New(rand.NewPCG(1, 1))
 	fwk, err := fwkruntime.New(prof, field.NewPath("profile"), plugins.NewRegistry(), fwkruntime.Options{
-		Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
+		Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return podfit.New(podfit.Options{Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd}).For(fwk)
+	return podfit.New(podfit.Options{Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd}).For(fwk)
 }
 
 // onlyNodes makes a pod's required node affinity name its nodes (a metadata.name term per
@@ -210,7 +210,7 @@ func TestFindNodes(t *testing.T) {
 			pf := profileOver(t, c, config.Profile{})
 			p := tc.pod.Info()
 			if tc.nominated != "" {
-				c.Nominate(p, tc.nominated)
+				c.Nominations().Nominate(p, tc.nominated)
 			}
 			q := tc.query
 			if tc.domain != nil {
@@ -255,7 +255,7 @@ func TestFindNodesStaticVerdictRefreshed(t *testing.T) {
 	if got := find("before"); !slices.Equal(got, []string{"n2"}) {
 		t.Fatalf("tainted: feasible %v, want [n2]", got)
 	}
-	c.AddNode(testutil.Node("n1").Capacity("cpu", "4").Obj())
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "4").Obj())
 	if got := find("after"); !slices.Equal(got, []string{"n1", "n2"}) {
 		t.Errorf("taint removed: feasible %v, want [n1 n2]", got)
 	}

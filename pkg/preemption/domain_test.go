@@ -72,12 +72,12 @@ func TestDecide(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ge := newGroupEnv(t, cpuNodes("4", "n1"), tc.pods, groupEnvOptions{minCount: int32(len(tc.members)), exactMax: 2,
 				binarySearch: tc.binarySearch, pdbs: tc.pdbs})
-			before := ge.c.NumPods()
+			before := ge.c.Nodes().NumPods()
 			res, err := ge.part(nil, tc.members...).Decide(context.Background(), tc.binarySearch)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ge.c.NumPods() != before || ge.c.OpenCheckpoints() != 0 {
+			if ge.c.Nodes().NumPods() != before || ge.c.OpenCheckpoints() != 0 {
 				t.Fatalf("the simulation was not rolled back")
 			}
 			if tc.want == nil {

@@ -72,15 +72,15 @@ func TestGroupPreempt(t *testing.T) {
 			a := ge.attempt(tc.members...)
 			for _, m := range a.Pending {
 				if n := tc.nominate[m.Pod.Name]; n != "" {
-					ge.c.Nominate(m, n)
+					ge.c.Nominations().Nominate(m, n)
 				}
 			}
-			before := ge.c.NumPods()
+			before := ge.c.Nodes().NumPods()
 			res, err := ge.e.Preempt(context.Background(), a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ge.c.NumPods() != before || ge.c.OpenCheckpoints() != 0 {
+			if ge.c.Nodes().NumPods() != before || ge.c.OpenCheckpoints() != 0 {
 				t.Fatal("the simulation was not rolled back")
 			}
 			if res.Message != tc.wantMessage || res.Eligible != tc.wantEligible || res.Waiting != tc.wantWaiting {

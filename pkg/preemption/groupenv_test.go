@@ -54,29 +54,29 @@ func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptio
 	t.Helper()
 	c := cache.New()
 	for _, n := range nodes {
-		c.AddNode(n)
+		c.Nodes().AddNode(n)
 	}
 	g := podGroup("g", groupPriority, o.minCount, false)
-	c.SetGroup(g)
+	c.Groups().SetGroup(g)
 	for _, other := range o.groups {
-		c.SetGroup(other)
+		c.Groups().SetGroup(other)
 	}
 	for _, p := range pods {
-		if err := c.AddBoundPod(framework.NewPodInfo(p)); err != nil {
+		if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, pdb := range o.pdbs {
-		c.SetPDB(pdb)
+		c.DisruptionBudgets().SetPDB(pdb)
 	}
 	rnd := rand.New(rand.NewPCG(1, 1))
 	fwk, err := fwkruntime.New(config.Profile{SchedulerName: "phalanx"}, field.NewPath("profile"), plugins.NewRegistry(), fwkruntime.Options{
-		Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
+		Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd, Metrics: metrics.New(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1), Rand: rnd})
+	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd})
 	placer := placement.New(placement.Options{Framework: fwk, Pods: finder.For(fwk), Snapshot: c, Rand: rnd, Metrics: metrics.New(), FeasiblePlacementsToFind: 1})
 	h := handleOf(t, fwk, c)
 	pod := &preemption.Evaluator{Handle: h, MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100,
@@ -121,7 +121,7 @@ func (ge *groupEnv) part(nodes []string, members ...*v1.Pod) *preemption.GroupPa
 
 // nodeOf is where a pod of namespace default is in the snapshot ("": off every node).
 func (ge *groupEnv) nodeOf(name string) string {
-	if p := ge.c.Pod("default/" + name); p != nil {
+	if p := ge.c.Nodes().Pod("default/" + name); p != nil {
 		return p.NodeName
 	}
 	return ""

@@ -19,7 +19,7 @@ type testHandle struct {
 }
 
 func (h testHandle) Snapshot() framework.Snapshot                       { return h.c }
-func (h testHandle) Nominator() framework.Nominator                     { return h.c }
+func (h testHandle) Nominator() framework.Nominator                     { return h.c.Nominations() }
 func (h testHandle) Parallelizer() framework.Parallelizer               { return framework.NewParallelizer(1) }
 func (h testHandle) Binder() framework.Binder                           { return nil }
 func (h testHandle) Preemption() framework.PreemptionActuator           { return nil }

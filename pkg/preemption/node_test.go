@@ -25,7 +25,7 @@ func setup(t *testing.T, nodes []*v1.Node, pods []*v1.Pod) (*cache.Cache, *fwkru
 	t.Helper()
 	c := testutil.NewCache(nodes, pods)
 	fwk, err := fwkruntime.New(config.Profile{SchedulerName: "phalanx"}, field.NewPath("profile"), plugins.NewRegistry(), fwkruntime.Options{
-		Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(1),
+		Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1),
 		Rand: rand.New(rand.NewPCG(1, 1)), Metrics: metrics.New(),
 	})
 	if err != nil {
@@ -143,13 +143,13 @@ func TestSelectVictims(t *testing.T) {
 			if _, st := fwk.RunPreFilterPlugins(context.Background(), state, p); !st.IsSuccess() && !st.IsSkip() {
 				t.Fatal(st)
 			}
-			before := c.NumPods()
+			before := c.Nodes().NumPods()
 			cand, err := e.SelectVictims(context.Background(), state, p, c.Get(tc.onNode))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.NumPods() != before {
-				t.Fatalf("the simulation was not rolled back: %d pods, had %d", c.NumPods(), before)
+			if c.Nodes().NumPods() != before {
+				t.Fatalf("the simulation was not rolled back: %d pods, had %d", c.Nodes().NumPods(), before)
 			}
 			if err := c.Verify(); err != nil {
 				t.Fatal(err)

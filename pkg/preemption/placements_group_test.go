@@ -118,7 +118,7 @@ func TestPreemptInPlacements(t *testing.T) {
 			a := ge.attempt(member("m1", "2"), member("m2", "2"))
 			for _, m := range a.Pending {
 				if n := tc.nominate[m.Pod.Name]; n != "" {
-					ge.c.Nominate(m, n)
+					ge.c.Nominations().Nominate(m, n)
 				}
 			}
 			cands := &framework.PlacementCandidates{}

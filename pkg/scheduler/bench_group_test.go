@@ -43,8 +43,8 @@ func timedCycle(b *testing.B, s *Scheduler) time.Duration {
 // wantPreempted fails the benchmark unless its cycle preempted pods and nominated every
 // one of the members.
 func wantPreempted(b *testing.B, s *Scheduler, fc *fakeCluster, members int) {
-	if fc.deleted == 0 || s.cache.NumNominated() != members {
-		b.Fatalf("%d victims, %d members nominated; want victims and %d nominated", fc.deleted, s.cache.NumNominated(), members)
+	if fc.deleted == 0 || s.cache.Nominations().NumNominated() != members {
+		b.Fatalf("%d victims, %d members nominated; want victims and %d nominated", fc.deleted, s.cache.Nominations().NumNominated(), members)
 	}
 }
 
@@ -90,8 +90,8 @@ func benchGangPreemption(b *testing.B, binary bool) {
 		if fc.deleted < gang {
 			b.Fatalf("%d victims for a gang of %d", fc.deleted, gang)
 		}
-		if s.cache.NumNominated() != gang {
-			b.Fatalf("%d members nominated, want %d", s.cache.NumNominated(), gang)
+		if s.cache.Nominations().NumNominated() != gang {
+			b.Fatalf("%d members nominated, want %d", s.cache.Nominations().NumNominated(), gang)
 		}
 		b.StartTimer()
 	}

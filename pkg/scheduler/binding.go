@@ -23,7 +23,7 @@ type assumed struct {
 // comparison reports.
 type binder struct {
 	actuator *actuator.Actuator
-	cache    *cache.Cache
+	pods     *cache.NodeStore
 	retries  *retries
 	post     func(func())
 	// inFlight counts binding cycles not yet reported back; binding holds their pods, as
@@ -51,7 +51,7 @@ const (
 // entry's, which informer updates replace while the binding runs).
 func (b *binder) outcome(as assumed, st *framework.Status) bindOutcome {
 	p := as.pod
-	cur := b.cache.Pod(p.Key)
+	cur := b.pods.Pod(p.Key)
 	switch {
 	case cur != nil && !cur.Assumed && cur.NodeName == as.host && cur.Pod.UID == p.Pod.UID:
 		return bindSucceeded
@@ -89,7 +89,7 @@ func (b *binder) bind(fwk *fwkruntime.Framework, as assumed, done func(bindOutco
 // may help retried.
 func (b *binder) forget(ctx context.Context, fwk *fwkruntime.Framework, as assumed) {
 	fwk.RunReservePluginsUnreserve(ctx, as.state, as.pod, as.host)
-	b.cache.ForgetPod(as.pod.Key)
+	b.pods.ForgetPod(as.pod.Key)
 	b.retries.onEvent(framework.EventAssignedPodDelete)
 }
 

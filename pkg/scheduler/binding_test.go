@@ -40,7 +40,7 @@ func TestBindFailureAfterPodUpdateForgetsAssumption(t *testing.T) {
 	pod := testutil.Pod("p").Req("cpu", "1").Obj()
 	s.AddPod(pod)
 	drain(s)
-	if pi := s.Cache().Pod("default/p"); pi == nil || !pi.Assumed {
+	if pi := s.Cache().Nodes().Pod("default/p"); pi == nil || !pi.Assumed {
 		t.Fatalf("pod not assumed while its binding is in flight: %+v", pi)
 	}
 	patched := pod.DeepCopy()
@@ -49,7 +49,7 @@ func TestBindFailureAfterPodUpdateForgetsAssumption(t *testing.T) {
 	fc.bindErr = errors.New("context deadline exceeded")
 	d.run()
 	drain(s)
-	if pi := s.Cache().Pod("default/p"); pi != nil {
+	if pi := s.Cache().Nodes().Pod("default/p"); pi != nil {
 		t.Fatalf("assumption kept after the binding failed: %+v", pi)
 	}
 	fc.bindErr = nil
@@ -76,7 +76,7 @@ func TestBindErrorAfterInformerConfirmedIsSuccess(t *testing.T) {
 	// The bind task posts the informer's update, then its own (failed) result.
 	d.run()
 	drain(s)
-	pi := s.Cache().Pod("default/p")
+	pi := s.Cache().Nodes().Pod("default/p")
 	if pi == nil || pi.Assumed || pi.NodeName != "n" {
 		t.Fatalf("cache: %+v, want p bound on n", pi)
 	}
@@ -102,7 +102,7 @@ func TestBindFailureOfDeletedPodIsDropped(t *testing.T) {
 	d.run()
 	clock.t = clock.t.Add(time.Minute)
 	drain(s)
-	if s.Queue().Get("default/p") != nil || s.Cache().Pod("default/p") != nil {
+	if s.Queue().Get("default/p") != nil || s.Cache().Nodes().Pod("default/p") != nil {
 		t.Error("deleted pod still queued or cached")
 	}
 	if len(fc.patches) > 0 {
@@ -130,7 +130,7 @@ func TestGroupMemberBindFailureAfterUpdate(t *testing.T) {
 	fc.bindErr = errors.New("connection reset by peer")
 	d.run()
 	drain(s)
-	if s.Cache().Pod("default/g-0") != nil {
+	if s.Cache().Nodes().Pod("default/g-0") != nil {
 		t.Fatal("member still assumed after its binding failed")
 	}
 	fc.bindErr = nil
@@ -158,7 +158,7 @@ func TestConfirmedPodWithNewLabelsIsReindexed(t *testing.T) {
 	pod := testutil.Pod("p").Req("cpu", "1").Obj()
 	s.AddPod(pod)
 	drain(s)
-	if pi := s.Cache().Pod("default/p"); pi == nil || !pi.Assumed {
+	if pi := s.Cache().Nodes().Pod("default/p"); pi == nil || !pi.Assumed {
 		t.Fatalf("cache: %+v, want p assumed", pi)
 	}
 	bound := pod.DeepCopy()
@@ -166,7 +166,7 @@ func TestConfirmedPodWithNewLabelsIsReindexed(t *testing.T) {
 	bound.Labels = map[string]string{"topology.kubernetes.io/zone": "z1"}
 	s.UpdatePod(pod, bound)
 	drain(s)
-	pi := s.Cache().Pod("default/p")
+	pi := s.Cache().Nodes().Pod("default/p")
 	if pi == nil || pi.Assumed || pi.Pod.Labels["topology.kubernetes.io/zone"] != "z1" {
 		t.Fatalf("cache: %+v, want p bound with the zone label", pi)
 	}

@@ -89,7 +89,7 @@ func (cc cacheComparer) compare(nodes []*v1.Node, pods []*v1.Pod) Comparison {
 		}
 	}
 	for key, p := range bound {
-		if s.cache.Pod(key) == nil {
+		if s.cache.Nodes().Pod(key) == nil {
 			add("pod %s: bound to %s in the cluster, not in the cache", key, p.Spec.NodeName)
 		}
 	}

@@ -53,7 +53,7 @@ func TestCompare(t *testing.T) {
 		name: "assumption nobody resolves",
 		setup: func(s *Scheduler) {
 			s.AddNode(node("n1"))
-			if err := s.cache.AssumePod(framework.NewPodInfo(testutil.Pod("lost").Obj()), "n1"); err != nil {
+			if err := s.cache.Nodes().AssumePod(framework.NewPodInfo(testutil.Pod("lost").Obj()), "n1"); err != nil {
 				t.Fatal(err)
 			}
 		},

@@ -31,9 +31,9 @@ func (pg *pendingGroups) tree(gs *groupState) (*placement.Tree, string) {
 		}
 		seen[c.Key] = true
 		t := &placement.Tree{Group: c}
-		groups, subs := pg.cache.CompositeChildren(c.Key)
+		groups, subs := pg.groupStore.CompositeChildren(c.Key)
 		for _, key := range groups {
-			g := pg.cache.Group(key)
+			g := pg.groupStore.Group(key)
 			if g.Invalid != "" {
 				return nil, "PodGroup " + key + ": " + g.Invalid
 			}
@@ -45,10 +45,10 @@ func (pg *pendingGroups) tree(gs *groupState) (*placement.Tree, string) {
 					return nil, msg
 				}
 			}
-			t.Children = append(t.Children, &placement.Tree{Group: g, Pending: byGroup[key], Running: len(pg.cache.GroupMembers(key))})
+			t.Children = append(t.Children, &placement.Tree{Group: g, Pending: byGroup[key], Running: len(pg.groupStore.GroupMembers(key))})
 		}
 		for _, key := range subs {
-			sub, problem := build(pg.cache.Composite(key), depth+1)
+			sub, problem := build(pg.groupStore.Composite(key), depth+1)
 			if problem != "" {
 				return nil, problem
 			}
@@ -68,7 +68,7 @@ func (pg *pendingGroups) ancestors(g *framework.GroupInfo) []*framework.GroupInf
 	seen := map[string]bool{g.Key: g.IsComposite()}
 	for parent := g.ParentKey(); parent != "" && !seen[parent]; {
 		seen[parent] = true
-		c := pg.cache.Composite(parent)
+		c := pg.groupStore.Composite(parent)
 		if c == nil {
 			break
 		}
@@ -91,7 +91,7 @@ func (pg *pendingGroups) aboveProblem(g *framework.GroupInfo) (*framework.GroupI
 	levels := 1
 	var root *framework.GroupInfo
 	for parent := g.ParentKey(); parent != ""; {
-		c := pg.cache.Composite(parent)
+		c := pg.groupStore.Composite(parent)
 		switch {
 		case c == nil:
 			return nil, "" // the unit waits for it (missingAncestor)
@@ -119,7 +119,7 @@ func (pg *pendingGroups) missingAncestor(g *framework.GroupInfo) string {
 	if len(up) > 0 {
 		last = up[len(up)-1]
 	}
-	if parent := last.ParentKey(); parent != "" && pg.cache.Composite(parent) == nil {
+	if parent := last.ParentKey(); parent != "" && pg.groupStore.Composite(parent) == nil {
 		return parent
 	}
 	return ""

@@ -40,7 +40,7 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		s.DeletePod(pod)
 	case pod.Spec.NodeName != "":
 		if old != nil && old.Spec.NodeName == pod.Spec.NodeName && !boundPodChanged(old, pod) {
-			if pi := s.cache.Pod(key); pi != nil {
+			if pi := s.cache.Nodes().Pod(key); pi != nil {
 				pi.Pod = pod
 				return
 			}
@@ -66,8 +66,8 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 		}
 		entry.Pod = framework.NewPodInfo(pod)
 		entry.Priority = entry.Pod.Priority
-		if pod.Status.NominatedNodeName != "" && s.cache.NominatedNode(key) == "" {
-			s.cache.Nominate(entry.Pod, pod.Status.NominatedNodeName)
+		if pod.Status.NominatedNodeName != "" && s.cache.Nominations().NominatedNode(key) == "" {
+			s.cache.Nominations().Nominate(entry.Pod, pod.Status.NominatedNodeName)
 		}
 		s.queue.Update(entry, pendingPodMayHelp(old, pod))
 	}
@@ -78,15 +78,15 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	s.pods.dropWaiting(key)
 	s.status.forget(key)
-	victimOf := s.preemptions.podGone(key)
+	victimOf := s.preemptions.PodGone(key)
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
-	s.cache.ClearNomination(key)
-	if pi := s.cache.RemoveBoundPod(key); pi != nil {
+	s.cache.Nominations().ClearNomination(key)
+	if pi := s.cache.Nodes().RemoveBoundPod(key); pi != nil {
 		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
 			if g := s.cache.Group(gk); g != nil {
 				// The last bound member is gone: the group's claims are free.
-				s.groupAPI.releaseClaims(g.PodGroup)
+				s.groupAPI.ReleaseClaims(g.PodGroup)
 			}
 		}
 		s.retries.onVictimEvent(framework.EventAssignedPodDelete, victimOf)
@@ -95,28 +95,28 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 
 func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
-	s.preemptions.forgetVictims(key)
+	s.preemptions.ForgetVictims(key)
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
-	s.cache.ClearNomination(key)
+	s.cache.Nominations().ClearNomination(key)
 	s.status.forget(key)
-	if pi := s.cache.Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod) {
+	if pi := s.cache.Nodes().Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod) {
 		// The binding we made is confirmed: keep the PodInfo, it is the same pod. A pod
 		// that changed on the way (the API server's PodTopologyLabels admission gives a
 		// bound pod its node's zone and region labels) is added again below, so that the
 		// cache's label index holds the labels it has.
 		pi.Assumed = false
 		pi.Pod = pod
-		s.cache.SetLeaving(pi, pod.DeletionTimestamp != nil)
+		s.cache.Nodes().SetLeaving(pi, pod.DeletionTimestamp != nil)
 		s.retries.onEvent(framework.EventAssignedPodAdd)
 		return
 	}
 	pi := framework.NewPodInfo(pod)
-	if err := s.cache.AddBoundPod(pi); err != nil {
+	if err := s.cache.Nodes().AddBoundPod(pi); err != nil {
 		s.logger.Error(err, "Adding bound pod to the cache", "pod", key)
 		return
 	}
-	s.retries.onVictimEvent(framework.EventAssignedPodAdd, s.preemptions.victimOf[key])
+	s.retries.onVictimEvent(framework.EventAssignedPodAdd, s.preemptions.VictimOf(key))
 }
 
 func (s *Scheduler) addPendingPod(pod *v1.Pod) {
@@ -126,7 +126,7 @@ func (s *Scheduler) addPendingPod(pod *v1.Pod) {
 	}
 	pi := framework.NewPodInfo(pod)
 	if pod.Status.NominatedNodeName != "" {
-		s.cache.Nominate(pi, pod.Status.NominatedNodeName)
+		s.cache.Nominations().Nominate(pi, pod.Status.NominatedNodeName)
 	}
 	if pi.Group != "" {
 		s.pending.addMember(pi, profile, true)
@@ -137,12 +137,12 @@ func (s *Scheduler) addPendingPod(pod *v1.Pod) {
 
 // AddNode handles a node that appeared.
 func (s *Scheduler) AddNode(node *v1.Node) {
-	s.retries.onNodeEvent(framework.EventNodeAdd, s.cache.AddNode(node))
+	s.retries.onNodeEvent(framework.EventNodeAdd, s.cache.Nodes().AddNode(node))
 }
 
 // UpdateNode handles a changed node; only changes that could make pods fit trigger retries.
 func (s *Scheduler) UpdateNode(old, node *v1.Node) {
-	n := s.cache.AddNode(node)
+	n := s.cache.Nodes().AddNode(node)
 	if old == nil {
 		s.retries.onNodeEvent(framework.EventNodeAdd, n)
 		return
@@ -167,7 +167,7 @@ func (s *Scheduler) UpdateNode(old, node *v1.Node) {
 
 // DeleteNode handles a node that is gone.
 func (s *Scheduler) DeleteNode(node *v1.Node) {
-	s.cache.RemoveNode(node.Name)
+	s.cache.Nodes().RemoveNode(node.Name)
 	s.retries.onEvent(framework.ClusterEvent{Resource: framework.Node, Action: framework.Delete, Label: "NodeDelete"})
 }
 
@@ -182,13 +182,13 @@ func (s *Scheduler) DeleteNamespace(ns *v1.Namespace) { s.cache.RemoveNamespace(
 
 // UpdatePDB records a PodDisruptionBudget (nil old for a new one).
 func (s *Scheduler) UpdatePDB(old, pdb *policyv1.PodDisruptionBudget) {
-	s.cache.SetPDB(pdb)
+	s.cache.DisruptionBudgets().SetPDB(pdb)
 	s.retries.onEvent(framework.ClusterEvent{Resource: framework.PodDisruptionBudget, Action: framework.Update, Label: "PDBUpdate"})
 }
 
 // DeletePDB forgets a PodDisruptionBudget.
 func (s *Scheduler) DeletePDB(pdb *policyv1.PodDisruptionBudget) {
-	s.cache.RemovePDB(pdb.Namespace + "/" + pdb.Name)
+	s.cache.DisruptionBudgets().RemovePDB(pdb.Namespace + "/" + pdb.Name)
 }
 
 // AddPriorityClass records a PriorityClass; groups that name it are resolved again.
@@ -232,7 +232,7 @@ func (s *Scheduler) preEnqueue(entry *queue.Entry) *framework.Status {
 	if fwk == nil || entry.Pod == nil {
 		return nil
 	}
-	if st := s.preemptions.gate(entry.Key); st != nil {
+	if st := s.preemptions.Gate(entry.Key); st != nil {
 		return st
 	}
 	return fwk.RunPreEnqueuePlugins(context.Background(), entry.Pod)

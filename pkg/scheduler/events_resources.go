@@ -10,10 +10,11 @@ import (
 )
 
 // ResourceEvents are the handlers of the storage and Dynamic Resource Allocation objects
-// pods wait for: each updates the cache and retries the pods whose rejecting plugins
-// registered the event. Like the Scheduler's, they run on the loop.
+// pods wait for: each updates the cache's store of them and retries the pods whose
+// rejecting plugins registered the event. Like the Scheduler's, they run on the loop.
 type ResourceEvents struct {
-	cache   *cache.Cache
+	volumes *cache.VolumeStore
+	devices *cache.DeviceStore
 	retries *retries
 }
 
@@ -31,82 +32,82 @@ func changeOf[T any](old *T) framework.ActionType {
 
 // UpdatePV records a PersistentVolume (nil old for a new one).
 func (r *ResourceEvents) UpdatePV(old, pv *v1.PersistentVolume) {
-	r.cache.SetPV(pv)
+	r.volumes.SetPV(pv)
 	r.retries.onEvent(resourceEvent(framework.PersistentVolume, changeOf(old), "PersistentVolumeChange"))
 }
 
 // DeletePV forgets a PersistentVolume.
 func (r *ResourceEvents) DeletePV(pv *v1.PersistentVolume) {
-	r.cache.RemovePV(pv.Name)
+	r.volumes.RemovePV(pv.Name)
 	r.retries.onEvent(resourceEvent(framework.PersistentVolume, framework.Delete, "PersistentVolumeDelete"))
 }
 
 // UpdatePVC records a PersistentVolumeClaim (nil old for a new one).
 func (r *ResourceEvents) UpdatePVC(old, pvc *v1.PersistentVolumeClaim) {
-	r.cache.SetPVC(pvc)
+	r.volumes.SetPVC(pvc)
 	r.retries.onEvent(resourceEvent(framework.PersistentVolumeClaim, changeOf(old), "PersistentVolumeClaimChange"))
 }
 
 // DeletePVC forgets a PersistentVolumeClaim.
 func (r *ResourceEvents) DeletePVC(pvc *v1.PersistentVolumeClaim) {
-	r.cache.RemovePVC(framework.PVCKey(pvc.Namespace, pvc.Name))
+	r.volumes.RemovePVC(framework.PVCKey(pvc.Namespace, pvc.Name))
 	r.retries.onEvent(resourceEvent(framework.PersistentVolumeClaim, framework.Delete, "PersistentVolumeClaimDelete"))
 }
 
 // UpdateStorageClass records a StorageClass (nil old for a new one).
 func (r *ResourceEvents) UpdateStorageClass(old, sc *storagev1.StorageClass) {
-	r.cache.SetStorageClass(sc)
+	r.volumes.SetStorageClass(sc)
 	r.retries.onEvent(resourceEvent(framework.StorageClass, changeOf(old), "StorageClassChange"))
 }
 
 // DeleteStorageClass forgets a StorageClass.
 func (r *ResourceEvents) DeleteStorageClass(sc *storagev1.StorageClass) {
-	r.cache.RemoveStorageClass(sc.Name)
+	r.volumes.RemoveStorageClass(sc.Name)
 }
 
 // UpdateCSINode records a CSINode (nil old for a new one).
 func (r *ResourceEvents) UpdateCSINode(old, n *storagev1.CSINode) {
-	r.cache.SetCSINode(n)
+	r.volumes.SetCSINode(n)
 	r.retries.onEvent(resourceEvent(framework.CSINode, changeOf(old), "CSINodeChange"))
 }
 
 // DeleteCSINode forgets a CSINode.
 func (r *ResourceEvents) DeleteCSINode(n *storagev1.CSINode) {
-	r.cache.RemoveCSINode(n.Name)
+	r.volumes.RemoveCSINode(n.Name)
 	r.retries.onEvent(resourceEvent(framework.CSINode, framework.Delete, "CSINodeDelete"))
 }
 
 // UpdateResourceClaim records a ResourceClaim (nil old for a new one).
 func (r *ResourceEvents) UpdateResourceClaim(old, c *resourceapi.ResourceClaim) {
-	r.cache.SetResourceClaim(c)
+	r.devices.SetResourceClaim(c)
 	r.retries.onEvent(resourceEvent(framework.ResourceClaim, changeOf(old), "ResourceClaimChange"))
 }
 
 // DeleteResourceClaim forgets a ResourceClaim; its devices are free.
 func (r *ResourceEvents) DeleteResourceClaim(c *resourceapi.ResourceClaim) {
-	r.cache.RemoveResourceClaim(c.Namespace + "/" + c.Name)
+	r.devices.RemoveResourceClaim(c.Namespace + "/" + c.Name)
 	r.retries.onEvent(resourceEvent(framework.ResourceClaim, framework.Delete, "ResourceClaimDelete"))
 }
 
 // UpdateResourceSlice records a ResourceSlice (nil old for a new one).
 func (r *ResourceEvents) UpdateResourceSlice(old, sl *resourceapi.ResourceSlice) {
-	r.cache.SetResourceSlice(sl)
+	r.devices.SetResourceSlice(sl)
 	r.retries.onEvent(resourceEvent(framework.ResourceSlice, changeOf(old), "ResourceSliceChange"))
 }
 
 // DeleteResourceSlice forgets a ResourceSlice.
 func (r *ResourceEvents) DeleteResourceSlice(sl *resourceapi.ResourceSlice) {
-	r.cache.RemoveResourceSlice(sl.Name)
+	r.devices.RemoveResourceSlice(sl.Name)
 	r.retries.onEvent(resourceEvent(framework.ResourceSlice, framework.Delete, "ResourceSliceDelete"))
 }
 
 // UpdateDeviceClass records a DeviceClass (nil old for a new one).
 func (r *ResourceEvents) UpdateDeviceClass(old, dc *resourceapi.DeviceClass) {
-	r.cache.SetDeviceClass(dc)
+	r.devices.SetDeviceClass(dc)
 	r.retries.onEvent(resourceEvent(framework.DeviceClass, changeOf(old), "DeviceClassChange"))
 }
 
 // DeleteDeviceClass forgets a DeviceClass.
 func (r *ResourceEvents) DeleteDeviceClass(dc *resourceapi.DeviceClass) {
-	r.cache.RemoveDeviceClass(dc.Name)
+	r.devices.RemoveDeviceClass(dc.Name)
 }

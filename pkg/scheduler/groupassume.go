@@ -26,11 +26,11 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 		}
 	}
 	for _, m := range placed.Assignments {
-		c.cache.ClearNomination(m.Pod.Key)
+		c.cache.Nominations().ClearNomination(m.Pod.Key)
 		if c.observer != nil {
 			c.observer.BeforeAssume(m.Pod, m.Node.Name, c.cache)
 		}
-		if err := c.cache.AssumePod(m.Pod, m.Node.Name); err != nil {
+		if err := c.cache.Nodes().AssumePod(m.Pod, m.Node.Name); err != nil {
 			undo()
 			c.fail(a, framework.AsStatus(err), nil, nil)
 			return
@@ -51,7 +51,7 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 	if c.observer != nil {
 		c.observer.GroupPlaced(g, done)
 	}
-	c.preemptions.forgetDecision(a.entry.Key)
+	c.preemptions.ForgetDecision(a.entry.Key)
 	for _, m := range done {
 		gs.pending = slices.DeleteFunc(gs.pending, func(q *framework.PodInfo) bool { return q == m.Pod })
 		delete(c.pending.filed, m.Pod.Key)
@@ -92,7 +92,7 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 // reportScheduled sets a group's (or composite's) PodGroupScheduled condition and emits
 // its Scheduled event, once.
 func (c *groupCycle) reportScheduled(a groupAttempt, g *framework.GroupInfo, pods int, where *framework.Placement) {
-	if !c.groupAPI.setCondition(g, true, v1alpha1.PodGroupReasonScheduled, "") {
+	if !c.groupAPI.SetCondition(g, true, v1alpha1.PodGroupReasonScheduled, "") {
 		return
 	}
 	if g == a.gs.info {

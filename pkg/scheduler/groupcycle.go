@@ -14,8 +14,10 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/placement"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -36,9 +38,9 @@ type groupCycle struct {
 	actuator    *actuator.Actuator
 	status      *podStatus
 	binder      *binder
-	preemptions *preemptions
+	preemptions *preemptexec.Preemptions
 	pending     *pendingGroups
-	groupAPI    *groupAPI
+	groupAPI    *groupapi.Writer
 	placers     map[*fwkruntime.Framework]*placement.Placer
 }
 
@@ -187,8 +189,8 @@ func (c *groupCycle) addNominatedPods(a groupAttempt) {
 		}
 		own = func(np *framework.PodInfo) bool { return groups[framework.GroupKey(np)] }
 	}
-	c.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
-		if own(np) || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Pod(np.Key) != nil {
+	c.cache.Nominations().ForEachNominated(func(np *framework.PodInfo, node string) {
+		if own(np) || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Nodes().Pod(np.Key) != nil {
 			return
 		}
 		c.cache.AddPod(np, node)
@@ -204,7 +206,7 @@ func (c *groupCycle) fail(a groupAttempt, st *framework.Status, rejectors []stri
 	gs := a.gs
 	g := gs.info
 	msg, isError := st.Message(), !st.IsRejected()
-	if note := c.preemptions.spentDecision(a.entry.Key); note != "" {
+	if note := c.preemptions.SpentDecision(a.entry.Key); note != "" {
 		msg, isError = note+msg, true
 	}
 	reason := v1alpha1.PodGroupReasonUnschedulable
@@ -225,7 +227,7 @@ func (c *groupCycle) fail(a groupAttempt, st *framework.Status, rejectors []stri
 	c.observe(a, result)
 	// A unit that runs (minCount members bound, a complete hierarchy) keeps its Scheduled
 	// status while extra members wait: only the members say why they wait.
-	if !a.running && (c.groupAPI.setCondition(g, false, reason, condMsg) || !isError) {
+	if !a.running && (c.groupAPI.SetCondition(g, false, reason, condMsg) || !isError) {
 		c.actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	}
 	for _, p := range gs.pending {

@@ -34,7 +34,7 @@ const msgCompositeWaitingForGroups = "waiting for minGroupCount pod groups of a 
 // the PodGroup missing, the group invalid or inconsistent with its members, or (through the
 // GroupPreEnqueue plugins) a gang not yet complete.
 func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Status {
-	if st := pg.preemptions.gate(entry.Key); st != nil {
+	if st := pg.preemptions.Gate(entry.Key); st != nil {
 		return st
 	}
 	kind := "PodGroup"
@@ -48,7 +48,7 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 	if parent := pg.missingAncestor(g); parent != "" {
 		// The group (or composite) is there to say why it waits, as a gang short of members does.
 		msg := groupMissingMessage("CompositePodGroup", parent)
-		pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		pg.groupAPI.SetCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
 		return framework.NewStatus(framework.Pending, msg).WithPlugin(gateGroupMissing)
 	}
 	var tree *placement.Tree
@@ -61,10 +61,10 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 		msg = pg.problem(gs)
 	}
 	if msg != "" {
-		if culprit != nil && pg.groupAPI.setCondition(culprit, false, v1alpha1.PodGroupReasonSchedulerError, msg) {
+		if culprit != nil && pg.groupAPI.SetCondition(culprit, false, v1alpha1.PodGroupReasonSchedulerError, msg) {
 			pg.actuator.Event(culprit.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 		}
-		changed := pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonSchedulerError, msg)
+		changed := pg.groupAPI.SetCondition(g, false, v1alpha1.PodGroupReasonSchedulerError, msg)
 		if changed {
 			pg.actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 		}
@@ -84,7 +84,7 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 		}
 	} else {
 		fwk := pg.profiles[entry.Profile]
-		st = fwk.RunGroupPreEnqueuePlugins(context.Background(), g, gs.pending, len(pg.cache.GroupMembers(g.Key)))
+		st = fwk.RunGroupPreEnqueuePlugins(context.Background(), g, gs.pending, len(pg.groupStore.GroupMembers(g.Key)))
 	}
 	if !st.IsSuccess() {
 		if gs.gatedSince.IsZero() {
@@ -95,7 +95,7 @@ func (pg *pendingGroups) gate(entry *queue.Entry, gs *groupState) *framework.Sta
 		if gs.waitReported {
 			msg = pg.gangWaitMessage(msg)
 		}
-		pg.groupAPI.setCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		pg.groupAPI.SetCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
 		return st
 	}
 	gs.gatedSince = time.Time{}
@@ -151,7 +151,7 @@ func (pg *pendingGroups) reportGangWaits() {
 		}
 		gs.waitReported = true
 		msg := pg.gangWaitMessage(entry.GatedMessage)
-		pg.groupAPI.setCondition(gs.info, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+		pg.groupAPI.SetCondition(gs.info, false, v1alpha1.PodGroupReasonUnschedulable, msg)
 		pg.actuator.Event(gs.info.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 		for _, p := range gs.pending {
 			pg.status.reportFailure(p, v1.PodReasonUnschedulable, msg)

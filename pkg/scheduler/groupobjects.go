@@ -32,9 +32,9 @@ func (pg *pendingGroups) deletePriorityClass(pc *schedulingv1.PriorityClass) {
 // change may help.
 func (pg *pendingGroups) setGroup(obj *v1alpha1.PodGroup) {
 	g := pg.resolve(&framework.GroupInfo{PodGroup: obj})
-	old := pg.cache.Group(g.Key)
-	pg.cache.SetGroup(g)
-	pg.groupAPI.ensureClaims(g)
+	old := pg.groupStore.Group(g.Key)
+	pg.groupStore.SetGroup(g)
+	pg.groupAPI.EnsureClaims(g)
 	if old != nil && old.ParentKey() != g.ParentKey() {
 		pg.refile()
 	}
@@ -55,9 +55,9 @@ func (pg *pendingGroups) setGroup(obj *v1alpha1.PodGroup) {
 // nominations go (the room they held is free for others), and each says why it waits.
 func (pg *pendingGroups) deleteGroup(obj *v1alpha1.PodGroup) {
 	key := obj.Namespace + "/" + obj.Name
-	pg.groupAPI.releaseClaims(obj)
-	pg.cache.RemoveGroup(key)
-	pg.groupAPI.forget(groupEntryKey(key))
+	pg.groupAPI.ReleaseClaims(obj)
+	pg.groupStore.RemoveGroup(key)
+	pg.groupAPI.ForgetGroup(key)
 	pg.refile()
 	if gs := pg.groups[key]; gs != nil {
 		gs.info = nil
@@ -75,16 +75,16 @@ func (pg *pendingGroups) deleteGroup(obj *v1alpha1.PodGroup) {
 // unit they now belong to.
 func (pg *pendingGroups) setComposite(obj *v1alpha1.CompositePodGroup) {
 	c := pg.resolve(&framework.GroupInfo{Composite: obj})
-	old := pg.cache.Composite(c.Key)
-	pg.cache.SetComposite(c)
+	old := pg.groupStore.Composite(c.Key)
+	pg.groupStore.SetComposite(c)
 	pg.resolveHierarchy(c.Key)
 	pg.refile()
 	mayHelp := old == nil || !apiequality.Semantic.DeepEqual(old.Composite.Spec, obj.Spec) || old.Invalid != c.Invalid
 	if gs := pg.composites[c.Key]; gs != nil {
-		gs.info = pg.cache.Composite(c.Key)
+		gs.info = pg.groupStore.Composite(c.Key)
 		pg.retry(gs, mayHelp)
 	}
-	for _, key := range pg.cache.CompositeGroups(c.Key) {
+	for _, key := range pg.groupStore.CompositeGroups(c.Key) {
 		if gs := pg.groups[key]; gs != nil {
 			pg.retry(gs, true)
 		}
@@ -95,9 +95,9 @@ func (pg *pendingGroups) setComposite(obj *v1alpha1.CompositePodGroup) {
 // units (or a composite above), and groups that named it wait for it to come back.
 func (pg *pendingGroups) deleteComposite(obj *v1alpha1.CompositePodGroup) {
 	key := obj.Namespace + "/" + obj.Name
-	groups := pg.cache.CompositeGroups(key)
-	pg.cache.RemoveComposite(key)
-	pg.groupAPI.forget(compositeEntryKey(key))
+	groups := pg.groupStore.CompositeGroups(key)
+	pg.groupStore.RemoveComposite(key)
+	pg.groupAPI.ForgetComposite(key)
 	pg.resolveHierarchy(key)
 	pg.refile()
 	if gs := pg.composites[key]; gs != nil {
@@ -124,17 +124,17 @@ func (pg *pendingGroups) retry(gs *groupState, mayHelp bool) {
 // that groups inherit their new priorities.
 func (pg *pendingGroups) refresh(affected func(*framework.GroupInfo) bool) {
 	for _, key := range pg.compositeKeys() {
-		if c := pg.cache.Composite(key); c != nil && affected(c) {
-			pg.cache.SetComposite(pg.resolve(&framework.GroupInfo{Composite: c.Composite}))
+		if c := pg.groupStore.Composite(key); c != nil && affected(c) {
+			pg.groupStore.SetComposite(pg.resolve(&framework.GroupInfo{Composite: c.Composite}))
 			pg.resolveHierarchy(key)
 			if gs := pg.composites[key]; gs != nil {
-				gs.info = pg.cache.Composite(key)
+				gs.info = pg.groupStore.Composite(key)
 				pg.retry(gs, true)
 			}
 		}
 	}
 	for _, key := range sortedKeys(pg.groups) {
-		if g := pg.cache.Group(key); g != nil && affected(g) {
+		if g := pg.groupStore.Group(key); g != nil && affected(g) {
 			pg.setGroup(g.PodGroup)
 		}
 	}
@@ -143,33 +143,33 @@ func (pg *pendingGroups) refresh(affected func(*framework.GroupInfo) bool) {
 // compositeKeys are the known composites, sorted, parents before their children (those
 // in a cycle of parents last).
 func (pg *pendingGroups) compositeKeys() []string {
-	all := pg.cache.CompositeKeys()
+	all := pg.groupStore.CompositeKeys()
 	var roots []string
 	for _, key := range all {
-		if c := pg.cache.Composite(key); c.ParentKey() == "" || pg.cache.Composite(c.ParentKey()) == nil {
+		if c := pg.groupStore.Composite(key); c.ParentKey() == "" || pg.groupStore.Composite(c.ParentKey()) == nil {
 			roots = append(roots, key)
 		}
 	}
 	var out []string
-	pg.cache.WalkComposites(append(roots, all...), func(key string, _ []string) { out = append(out, key) })
+	pg.groupStore.WalkComposites(append(roots, all...), func(key string, _ []string) { out = append(out, key) })
 	return out
 }
 
 // resolveHierarchy resolves again the composites and groups below a composite, parents
 // first, so that each takes its parent's priority when it sets none of its own.
 func (pg *pendingGroups) resolveHierarchy(key string) {
-	pg.cache.WalkComposites([]string{key}, func(k string, groups []string) {
-		if c := pg.cache.Composite(k); c != nil && k != key {
-			pg.cache.SetComposite(pg.resolve(&framework.GroupInfo{Composite: c.Composite}))
+	pg.groupStore.WalkComposites([]string{key}, func(k string, groups []string) {
+		if c := pg.groupStore.Composite(k); c != nil && k != key {
+			pg.groupStore.SetComposite(pg.resolve(&framework.GroupInfo{Composite: c.Composite}))
 			if gs := pg.composites[k]; gs != nil {
-				gs.info = pg.cache.Composite(k)
+				gs.info = pg.groupStore.Composite(k)
 			}
 		}
 		for _, gk := range groups {
-			if g := pg.cache.Group(gk); g != nil {
-				pg.cache.SetGroup(pg.resolve(&framework.GroupInfo{PodGroup: g.PodGroup}))
+			if g := pg.groupStore.Group(gk); g != nil {
+				pg.groupStore.SetGroup(pg.resolve(&framework.GroupInfo{PodGroup: g.PodGroup}))
 				if gs := pg.groups[gk]; gs != nil {
-					gs.info = pg.cache.Group(gk)
+					gs.info = pg.groupStore.Group(gk)
 				}
 			}
 		}
@@ -203,7 +203,7 @@ func (pg *pendingGroups) resolve(g *framework.GroupInfo) *framework.GroupInfo {
 	if reason := meta.Annotations[v1alpha1.AnnotationInvalidReason]; reason != "" {
 		g.Invalid = reason // found by the driver edge (pkg/nativegroup)
 	}
-	parent := pg.cache.Composite(g.ParentKey())
+	parent := pg.groupStore.Composite(g.ParentKey())
 	// A class the group names is its own (a missing one makes it invalid, unless it sets
 	// its priority); a group that names none inherits from its parent, else from the
 	// global default class.

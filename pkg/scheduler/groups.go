@@ -13,6 +13,8 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -50,6 +52,9 @@ func unitKey(g *framework.GroupInfo) string {
 	return groupEntryKey(g.Key)
 }
 
+// groupOf is the group of a queue entry that is a unit (nil until its object is seen).
+func groupOf(entry *queue.Entry) *framework.GroupInfo { return entry.Group.(*groupState).info }
+
 // entryKey is the unit's queue key.
 func (gs *groupState) entryKey() string {
 	if gs.composite {
@@ -65,13 +70,14 @@ func (gs *groupState) entryKey() string {
 type pendingGroups struct {
 	cfg         *config.Configuration
 	clock       framework.Clock
-	cache       *cache.Cache
+	groupStore  *cache.GroupStore
+	nominations *cache.NominationStore
 	queue       *queue.Queue
 	profiles    map[string]*fwkruntime.Framework
 	actuator    *actuator.Actuator
 	status      *podStatus
-	groupAPI    *groupAPI
-	preemptions *preemptions
+	groupAPI    *groupapi.Writer
+	preemptions *preemptexec.Preemptions
 	profileFor  func(schedulerName string) (*fwkruntime.Framework, string, error)
 
 	// classes are the PriorityClasses, for resolving groups' priorities.
@@ -99,8 +105,8 @@ func (pg *pendingGroups) updateMember(pod *v1.Pod, mayHelp bool) {
 	}
 	if _, profile, err := pg.profileFor(pod.Spec.SchedulerName); err == nil {
 		pi := framework.NewPodInfo(pod)
-		if pod.Status.NominatedNodeName != "" && pg.cache.NominatedNode(key) == "" {
-			pg.cache.Nominate(pi, pod.Status.NominatedNodeName)
+		if pod.Status.NominatedNodeName != "" && pg.nominations.NominatedNode(key) == "" {
+			pg.nominations.Nominate(pi, pod.Status.NominatedNodeName)
 		}
 		pg.addMember(pi, profile, mayHelp)
 	}
@@ -139,9 +145,9 @@ func (pg *pendingGroups) addMember(pi *framework.PodInfo, profile string, mayHel
 
 // unit returns the state of a unit, made on first use.
 func (pg *pendingGroups) unit(key string, composite bool, profile, schedulerName string) *groupState {
-	units, info := pg.groups, pg.cache.Group(key)
+	units, info := pg.groups, pg.groupStore.Group(key)
 	if composite {
-		units, info = pg.composites, pg.cache.Composite(key)
+		units, info = pg.composites, pg.groupStore.Composite(key)
 	}
 	gs := units[key]
 	if gs == nil {
@@ -170,14 +176,14 @@ func (pg *pendingGroups) removeMember(key string) {
 // far, whose gate says so.
 func (pg *pendingGroups) unitOf(groupKey string) (key string, composite bool) {
 	key = groupKey
-	g := pg.cache.Group(groupKey)
+	g := pg.groupStore.Group(groupKey)
 	if g == nil {
 		return key, false
 	}
 	seen := map[string]bool{}
 	for parent := g.ParentKey(); parent != "" && !seen[parent]; {
 		seen[parent] = true
-		c := pg.cache.Composite(parent)
+		c := pg.groupStore.Composite(parent)
 		if c == nil {
 			break
 		}

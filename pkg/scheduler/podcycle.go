@@ -12,6 +12,7 @@ import (
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/podfit"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -31,7 +32,7 @@ type podCycle struct {
 	clock       framework.Clock
 	status      *podStatus
 	binder      *binder
-	preemptions *preemptions
+	preemptions *preemptexec.Preemptions
 	// waiting holds pods a Permit plugin asked to wait, by key.
 	waiting map[string]*waitingPod
 }
@@ -51,7 +52,7 @@ func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entr
 		c.fail(a, framework.NewStatus(framework.UnschedulableAndUnresolvable, p.ParseErr.Error()), sets.New(podSpecPlugin), nil)
 		return
 	}
-	if c.cache.NumNodes() == 0 {
+	if c.cache.Nodes().NumNodes() == 0 {
 		// As kube-scheduler: nothing to filter, nothing to preempt.
 		c.fail(a, framework.NewStatus(framework.Unschedulable, ErrNoNodesAvailable), nil, nil)
 		return
@@ -98,11 +99,11 @@ func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entr
 // p's, onto those nodes, so the cycle treats their room as taken (the preemption design's
 // Example 1). The caller rolls them back.
 func (c *podCycle) addNominatedPods(p *framework.PodInfo) {
-	c.cache.ForEachNominated(func(np *framework.PodInfo, node string) {
+	c.cache.Nominations().ForEachNominated(func(np *framework.PodInfo, node string) {
 		if np.Key == p.Key || np.Priority < p.Priority {
 			return
 		}
-		if c.cache.Get(node) == nil || c.cache.Pod(np.Key) != nil {
+		if c.cache.Get(node) == nil || c.cache.Nodes().Pod(np.Key) != nil {
 			return
 		}
 		c.cache.AddPod(np, node)
@@ -115,8 +116,8 @@ func (c *podCycle) assume(ctx context.Context, a podAttempt, as assumed) {
 	if c.observer != nil {
 		c.observer.BeforeAssume(p, as.host, c.cache)
 	}
-	c.cache.ClearNomination(p.Key)
-	if err := c.cache.AssumePod(p, as.host); err != nil {
+	c.cache.Nominations().ClearNomination(p.Key)
+	if err := c.cache.Nodes().AssumePod(p, as.host); err != nil {
 		c.fail(a, framework.AsStatus(err), nil, nil)
 		return
 	}
@@ -153,7 +154,7 @@ func (c *podCycle) finishBinding(a podAttempt, as assumed, o bindOutcome, st *fr
 		if ours {
 			c.queue.Done(a.entry.Key)
 		}
-		c.preemptions.forgetDecision(a.entry.Key)
+		c.preemptions.ForgetDecision(a.entry.Key)
 		c.observe(a, metrics.ResultScheduled)
 		c.metrics.PodScheduled(a.entry.Attempts, c.clock.Now().Sub(a.entry.InitialAttempt))
 		c.binder.recordScheduled(as)
@@ -178,13 +179,13 @@ func (c *podCycle) fail(a podAttempt, st *framework.Status, rejectors sets.Set[s
 	p := a.entry.Pod
 	if nomination != nil {
 		if nomination.NominatedNodeName != "" {
-			c.cache.Nominate(p, nomination.NominatedNodeName)
+			c.cache.Nominations().Nominate(p, nomination.NominatedNodeName)
 		} else {
 			c.status.dropNomination(p)
 		}
 	}
 	msg, isError := st.Message(), !st.IsRejected()
-	if note := c.preemptions.spentDecision(a.entry.Key); note != "" {
+	if note := c.preemptions.SpentDecision(a.entry.Key); note != "" {
 		msg, isError = note+msg, true
 	}
 	c.queue.Requeue(a.entry, rejectors, isError)

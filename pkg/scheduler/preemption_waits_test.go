@@ -23,8 +23,8 @@ func TestPreemptorTriedWhenItsVictimsAreGone(t *testing.T) {
 	s.AddPod(testutil.Pod("other").Req("cpu", "2").Priority(10000).Node("n2").Obj())
 	s.AddPod(testutil.Pod("preemptor").Req("cpu", "2").Priority(1000).Obj())
 	drain(s)
-	if fc.deleted != 1 || s.cache.NominatedNode("default/preemptor") != "n1" {
-		t.Fatalf("no preemption: %d deletions, nominated to %q", fc.deleted, s.cache.NominatedNode("default/preemptor"))
+	if fc.deleted != 1 || s.cache.Nominations().NominatedNode("default/preemptor") != "n1" {
+		t.Fatalf("no preemption: %d deletions, nominated to %q", fc.deleted, s.cache.Nominations().NominatedNode("default/preemptor"))
 	}
 	// Other pods come and go while the victim terminates: each retry fails.
 	for i := range 4 {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -13,7 +14,7 @@ import (
 type retries struct {
 	queue       *queue.Queue
 	profiles    map[string]*fwkruntime.Framework
-	preemptions *preemptions
+	preemptions *preemptexec.Preemptions
 	// events are the cluster events each plugin (and pseudo-plugin) registered.
 	events map[string][]framework.ClusterEvent
 }
@@ -25,13 +26,13 @@ func (r *retries) onEvent(ev framework.ClusterEvent) {
 
 // onVictimEvent is onEvent for a change of a preemption's victim (w nil: the pod is
 // nobody's victim): it does not move the preemptors that wait for their own victims and
-// would not be allowed that room (preemptions.victimEventMayHelp).
-func (r *retries) onVictimEvent(ev framework.ClusterEvent, w *victimWait) {
+// would not be allowed that room (Preemptions.VictimEventMayHelp).
+func (r *retries) onVictimEvent(ev framework.ClusterEvent, w *preemptexec.Wait) {
 	if w == nil {
 		r.onEvent(ev)
 		return
 	}
-	r.queue.OnEvent(ev, func(entry *queue.Entry) bool { return r.preemptions.victimEventMayHelp(entry, w) })
+	r.queue.OnEvent(ev, func(entry *queue.Entry) bool { return r.preemptions.VictimEventMayHelp(entry, w) })
 }
 
 // onNodeEvent is onEvent for an event about node n: a pod whose rejecting plugins have

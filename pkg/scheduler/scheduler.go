@@ -6,10 +6,12 @@
 // Scheduler is the loop and its event handlers; each other job has a type of its own:
 // podCycle (one pod: filter, score, assume, Permit, bind), groupCycle (one pod group,
 // placed by pkg/placement), pendingGroups (the groups with pending members, their gates),
-// preemptions (preemptions being carried out and the preemptors waiting for victims),
-// groupAPI (PodGroup status and the claims groups share), binder (bindings in flight),
-// podStatus (what pending pods are told), retries (which cluster events move which pending
-// entries) and cacheComparer (the cache checked against the cluster).
+// binder (bindings in flight), podStatus (what pending pods are told), retries (which
+// cluster events move which pending entries) and cacheComparer (the cache checked against
+// the cluster). Two jobs with a narrow seam have packages of their own: pkg/preemptexec
+// carries out the preemptions the cycles decide and follows preemptors until their
+// victims are gone; pkg/groupapi writes what the scheduler decides about pod groups (their
+// status, the claims they share).
 package scheduler
 
 import (
@@ -27,9 +29,11 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/placement"
 	"github.com/phalanx-dev/phalanx/pkg/podfit"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
 
@@ -90,8 +94,8 @@ type Scheduler struct {
 	pods        *podCycle
 	groups      *groupCycle
 	pending     *pendingGroups
-	preemptions *preemptions
-	groupAPI    *groupAPI
+	preemptions *preemptexec.Preemptions
+	groupAPI    *groupapi.Writer
 	binder      *binder
 	status      *podStatus
 	retries     *retries
@@ -126,7 +130,7 @@ func New(opts Options) (*Scheduler, error) {
 		notify:   make(chan struct{}, 1),
 		// The profiles' plugins carry preemptions out through it; it is filled in by
 		// assemble, once the queue exists.
-		preemptions: &preemptions{},
+		preemptions: &preemptexec.Preemptions{},
 	}
 	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
@@ -137,13 +141,13 @@ func New(opts Options) (*Scheduler, error) {
 	if resources == nil {
 		resources, _ = opts.Client.(framework.ResourceClient)
 	}
-	finder := podfit.New(podfit.Options{Snapshot: s.cache, Nominator: s.cache, Parallelizer: parallelizer,
+	finder := podfit.New(podfit.Options{Snapshot: s.cache, Nominator: s.cache.Nominations(), Parallelizer: parallelizer,
 		PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Rand: rnd})
 	events := map[string][]framework.ClusterEvent{
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
 		// Only the end of the preemption's API calls releases this gate; only a change of
 		// the group or its members releases the group gates.
-		gatePreemption:          nil,
+		preemptexec.GatePlugin:  nil,
 		gateGroupMissing:        nil,
 		gateGroupInvalid:        nil,
 		gateCompositeIncomplete: nil,
@@ -154,7 +158,7 @@ func New(opts Options) (*Scheduler, error) {
 	for i, prof := range cfg.Profiles {
 		fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(i), opts.Registry, fwkruntime.Options{
 			Snapshot:        s.cache,
-			Nominator:       s.cache,
+			Nominator:       s.cache.Nominations(),
 			Parallelizer:    parallelizer,
 			Binder:          opts.Client,
 			Preemption:      s.preemptions,
@@ -216,27 +220,28 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	if opts.SyncPreemption {
 		preemptExec = inlineExecutor{}
 	}
-	s.status = &podStatus{actuator: act, clock: s.clock, logger: s.logger, cache: s.cache, queue: s.queue, failures: map[string]string{}}
+	s.status = &podStatus{actuator: act, clock: s.clock, logger: s.logger, nominations: s.cache.Nominations(), queue: s.queue, failures: map[string]string{}}
 	s.retries = &retries{queue: s.queue, profiles: s.profiles, events: p.events, preemptions: s.preemptions}
-	s.binder = &binder{actuator: act, cache: s.cache, retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}}
-	s.groupAPI = &groupAPI{actuator: act, clock: s.clock, logger: s.logger, cache: s.cache, resources: p.resources,
-		nativeClaimsUpstream: opts.NativeGroupClaimsUpstream, writers: map[string]*groupStatusWriter{}, conditions: map[string]string{},
-		claimsMaking: map[string]bool{}, claimMade: s.AddPodGroup}
-	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, cache: s.cache, queue: s.queue, profiles: s.profiles,
+	s.binder = &binder{actuator: act, pods: s.cache.Nodes(), retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}}
+	s.groupAPI = groupapi.New(groupapi.Options{Actuator: act, Clock: s.clock, Logger: s.logger, Groups: s.cache.Groups(),
+		Claims: s.cache.Devices(), Resources: p.resources, NativeClaimsUpstream: opts.NativeGroupClaimsUpstream,
+		ClaimMade: s.AddPodGroup})
+	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, groupStore: s.cache.Groups(), nominations: s.cache.Nominations(), queue: s.queue, profiles: s.profiles,
 		actuator: act, status: s.status, groupAPI: s.groupAPI, preemptions: s.preemptions, profileFor: s.profileFor,
 		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, composites: map[string]*groupState{},
 		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}}
-	*s.preemptions = preemptions{actuator: act, exec: preemptExec, post: s.Post, clock: s.clock, logger: s.logger,
-		cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, status: s.status,
-		groupAPI: s.groupAPI, pending: s.pending, inFlight: map[string]*inflightPreemption{},
-		victimOf: map[string]*victimWait{}, waitingForVictims: map[string]*victimWait{}, spent: map[string]string{}}
+	// The profiles were given s.preemptions before the queue existed: it is filled in place.
+	*s.preemptions = *preemptexec.New(preemptexec.Options{Actuator: act, Exec: preemptExec, Clock: s.clock, Logger: s.logger,
+		Metrics: s.metrics, Queue: s.queue, Snapshot: s.cache, Nodes: s.cache.Nodes(), Nominations: s.cache.Nominations(),
+		GroupAPI: s.groupAPI, DropNomination: s.status.dropNomination, QueueKey: unitKey, GroupOf: groupOf,
+		Observer: opts.Observer})
 	s.pods = &podCycle{cache: s.cache, queue: s.queue, finder: p.finder, metrics: s.metrics, observer: opts.Observer,
 		clock: s.clock, status: s.status, binder: s.binder, preemptions: s.preemptions, waiting: map[string]*waitingPod{}}
 	s.status.filed = func(key string) *groupState { return s.pending.filed[key] }
 	s.groups = &groupCycle{cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, actuator: act,
 		status: s.status, binder: s.binder, preemptions: s.preemptions, pending: s.pending, groupAPI: s.groupAPI,
 		placers: p.placers}
-	s.resources = &ResourceEvents{cache: s.cache, retries: s.retries}
+	s.resources = &ResourceEvents{volumes: s.cache.Storage(), devices: s.cache.Devices(), retries: s.retries}
 }
 
 // inlineExecutor runs work on the calling goroutine.

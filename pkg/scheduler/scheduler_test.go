@@ -23,7 +23,7 @@ func TestScheduleBindsAndConfirms(t *testing.T) {
 	if fc.binds["default/p"] != "big" {
 		t.Fatalf("binds %v, want p on big", fc.binds)
 	}
-	pi := s.Cache().Pod("default/p")
+	pi := s.Cache().Nodes().Pod("default/p")
 	if pi == nil || pi.Assumed || pi.NodeName != "big" {
 		t.Fatalf("cache: %+v", pi)
 	}
@@ -41,7 +41,7 @@ func TestBindFailureForgetsAndRequeues(t *testing.T) {
 	s.AddNode(testutil.Node("n").Capacity("cpu", "1", "memory", "1Gi").Obj())
 	s.AddPod(testutil.Pod("p").Req("cpu", "1").Obj())
 	drain(s)
-	if s.Cache().Pod("default/p") != nil {
+	if s.Cache().Nodes().Pod("default/p") != nil {
 		t.Fatal("pod still assumed after its binding failed")
 	}
 	e := s.Queue().Get("default/p")
@@ -153,7 +153,7 @@ func TestFailedPreemptionBacksOff(t *testing.T) {
 	if fc.deleted != 1 {
 		t.Fatalf("%d deletions with the clock stopped, want 1", fc.deleted)
 	}
-	if got := s.cache.NominatedNode("default/preemptor"); got != "" {
+	if got := s.cache.Nominations().NominatedNode("default/preemptor"); got != "" {
 		t.Errorf("preemptor still nominated to %q after the failure", got)
 	}
 	clock.t = clock.t.Add(2 * time.Second)

@@ -16,11 +16,11 @@ import (
 // podStatus tells pending pods why they wait: FailedScheduling events, their PodScheduled
 // condition, stale nominations cleared; and keeps each one's last failure for reports.
 type podStatus struct {
-	actuator *actuator.Actuator
-	clock    framework.Clock
-	logger   klog.Logger
-	cache    *cache.Cache
-	queue    *queue.Queue
+	actuator    *actuator.Actuator
+	clock       framework.Clock
+	logger      klog.Logger
+	nominations *cache.NominationStore
+	queue       *queue.Queue
 	// failures keeps the last failure message of pending pods, by key.
 	failures map[string]string
 	// filed says which group unit a pending member is filed under (pendingGroups.filed).
@@ -79,7 +79,7 @@ func (ps *podStatus) reportFailure(p *framework.PodInfo, reason, msg string) {
 // dropNomination forgets a pod's nomination and, when it had one in memory or its status
 // names one, clears nominatedNodeName in its status.
 func (ps *podStatus) dropNomination(p *framework.PodInfo) {
-	if ps.cache.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
+	if ps.nominations.ClearNomination(p.Key) != "" || p.Pod.Status.NominatedNodeName != "" {
 		ps.clearNominatedNodeName(p)
 	}
 }

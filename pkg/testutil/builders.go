@@ -192,10 +192,10 @@ func (b *NodeBuilder) Obj() *v1.Node { return b.n }
 func NewCache(nodes []*v1.Node, pods []*v1.Pod) *cache.Cache {
 	c := cache.New()
 	for _, n := range nodes {
-		c.AddNode(n)
+		c.Nodes().AddNode(n)
 	}
 	for _, p := range pods {
-		if err := c.AddBoundPod(framework.NewPodInfo(p)); err != nil {
+		if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
 			panic(err) // a test fixture mistake
 		}
 	}
@@ -217,7 +217,7 @@ type Handle struct {
 func (h *Handle) Snapshot() framework.Snapshot { return h.Cache }
 
 // Nominator implements framework.Handle.
-func (h *Handle) Nominator() framework.Nominator { return h.Cache }
+func (h *Handle) Nominator() framework.Nominator { return h.Cache.Nominations() }
 
 // Parallelizer implements framework.Handle.
 func (h *Handle) Parallelizer() framework.Parallelizer { return framework.NewParallelizer(2) }

@@ -214,7 +214,7 @@ func (o *invariantObserver) checkGroup(g *framework.GroupInfo, placed int) {
 // minCount members bound, a composite with minGroupCount complete children.
 func (o *invariantObserver) completeChildren(g *framework.GroupInfo) int {
 	c := o.s.sched.Cache()
-	groups, composites := c.CompositeChildren(g.Key)
+	groups, composites := c.Groups().CompositeChildren(g.Key)
 	n := 0
 	for _, key := range groups {
 		if own := c.Group(key); own != nil && len(c.GroupMembers(key)) >= own.MinCount() {

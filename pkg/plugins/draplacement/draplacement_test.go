@@ -53,15 +53,15 @@ func setup(t *testing.T) (*cache.Cache, *DRAPlacement) {
 	t.Helper()
 	c := cache.New()
 	for _, n := range []string{"n1", "n2", "n3", "n4"} {
-		c.AddNode(testutil.Node(n).Labels("rack", map[string]string{"n1": "r1", "n2": "r1", "n3": "r2", "n4": "r2"}[n]).Capacity("cpu", "8").Obj())
+		c.Nodes().AddNode(testutil.Node(n).Labels("rack", map[string]string{"n1": "r1", "n2": "r1", "n3": "r2", "n4": "r2"}[n]).Capacity("cpu", "8").Obj())
 	}
-	c.SetResourceSlice(testutil.Slice("n1", driver, "gpu", 2, "clique", "a"))
-	c.SetResourceSlice(testutil.Slice("n2", driver, "gpu", 2, "clique", "a"))
+	c.Devices().SetResourceSlice(testutil.Slice("n1", driver, "gpu", 2, "clique", "a"))
+	c.Devices().SetResourceSlice(testutil.Slice("n2", driver, "gpu", 2, "clique", "a"))
 	mixed := testutil.Slice("n3", driver, "gpu", 2, "clique", "a")
 	b := "b"
 	mixed.Spec.Devices[1].Attributes["clique"] = resourceapi.DeviceAttribute{StringValue: &b}
-	c.SetResourceSlice(mixed)
-	c.SetResourceSlice(testutil.Slice("n4", driver, "gpu", 2, "clique", "b"))
+	c.Devices().SetResourceSlice(mixed)
+	c.Devices().SetResourceSlice(testutil.Slice("n4", driver, "gpu", 2, "clique", "b"))
 	pl, err := New(nil, &testutil.Handle{Cache: c})
 	if err != nil {
 		t.Fatal(err)

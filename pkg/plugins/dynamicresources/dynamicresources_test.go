@@ -28,10 +28,10 @@ func cluster(t *testing.T) (*cache.Cache, *DynamicResources, *fakeClient) {
 		name string
 		gpus int
 	}{{"n1", 1}, {"n2", 2}} {
-		c.AddNode(testutil.Node(n.name).Capacity("cpu", "8").Obj())
-		c.SetResourceSlice(testutil.Slice(n.name, driver, "gpu", n.gpus))
+		c.Nodes().AddNode(testutil.Node(n.name).Capacity("cpu", "8").Obj())
+		c.Devices().SetResourceSlice(testutil.Slice(n.name, driver, "gpu", n.gpus))
 	}
-	c.SetDeviceClass(testutil.DeviceClass("gpu", driver))
+	c.Devices().SetDeviceClass(testutil.DeviceClass("gpu", driver))
 	fc := &fakeClient{claims: map[string]*resourceapi.ResourceClaim{}}
 	pl, err := New(nil, &testutil.Handle{Cache: c, Client: fc})
 	if err != nil {
@@ -41,7 +41,7 @@ func cluster(t *testing.T) (*cache.Cache, *DynamicResources, *fakeClient) {
 }
 
 func addClaim(c *cache.Cache, fc *fakeClient, cl *resourceapi.ResourceClaim) {
-	c.SetResourceClaim(cl)
+	c.Devices().SetResourceClaim(cl)
 	fc.claims[cl.Namespace+"/"+cl.Name] = cl.DeepCopy()
 }
 
@@ -188,7 +188,7 @@ func TestPreBind(t *testing.T) {
 	// Another pod sharing it is only added to the reservation.
 	other := testutil.Pod("q").Claims("gpus").Obj()
 	other.UID = "q-uid"
-	c.SetResourceClaim(got)
+	c.Devices().SetResourceClaim(got)
 	q := framework.NewPodInfo(other)
 	qs := framework.NewCycleState()
 	pl.PreFilter(ctx, qs, q)
@@ -209,7 +209,7 @@ func TestExtendedResources(t *testing.T) {
 	name := "example.com/gpu"
 	dc := testutil.DeviceClass("gpu", driver)
 	dc.Spec.ExtendedResourceName = &name
-	c.SetDeviceClass(dc)
+	c.Devices().SetDeviceClass(dc)
 	pod := testutil.Pod("p").Obj()
 	req := func(n string) v1.ResourceRequirements {
 		return v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceName(name): resource.MustParse(n)}}
@@ -293,7 +293,7 @@ func TestPruneOwners(t *testing.T) {
 		if i%2 == 0 {
 			cl.Status.Allocation = &resourceapi.AllocationResult{}
 		}
-		c.SetResourceClaim(cl)
+		c.Devices().SetResourceClaim(cl)
 		pl.owners["default/"+cl.Name] = &stateData{}
 	}
 	pl.pruneOwners(c.DRA())

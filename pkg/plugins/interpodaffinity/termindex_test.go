@@ -54,7 +54,7 @@ func TestTermIndexFollowsSnapshot(t *testing.T) {
 			switch op := r.rng.IntN(10); {
 			case op < 3 && len(nodes) > 0: // assume a new pod
 				n := nodes[r.rng.IntN(len(nodes))]
-				if err := c.AssumePod(framework.NewPodInfo(r.pod("", 2)), n.Name); err != nil {
+				if err := c.Nodes().AssumePod(framework.NewPodInfo(r.pod("", 2)), n.Name); err != nil {
 					t.Fatal(err)
 				}
 			case op < 5 && len(nodes) > 0: // remove a pod, inside a simulation or for good
@@ -66,7 +66,7 @@ func TestTermIndexFollowsSnapshot(t *testing.T) {
 				if len(cps) > 0 {
 					c.RemovePod(victim)
 				} else {
-					c.RemoveBoundPod(victim.Key)
+					c.Nodes().RemoveBoundPod(victim.Key)
 				}
 			case op == 5: // open a simulation
 				cps = append(cps, c.Checkpoint())
@@ -76,11 +76,11 @@ func TestTermIndexFollowsSnapshot(t *testing.T) {
 			case op == 7 && len(cps) == 0: // relabel a node
 				node := r.nodes[r.rng.IntN(len(r.nodes))].DeepCopy()
 				node.Labels["zone"] = []string{"z0", "z1", "z9"}[r.rng.IntN(3)]
-				c.AddNode(node)
+				c.Nodes().AddNode(node)
 			case op == 8 && len(cps) == 0 && len(nodes) > 1: // remove a node
-				c.RemoveNode(nodes[r.rng.IntN(len(nodes))].Name)
+				c.Nodes().RemoveNode(nodes[r.rng.IntN(len(nodes))].Name)
 			case op == 9 && len(cps) == 0: // (re-)add a node
-				c.AddNode(r.nodes[r.rng.IntN(len(r.nodes))])
+				c.Nodes().AddNode(r.nodes[r.rng.IntN(len(r.nodes))])
 			}
 			if step%3 == 0 {
 				check(fmt.Sprintf("after step %d", step))

@@ -457,7 +457,7 @@ func TestThroughFramework(t *testing.T) {
 			`{"addedAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"pool","operator":"In","values":["batch"]}]}]}}}`)}},
 	}
 	fwk, err := fwkruntime.New(prof, field.NewPath("profiles").Index(0), fwkruntime.Registry{Name: New}, fwkruntime.Options{
-		Snapshot: c, Nominator: c, Parallelizer: framework.NewParallelizer(2),
+		Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(2),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func TestFilterSeesPreemption(t *testing.T) {
 		t.Fatalf("before preemption: %v, want Unschedulable", st)
 	}
 	cp := c.Checkpoint()
-	c.RemovePod(c.Pod("default/holder"))
+	c.RemovePod(c.Nodes().Pod("default/holder"))
 	if st := (NodePorts{}).Filter(ctx, state, p, n); !st.IsSuccess() {
 		t.Fatalf("after removing the holder: %v, want Success", st)
 	}

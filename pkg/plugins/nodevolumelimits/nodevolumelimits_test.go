@@ -35,16 +35,16 @@ func TestCSILimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cache.New()
-			c.AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
+			c.Nodes().AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
 			count := tc.limit
-			c.SetCSINode(&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: storagev1.CSINodeSpec{
+			c.Storage().SetCSINode(&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: storagev1.CSINodeSpec{
 				Drivers: []storagev1.CSINodeDriver{{Name: "disk.example.com", NodeID: "n", Allocatable: &storagev1.VolumeNodeResources{Count: &count}}},
 			}})
-			c.SetPV(csiPV("pv-shared", "h-shared"))
-			c.SetPV(csiPV("pv-own", "h-own"))
-			c.SetPVC(testutil.PVC("shared", "pv-shared"))
-			c.SetPVC(testutil.PVC("own", "pv-own"))
-			if err := c.AddBoundPod(framework.NewPodInfo(testutil.Pod("holder").PVC("shared").Node("n").Obj())); err != nil {
+			c.Storage().SetPV(csiPV("pv-shared", "h-shared"))
+			c.Storage().SetPV(csiPV("pv-own", "h-own"))
+			c.Storage().SetPVC(testutil.PVC("shared", "pv-shared"))
+			c.Storage().SetPVC(testutil.PVC("own", "pv-own"))
+			if err := c.Nodes().AddBoundPod(framework.NewPodInfo(testutil.Pod("holder").PVC("shared").Node("n").Obj())); err != nil {
 				t.Fatal(err)
 			}
 			pl, _ := New(nil, &testutil.Handle{Cache: c})

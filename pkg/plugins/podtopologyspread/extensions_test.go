@@ -69,7 +69,7 @@ func TestAddRemovePodRoundTrip(t *testing.T) {
 			fullState, full := preFilter(t, pl, p)
 			counted := 0
 			for _, bp := range pods {
-				q := c.Pod(bp.Namespace + "/" + bp.Name)
+				q := c.Nodes().Pod(bp.Namespace + "/" + bp.Name)
 				n := c.Get(bp.Spec.NodeName)
 				var fresh *preFilterState
 				var freshState *framework.CycleState

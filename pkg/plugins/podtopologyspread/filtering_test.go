@@ -451,13 +451,13 @@ func TestFilterFollowsNodeChanges(t *testing.T) {
 		}
 	}
 	check(map[string]framework.Code{"node-a": un, "node-b": ok})
-	c.AddNode(node("node-b", "zone", "zone1")) // same name, new object, moved zone
+	c.Nodes().AddNode(node("node-b", "zone", "zone1")) // same name, new object, moved zone
 	check(map[string]framework.Code{"node-a": ok, "node-b": ok})
-	c.AddNode(node("node-c", "zone", "zone3"))
+	c.Nodes().AddNode(node("node-c", "zone", "zone3"))
 	check(map[string]framework.Code{"node-a": un, "node-b": un, "node-c": ok})
 	n := node("node-c", "zone", "zone3")
 	n.Spec.Unschedulable = true // a change that keeps the labels
-	c.AddNode(n)
+	c.Nodes().AddNode(n)
 	check(map[string]framework.Code{"node-a": un, "node-b": un, "node-c": ok})
 }
 
@@ -508,7 +508,7 @@ func TestConcurrentFilterAndClones(t *testing.T) {
 			return
 		}
 		clone := state.Clone()
-		q := c.Pod("default/p-" + n.Name)
+		q := c.Nodes().Pod("default/p-" + n.Name)
 		pl.RemovePod(t.Context(), clone, p, q, n)
 		pl.Filter(t.Context(), clone, p, n)
 		pl.AddPod(t.Context(), clone, p, q, n)

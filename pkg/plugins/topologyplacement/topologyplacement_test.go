@@ -184,7 +184,7 @@ func TestTreeFollowsLabels(t *testing.T) {
 	tp := pl.(*TopologyPlacement)
 	g := group(required(rack))
 	first, _ := tp.GeneratePlacements(context.Background(), framework.NewCycleState(), g, nil, nil)
-	c.AddNode(testutil.Node("n6").Labels(rack, "r4").Obj())
+	c.Nodes().AddNode(testutil.Node("n6").Labels(rack, "r4").Obj())
 	second, _ := tp.GeneratePlacements(context.Background(), framework.NewCycleState(), g, nil, nil)
 	if len(first) != 3 || len(second) != 4 {
 		t.Errorf("%d placements before n6 got its label and %d after, want 3 and 4", len(first), len(second))

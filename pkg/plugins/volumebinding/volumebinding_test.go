@@ -96,10 +96,10 @@ func setup(t *testing.T) (*cache.Cache, *VolumeBinding, *fakeClient) {
 	t.Helper()
 	c := cache.New()
 	for _, n := range []string{"n1", "n2"} {
-		c.AddNode(testutil.Node(n).Labels(v1.LabelHostname, n).Capacity("cpu", "8").Obj())
+		c.Nodes().AddNode(testutil.Node(n).Labels(v1.LabelHostname, n).Capacity("cpu", "8").Obj())
 	}
-	c.SetStorageClass(class("local", "kubernetes.io/no-provisioner"))
-	c.SetStorageClass(class("standard", "disk.example.com"))
+	c.Storage().SetStorageClass(class("local", "kubernetes.io/no-provisioner"))
+	c.Storage().SetStorageClass(class("standard", "disk.example.com"))
 	fc := &fakeClient{pvs: map[string]*v1.PersistentVolume{}, pvcs: map[string]*v1.PersistentVolumeClaim{}}
 	pl, err := New(nil, &testutil.Handle{Cache: c, Client: fc})
 	if err != nil {
@@ -139,10 +139,10 @@ func TestFilter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, pl, _ := setup(t)
 			for _, pvc := range tc.pvcs {
-				c.SetPVC(pvc)
+				c.Storage().SetPVC(pvc)
 			}
 			for _, pv := range tc.pvs {
-				c.SetPV(pv)
+				c.Storage().SetPV(pv)
 			}
 			p := framework.NewPodInfo(testutil.Pod("p").PVC("data").Obj())
 			cs := framework.NewCycleState()
@@ -179,10 +179,10 @@ func TestReservePreBind(t *testing.T) {
 	c, pl, fc := setup(t)
 	local := testutil.PVC("data", "")
 	local.Spec.StorageClassName = ptr("local")
-	c.SetPVC(local)
-	c.SetPVC(testutil.PVC("scratch", ""))
+	c.Storage().SetPVC(local)
+	c.Storage().SetPVC(testutil.PVC("scratch", ""))
 	pv := localPV("pv-1", "n1", "1Gi", "local")
-	c.SetPV(pv)
+	c.Storage().SetPV(pv)
 	fc.pvs["pv-1"], fc.pvcs["default/data"], fc.pvcs["default/scratch"] = pv, local, testutil.PVC("scratch", "")
 	p := framework.NewPodInfo(testutil.Pod("p").PVC("data", "scratch").Obj())
 	cs := framework.NewCycleState()
@@ -200,7 +200,7 @@ func TestReservePreBind(t *testing.T) {
 	}
 	other := testutil.PVC("other", "")
 	other.Spec.StorageClassName = ptr("local")
-	c.SetPVC(other)
+	c.Storage().SetPVC(other)
 	q := framework.NewPodInfo(testutil.Pod("q").PVC("other").Obj())
 	qs := framework.NewCycleState()
 	pl.PreFilter(ctx, qs, q)

@@ -30,17 +30,17 @@ func TestVolumeRestrictions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cache.New()
-			c.AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
+			c.Nodes().AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
 			pvc := testutil.PVC("data", "pv")
 			pvc.Spec.AccessModes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}
-			c.SetPVC(pvc)
+			c.Storage().SetPVC(pvc)
 			holder := testutil.Pod("holder").Node("n")
 			if tc.rwop {
 				holder = holder.PVC("data")
 			}
 			h := holder.Obj()
 			h.Spec.Volumes = append(h.Spec.Volumes, tc.existing...)
-			if err := c.AddBoundPod(framework.NewPodInfo(h)); err != nil {
+			if err := c.Nodes().AddBoundPod(framework.NewPodInfo(h)); err != nil {
 				t.Fatal(err)
 			}
 			in := testutil.Pod("p")
@@ -63,7 +63,7 @@ func TestVolumeRestrictions(t *testing.T) {
 			if tc.rwop {
 				// Preempting the holder frees the claim.
 				cp := c.Checkpoint()
-				c.RemovePod(c.Pod("default/holder"))
+				c.RemovePod(c.Nodes().Pod("default/holder"))
 				if st := vr.Filter(context.Background(), cs, p, c.Get("n")); !st.IsSuccess() {
 					t.Errorf("after removing the holder: %v", st)
 				}

@@ -32,10 +32,10 @@ func TestVolumeZone(t *testing.T) {
 			c := cache.New()
 			n := testutil.Node("n").Capacity("cpu", "1").Obj()
 			n.Labels = tc.node
-			c.AddNode(n)
-			c.SetPV(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv", Labels: tc.pvLabels},
+			c.Nodes().AddNode(n)
+			c.Storage().SetPV(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv", Labels: tc.pvLabels},
 				Spec: v1.PersistentVolumeSpec{Capacity: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}}})
-			c.SetPVC(testutil.PVC("data", "pv"))
+			c.Storage().SetPVC(testutil.PVC("data", "pv"))
 			pl, _ := New(nil, &testutil.Handle{Cache: c})
 			vz := pl.(*VolumeZone)
 			p := framework.NewPodInfo(testutil.Pod("p").PVC("data").Obj())

@@ -1,4 +1,11 @@
-package scheduler
+// Package preemptexec carries out the preemptions the scheduling cycles decide
+// (pkg/preemption decides them), asynchronously as KEP-4832 describes: the victims are
+// marked leaving and the preemptor nominated at once, the API calls run off the loop while
+// a PreEnqueue gate holds the preemptor back, and a failure is reverted. It then follows
+// each preemptor until its victims are gone (waits.go). Its methods must be called on the
+// scheduling loop; it is the profiles' framework.PreemptionActuator and
+// GroupPreemptionActuator.
+package preemptexec
 
 import (
 	"context"
@@ -19,6 +26,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/actuator"
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/groupapi"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
 )
@@ -28,44 +36,71 @@ const (
 	ReasonPreemptionByScheduler = "PreemptionByScheduler"
 	msgPreemptedForPod          = "phalanx: preempting to accommodate a higher priority pod"
 	msgPreemptedForGroup        = "phalanx: preempting to accommodate a higher priority podgroup"
-	gatePreemption              = "PreemptionInProgress"
 )
 
-// preemptions carries out the preemptions the cycles decide (KEP-4832): victims are marked
-// leaving and the preemptor nominated at once, the API calls run off the loop while a gate
-// holds the preemptor back, and a failure is reverted. It then follows each preemptor
-// until its victims are gone (preemption_waits.go).
-type preemptions struct {
-	actuator *actuator.Actuator
-	// exec runs preemptions' API calls: off the loop (the actuator's executor), or inline
-	// with SyncPreemption.
-	exec     actuator.Executor
-	post     func(func())
-	clock    framework.Clock
-	logger   klog.Logger
-	cache    *cache.Cache
-	queue    *queue.Queue
-	metrics  *metrics.Metrics
-	observer Observer
-	status   *podStatus
-	groupAPI *groupAPI
-	pending  *pendingGroups
+// GatePlugin is the pseudo-plugin of the PreEnqueue gate that holds a preemptor back
+// while its preemption's API calls run; only their end releases it.
+const GatePlugin = "PreemptionInProgress"
+
+// Observer is told of every preemption as it is decided, before anything is carried out
+// (the simulator's invariant checks).
+type Observer interface {
+	Preempting(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo)
+	PreemptingForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo)
+}
+
+// Options are what Preemptions work with.
+type Options struct {
+	Actuator *actuator.Actuator
+	// Exec runs preemptions' API calls: off the loop (the actuator's executor), or inline
+	// for kube-scheduler's behaviour before KEP-4832.
+	Exec    actuator.Executor
+	Clock   framework.Clock
+	Logger  klog.Logger
+	Metrics *metrics.Metrics
+	Queue   *queue.Queue
+	// Snapshot finds victims' groups; Nodes marks victims leaving; Nominations holds the
+	// preemptors' nominations.
+	Snapshot    framework.Snapshot
+	Nodes       *cache.NodeStore
+	Nominations *cache.NominationStore
+	// GroupAPI writes the status of preemptor groups and of groups preempted whole.
+	GroupAPI *groupapi.Writer
+	// DropNomination forgets a pending pod's nomination and clears it in its status.
+	DropNomination func(*framework.PodInfo)
+	// QueueKey is the key of a group's queue entry (its unit's); GroupOf is the group (nil
+	// when not known yet) of a queue entry that is a group.
+	QueueKey func(*framework.GroupInfo) string
+	GroupOf  func(*queue.Entry) *framework.GroupInfo
+	Observer Observer
+}
+
+// Preemptions are the preemptions being carried out, and the preemptors waiting for their
+// victims to leave.
+type Preemptions struct {
+	opts Options
 
 	// inFlight holds the preemptions whose API calls are running, by preemptor (a pod's
 	// key, or a group's queue key).
 	inFlight map[string]*inflightPreemption
 	// victimOf and waitingForVictims hold the preemptors waiting for victims to leave, by
 	// victim and by preemptor.
-	victimOf          map[string]*victimWait
-	waitingForVictims map[string]*victimWait
+	victimOf          map[string]*Wait
+	waitingForVictims map[string]*Wait
 	// spent are the notes of preemptors whose victims are all gone, by preemptor.
 	spent map[string]string
 }
 
 var (
-	_ framework.PreemptionActuator      = (*preemptions)(nil)
-	_ framework.GroupPreemptionActuator = (*preemptions)(nil)
+	_ framework.PreemptionActuator      = (*Preemptions)(nil)
+	_ framework.GroupPreemptionActuator = (*Preemptions)(nil)
 )
+
+// New returns the Preemptions.
+func New(opts Options) *Preemptions {
+	return &Preemptions{opts: opts, inFlight: map[string]*inflightPreemption{}, victimOf: map[string]*Wait{},
+		waitingForVictims: map[string]*Wait{}, spent: map[string]string{}}
+}
 
 // inflightPreemption is a preemption whose API calls are running.
 type inflightPreemption struct {
@@ -80,8 +115,8 @@ type inflightPreemption struct {
 // PreEnqueue gate while a task off the loop sets the victims' DisruptionTarget condition,
 // deletes them (in parallel) and records the preemptor's nominated node. The nomination
 // itself is made in memory by the cycle's failure handling, right away.
-func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo, approximate bool) {
-	if logger := pm.logger.V(2); logger.Enabled() {
+func (pm *Preemptions) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo, approximate bool) {
+	if logger := pm.opts.Logger.V(2); logger.Enabled() {
 		keys := make([]string, len(victims))
 		for i, v := range victims {
 			keys[i] = v.Key
@@ -89,20 +124,20 @@ func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victim
 		logger.Info("Preempting", "preemptor", preemptor.Key, "node", node, "victims", keys)
 	}
 	for _, v := range victims {
-		pm.cache.SetLeaving(v, true)
+		pm.opts.Nodes.SetLeaving(v, true)
 	}
 	pm.inFlight[preemptor.Key] = &inflightPreemption{victims: victims}
 	pm.await(preemptor.Key, preemptor.Priority, victims)
 	pm.markVictimGroups(victims, msgPreemptedForPod)
-	if pm.observer != nil {
-		pm.observer.Preempting(preemptor, node, victims)
+	if pm.opts.Observer != nil {
+		pm.opts.Observer.Preempting(preemptor, node, victims)
 	}
 	preemptorPod := preemptor.Pod
 	pods := make([]*v1.Pod, len(victims))
 	for i, v := range victims {
 		pods[i] = v.Pod
 	}
-	pm.exec.Go(func() {
+	pm.opts.Exec.Go(func() {
 		start := time.Now()
 		err := pm.actuate(preemptorPod, node, pods, approximate)
 		result := "success"
@@ -111,67 +146,67 @@ func (pm *preemptions) Preempt(preemptor *framework.PodInfo, node string, victim
 		}
 		// Observed when the work is done, with its real result (upstream's defer captures
 		// the result before it is known).
-		pm.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
-		pm.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
-		pm.post(func() { pm.done(preemptor.Key, err) })
+		pm.opts.Metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+		pm.opts.Metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
+		pm.opts.Actuator.Post(func() { pm.done(preemptor.Key, err) })
 	})
 }
 
 // actuate makes the API calls of a preemption. It runs off the loop.
-func (pm *preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod, approximate bool) error {
+func (pm *Preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod, approximate bool) error {
 	ctx := context.Background()
 	errs := make([]error, len(victims))
-	pm.actuator.Exec.Parallel(len(victims), func(i int) {
+	pm.opts.Actuator.Exec.Parallel(len(victims), func(i int) {
 		errs[i] = pm.evict(ctx, victims[i], msgPreemptedForPod, preemptor,
 			fmt.Sprintf("Preempted by pod %s/%s on node %s", preemptor.Namespace, preemptor.Name, node)+budgetNote(approximate))
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return pm.actuator.Client.PatchPodStatus(ctx, preemptor, nil, &node)
+	return pm.opts.Actuator.Client.PatchPodStatus(ctx, preemptor, nil, &node)
 }
 
 // done releases the preemptor (a pod, or a group's queue entry). On failure the
 // nominations are reverted, victims not deleted are no longer counted as leaving, and the
 // preemptor is tried again after a backoff, as after an error.
-func (pm *preemptions) done(key string, err error) {
+func (pm *Preemptions) done(key string, err error) {
 	inflight := pm.inFlight[key]
 	delete(pm.inFlight, key)
 	if err == nil {
 		// The preemptor waits in the unschedulable pool for its victims to leave; only if
 		// an event already tried to move it (and met the gate) does it go on now.
-		if entry := pm.queue.Get(key); entry != nil && entry.Gated() {
-			pm.queue.Activate(key)
+		if entry := pm.opts.Queue.Get(key); entry != nil && entry.Gated() {
+			pm.opts.Queue.Activate(key)
 		}
 		return
 	}
-	pm.logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
-	pm.forgetDecision(key)
-	pm.forgetVictims(key)
+	pm.opts.Logger.Info("Preemption failed; reverting the nomination", "preemptor", key, "err", err)
+	pm.ForgetDecision(key)
+	pm.ForgetVictims(key)
 	if inflight != nil {
 		for _, v := range inflight.victims {
-			if cur := pm.cache.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
-				pm.cache.SetLeaving(v, false)
+			if cur := pm.opts.Nodes.Pod(v.Key); cur == v && v.Pod.DeletionTimestamp == nil {
+				pm.opts.Nodes.SetLeaving(v, false)
 			}
 		}
 		for _, m := range inflight.members {
-			pm.status.dropNomination(m)
+			pm.opts.DropNomination(m)
 		}
 	}
 	msg := "preemption failed, will retry: " + err.Error()
-	if entry := pm.queue.Get(key); entry != nil {
+	if entry := pm.opts.Queue.Get(key); entry != nil {
 		switch {
 		case entry.Pod != nil:
-			pm.status.dropNomination(entry.Pod)
-			pm.actuator.Event(entry.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+			pm.opts.DropNomination(entry.Pod)
+			pm.opts.Actuator.Event(entry.Pod.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
 		case entry.Group != nil:
-			if gs := entry.Group.(*groupState); gs.info != nil {
-				pm.groupAPI.setCondition(gs.info, false, v1alpha1.PodGroupReasonUnschedulable, msg)
-				pm.actuator.Event(gs.info.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
+			if g := pm.opts.GroupOf(entry); g != nil {
+				pm.opts.GroupAPI.SetCondition(g, false, v1alpha1.PodGroupReasonUnschedulable, msg)
+				pm.opts.Actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Preempting", msg)
 			}
 		}
 	}
-	pm.queue.Backoff(key)
+	pm.opts.Queue.Backoff(key)
 }
 
 // PreemptForGroup carries out a group's preemption (framework.GroupPreemptionActuator):
@@ -179,23 +214,23 @@ func (pm *preemptions) done(key string, err error) {
 // room is held for the whole gang; the victims' and victim groups' conditions, the
 // deletions and the members' nominatedNodeName are written off the loop while the group
 // waits behind a gate.
-func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo, approximate bool) {
-	key := unitKey(g)
+func (pm *Preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*framework.PodInfo]string, victims []*framework.PodInfo, approximate bool) {
+	key := pm.opts.QueueKey(g)
 	members := make([]*framework.PodInfo, 0, len(nominations))
 	for m := range nominations {
 		members = append(members, m)
 	}
 	slices.SortFunc(members, func(a, b *framework.PodInfo) int { return strings.Compare(a.Key, b.Key) })
 	for _, m := range members {
-		pm.cache.Nominate(m, nominations[m])
+		pm.opts.Nominations.Nominate(m, nominations[m])
 	}
 	for _, v := range victims {
-		pm.cache.SetLeaving(v, true)
+		pm.opts.Nodes.SetLeaving(v, true)
 	}
 	pm.inFlight[key] = &inflightPreemption{victims: victims, members: members}
 	pm.await(key, g.Priority, victims)
-	if pm.observer != nil {
-		pm.observer.PreemptingForGroup(g, nominations, victims)
+	if pm.opts.Observer != nil {
+		pm.opts.Observer.PreemptingForGroup(g, nominations, victims)
 	}
 	pm.markVictimGroups(victims, msgPreemptedForGroup)
 	preemptor := g.Object()
@@ -216,19 +251,19 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 	for i, m := range members {
 		nominated[i], nodes[i] = m.Pod, nominations[m]
 	}
-	pm.exec.Go(func() {
+	pm.opts.Exec.Go(func() {
 		start := time.Now()
 		ctx := context.Background()
 		errs := make([]error, len(vps))
-		pm.actuator.Exec.Parallel(len(vps), func(i int) {
+		pm.opts.Actuator.Exec.Parallel(len(vps), func(i int) {
 			errs[i] = pm.evict(ctx, vps[i].pod, msgPreemptedForGroup, preemptor,
 				fmt.Sprintf("Preempted by %s on node %s", who, vps[i].node)+budgetNote(approximate))
 		})
 		err := errors.Join(errs...)
 		if err == nil {
 			merrs := make([]error, len(nominated))
-			pm.actuator.Exec.Parallel(len(nominated), func(i int) {
-				merrs[i] = pm.actuator.Client.PatchPodStatus(ctx, nominated[i], nil, &nodes[i])
+			pm.opts.Actuator.Exec.Parallel(len(nominated), func(i int) {
+				merrs[i] = pm.opts.Actuator.Client.PatchPodStatus(ctx, nominated[i], nil, &nodes[i])
 			})
 			err = errors.Join(merrs...)
 		}
@@ -236,9 +271,9 @@ func (pm *preemptions) PreemptForGroup(g *framework.GroupInfo, nominations map[*
 		if err != nil {
 			result = "error"
 		}
-		pm.metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
-		pm.metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
-		pm.post(func() { pm.done(key, err) })
+		pm.opts.Metrics.PreemptionGoroutineDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+		pm.opts.Metrics.PreemptionGoroutines.WithLabelValues(result).Inc()
+		pm.opts.Actuator.Post(func() { pm.done(key, err) })
 	})
 }
 
@@ -252,18 +287,18 @@ func budgetNote(approximate bool) string {
 
 // evict sets a victim's DisruptionTarget condition, deletes it gracefully and records the
 // Preempted event naming the preemptor. It runs off the loop.
-func (pm *preemptions) evict(ctx context.Context, victim *v1.Pod, condMsg string, preemptor runtime.Object, eventMsg string) error {
+func (pm *Preemptions) evict(ctx context.Context, victim *v1.Pod, condMsg string, preemptor runtime.Object, eventMsg string) error {
 	cond := &v1.PodCondition{
 		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: ReasonPreemptionByScheduler,
-		Message: condMsg, LastTransitionTime: metav1.NewTime(pm.clock.Now()),
+		Message: condMsg, LastTransitionTime: metav1.NewTime(pm.opts.Clock.Now()),
 	}
-	if err := pm.actuator.Client.PatchPodStatus(ctx, victim, cond, nil); err != nil && !apierrors.IsNotFound(err) {
+	if err := pm.opts.Actuator.Client.PatchPodStatus(ctx, victim, cond, nil); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("setting the DisruptionTarget condition of %s/%s: %w", victim.Namespace, victim.Name, err)
 	}
-	if err := pm.actuator.Client.DeletePod(ctx, victim, nil); err != nil && !apierrors.IsNotFound(err) {
+	if err := pm.opts.Actuator.Client.DeletePod(ctx, victim, nil); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s/%s: %w", victim.Namespace, victim.Name, err)
 	}
-	pm.actuator.Event(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", eventMsg)
+	pm.opts.Actuator.Event(victim, preemptor, v1.EventTypeNormal, "Preempted", "Preempting", eventMsg)
 	return nil
 }
 
@@ -271,7 +306,7 @@ func (pm *preemptions) evict(ctx context.Context, victim *v1.Pod, condMsg string
 // and the Preempted phase (KEP-5710): PodGroups of disruption mode All, and the composites
 // of mode All above the victims. Members of Single groups are preempted one by one and
 // their group's status is left alone.
-func (pm *preemptions) markVictimGroups(victims []*framework.PodInfo, msg string) {
+func (pm *Preemptions) markVictimGroups(victims []*framework.PodInfo, msg string) {
 	seen := map[string]bool{}
 	var groups []*framework.GroupInfo
 	for _, v := range victims {
@@ -279,28 +314,24 @@ func (pm *preemptions) markVictimGroups(victims []*framework.PodInfo, msg string
 		if k == "" {
 			continue
 		}
-		for _, g := range []*framework.GroupInfo{pm.cache.Group(k), framework.DisruptionRoot(pm.cache, k)} {
-			if g != nil && g.DisruptAll() && !seen[unitKey(g)] {
-				seen[unitKey(g)] = true
+		for _, g := range []*framework.GroupInfo{pm.opts.Snapshot.Group(k), framework.DisruptionRoot(pm.opts.Snapshot, k)} {
+			if g != nil && g.DisruptAll() && !seen[pm.opts.QueueKey(g)] {
+				seen[pm.opts.QueueKey(g)] = true
 				groups = append(groups, g)
 			}
 		}
 	}
-	slices.SortFunc(groups, func(a, b *framework.GroupInfo) int { return strings.Compare(unitKey(a), unitKey(b)) })
+	slices.SortFunc(groups, func(a, b *framework.GroupInfo) int { return strings.Compare(pm.opts.QueueKey(a), pm.opts.QueueKey(b)) })
 	for _, g := range groups {
-		pm.groupAPI.writeStatus(g, v1alpha1.PodGroupPhasePreempted, metav1.Condition{
-			Type: v1alpha1.DisruptionTarget, Status: metav1.ConditionTrue,
-			Reason: v1alpha1.PodGroupReasonPreemptionByScheduler, Message: msg,
-		})
-		// Its next PodGroupScheduled condition is written afresh.
-		delete(pm.groupAPI.conditions, unitKey(g))
+		pm.opts.GroupAPI.Preempted(g, msg)
 	}
 }
 
-// gate holds a pod (or a group) back while its preemption's API calls run.
-func (pm *preemptions) gate(key string) *framework.Status {
+// Gate holds a pod (or a group) back, by its queue key, while its preemption's API calls
+// run.
+func (pm *Preemptions) Gate(key string) *framework.Status {
 	if _, ok := pm.inFlight[key]; ok {
-		return framework.NewStatus(framework.Pending, "waiting for the preemption of its victims to be carried out").WithPlugin(gatePreemption)
+		return framework.NewStatus(framework.Pending, "waiting for the preemption of its victims to be carried out").WithPlugin(GatePlugin)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package scheduler
+package groupapi
 
 import (
 	"context"
@@ -26,18 +26,18 @@ import (
 // upstreamClaims reports whether upstream's ResourceClaim controller runs the lifecycle of
 // this group's claims: for Kubernetes' own PodGroups on a real cluster (the simulator,
 // which has no such controller for groups, leaves it to phalanx).
-func (api *groupAPI) upstreamClaims(pg *v1alpha1.PodGroup) bool {
-	return api.nativeClaimsUpstream && nativegroup.IsNative(pg)
+func (w *Writer) upstreamClaims(pg *v1alpha1.PodGroup) bool {
+	return w.opts.NativeClaimsUpstream && nativegroup.IsNative(pg)
 }
 
 // groupClaimName is the name of the claim made from a template for a group: fixed, so that
 // a restarted phalanx finds the claim it made instead of making another.
 func groupClaimName(pg *v1alpha1.PodGroup, entry string) string { return pg.Name + "-" + entry }
 
-// ensureClaims makes the claims of a group's templates that its status does not name yet.
-func (api *groupAPI) ensureClaims(g *framework.GroupInfo) {
+// EnsureClaims makes the claims of a group's templates that its status does not name yet.
+func (w *Writer) EnsureClaims(g *framework.GroupInfo) {
 	pg := g.PodGroup
-	if len(pg.Spec.ResourceClaims) == 0 || api.resources == nil || g.Invalid != "" || api.upstreamClaims(pg) {
+	if len(pg.Spec.ResourceClaims) == 0 || w.opts.Resources == nil || g.Invalid != "" || w.upstreamClaims(pg) {
 		return
 	}
 	for _, gc := range pg.Spec.ResourceClaims {
@@ -47,39 +47,39 @@ func (api *groupAPI) ensureClaims(g *framework.GroupInfo) {
 			continue
 		}
 		inflight := g.Key + "/" + gc.Name
-		if api.claimsMaking[inflight] {
+		if w.claimsMaking[inflight] {
 			continue
 		}
-		api.claimsMaking[inflight] = true
+		w.claimsMaking[inflight] = true
 		entry, tmpl, name := gc.Name, *gc.ResourceClaimTemplateName, groupClaimName(pg, gc.Name)
-		api.actuator.Async(func(ctx context.Context) error {
-			return api.makeClaim(ctx, pg, entry, tmpl, name)
+		w.opts.Actuator.Async(func(ctx context.Context) error {
+			return w.makeClaim(ctx, pg, entry, tmpl, name)
 		}, func(err error) {
-			delete(api.claimsMaking, inflight)
+			delete(w.claimsMaking, inflight)
 			if err != nil {
-				api.logger.V(2).Info("Could not make the ResourceClaim of a PodGroup", "podgroup", g.Key, "claim", entry, "err", err)
-				api.actuator.Event(pg, nil, v1.EventTypeWarning, "FailedResourceClaimCreation", "Scheduling", "creating ResourceClaim "+name+": "+err.Error())
+				w.opts.Logger.V(2).Info("Could not make the ResourceClaim of a PodGroup", "podgroup", g.Key, "claim", entry, "err", err)
+				w.opts.Actuator.Event(pg, nil, v1.EventTypeWarning, "FailedResourceClaimCreation", "Scheduling", "creating ResourceClaim "+name+": "+err.Error())
 				return
 			}
-			cur := api.cache.Group(g.Key)
+			cur := w.opts.Groups.Group(g.Key)
 			if cur == nil || cur.PodGroup.UID != pg.UID {
 				return
 			}
-			api.updateStatus(cur.PodGroup, func(st *v1alpha1.PodGroupStatus) {
+			w.updateStatus(cur.PodGroup, func(st *v1alpha1.PodGroupStatus) {
 				if !slices.ContainsFunc(st.ResourceClaimStatuses, func(c v1alpha1.PodGroupResourceClaimStatus) bool { return c.Name == entry }) {
 					n := name
 					st.ResourceClaimStatuses = append(st.ResourceClaimStatuses, v1alpha1.PodGroupResourceClaimStatus{Name: entry, ResourceClaimName: &n})
 				}
 			})
-			api.claimMade(api.cache.Group(g.Key).PodGroup)
+			w.opts.ClaimMade(w.opts.Groups.Group(g.Key).PodGroup)
 		})
 	}
 }
 
 // makeClaim creates the group's claim from its template, or accepts the one an earlier run
 // made.
-func (api *groupAPI) makeClaim(ctx context.Context, pg *v1alpha1.PodGroup, entry, tmplName, name string) error {
-	tmpl, err := api.resources.GetResourceClaimTemplate(ctx, pg.Namespace, tmplName)
+func (w *Writer) makeClaim(ctx context.Context, pg *v1alpha1.PodGroup, entry, tmplName, name string) error {
+	tmpl, err := w.opts.Resources.GetResourceClaimTemplate(ctx, pg.Namespace, tmplName)
 	if err != nil {
 		return err
 	}
@@ -91,14 +91,14 @@ func (api *groupAPI) makeClaim(ctx context.Context, pg *v1alpha1.PodGroup, entry
 			Annotations: map[string]string{resourceapi.PodResourceClaimAnnotation: entry},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodGroup", Name: pg.Name, UID: pg.UID,
-				Controller: ptrTo(true), BlockOwnerDeletion: ptrTo(true),
+				Controller: new(true), BlockOwnerDeletion: new(true),
 			}},
 		},
 		Spec: *tmpl.Spec.Spec.DeepCopy(),
 	}
-	_, err = api.resources.CreateResourceClaim(ctx, claim)
+	_, err = w.opts.Resources.CreateResourceClaim(ctx, claim)
 	if apierrors.IsAlreadyExists(err) {
-		cur, gerr := api.resources.GetResourceClaim(ctx, pg.Namespace, name)
+		cur, gerr := w.opts.Resources.GetResourceClaim(ctx, pg.Namespace, name)
 		if gerr != nil {
 			return gerr
 		}
@@ -110,10 +110,10 @@ func (api *groupAPI) makeClaim(ctx context.Context, pg *v1alpha1.PodGroup, entry
 	return err
 }
 
-// releaseClaims drops the group's reservation of its claims, when no member of the group
+// ReleaseClaims drops the group's reservation of its claims, when no member of the group
 // is bound any more or the group is gone.
-func (api *groupAPI) releaseClaims(pg *v1alpha1.PodGroup) {
-	if len(pg.Spec.ResourceClaims) == 0 || api.resources == nil || api.upstreamClaims(pg) {
+func (w *Writer) ReleaseClaims(pg *v1alpha1.PodGroup) {
+	if len(pg.Spec.ResourceClaims) == 0 || w.opts.Resources == nil || w.upstreamClaims(pg) {
 		return
 	}
 	consumer := framework.GroupConsumer(pg)
@@ -121,16 +121,16 @@ func (api *groupAPI) releaseClaims(pg *v1alpha1.PodGroup) {
 		if pc.Name == "" {
 			continue
 		}
-		ci := api.cache.DRA().Claim(pg.Namespace + "/" + pc.Name)
+		ci := w.opts.Claims.Claim(pg.Namespace + "/" + pc.Name)
 		if ci == nil || !framework.ReservedFor(ci.Claim, consumer) {
 			continue
 		}
 		ns, name := pg.Namespace, pc.Name
-		api.actuator.Async(func(ctx context.Context) error {
-			return unreserveClaim(ctx, api.resources, ns, name, consumer)
+		w.opts.Actuator.Async(func(ctx context.Context) error {
+			return unreserveClaim(ctx, w.opts.Resources, ns, name, consumer)
 		}, func(err error) {
 			if err != nil && !apierrors.IsNotFound(err) {
-				api.logger.V(2).Info("Could not release a PodGroup's ResourceClaim", "podgroup", pg.Namespace+"/"+pg.Name, "claim", name, "err", err)
+				w.opts.Logger.V(2).Info("Could not release a PodGroup's ResourceClaim", "podgroup", pg.Namespace+"/"+pg.Name, "claim", name, "err", err)
 			}
 		})
 	}
@@ -182,5 +182,3 @@ func unreserveClaim(ctx context.Context, client framework.ResourceClient, ns, na
 	}
 	return errors.New("the claim kept changing")
 }
-
-func ptrTo[T any](v T) *T { return &v }

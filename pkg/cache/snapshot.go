@@ -1,0 +1,70 @@
+package cache
+
+import (
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// The Cache is the framework.Snapshot plugins, placement and preemption read: each answer
+// comes from the store that owns it. Checkpoint and Rollback are in cache.go.
+var _ framework.Snapshot = (*Cache)(nil)
+
+// NodeInfos returns the live nodes in the order they were added.
+func (c *Cache) NodeInfos() []*framework.NodeInfo { return c.nodes.NodeInfos() }
+
+// Get returns a live node by name, or nil.
+func (c *Cache) Get(name string) *framework.NodeInfo { return c.nodes.Get(name) }
+
+// LayoutVersion changes whenever the node list changes, so per-node arrays indexed by
+// NodeInfo.Index must be rebuilt.
+func (c *Cache) LayoutVersion() uint64 { return c.nodes.LayoutVersion() }
+
+// NodesWithRequiredAntiAffinityPods returns the live nodes running a pod with a required
+// anti-affinity term.
+func (c *Cache) NodesWithRequiredAntiAffinityPods() []*framework.NodeInfo {
+	return c.nodes.NodesWithRequiredAntiAffinityPods()
+}
+
+// NodesWithAffinityPods returns the live nodes running a pod with any affinity term.
+func (c *Cache) NodesWithAffinityPods() []*framework.NodeInfo { return c.nodes.NodesWithAffinityPods() }
+
+// ForEachPodMatching visits the pods whose labels match a selector, through the label
+// index.
+func (c *Cache) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn func(*framework.PodInfo) bool) {
+	c.nodes.ForEachPodMatching(ns, sel, fn)
+}
+
+// AddPod places a pod on a node inside a simulation.
+func (c *Cache) AddPod(pi *framework.PodInfo, node string) { c.nodes.AddPod(pi, node) }
+
+// RemovePod takes a pod off its node inside a simulation.
+func (c *Cache) RemovePod(pi *framework.PodInfo) { c.nodes.RemovePod(pi) }
+
+// NamespaceLabels returns a namespace's labels, nil when unknown.
+func (c *Cache) NamespaceLabels(ns string) labels.Set { return c.namespaces[ns] }
+
+// Group returns a PodGroup by namespace/name, or nil.
+func (c *Cache) Group(key string) *framework.GroupInfo { return c.groups.Group(key) }
+
+// GroupMembers returns the bound or assumed members of a group.
+func (c *Cache) GroupMembers(key string) []*framework.PodInfo { return c.groups.GroupMembers(key) }
+
+// Composite returns a CompositePodGroup by namespace/name, or nil.
+func (c *Cache) Composite(key string) *framework.GroupInfo { return c.groups.Composite(key) }
+
+// CompositeGroups returns the keys of the PodGroups in a composite's hierarchy, sorted.
+func (c *Cache) CompositeGroups(key string) []string { return c.groups.CompositeGroups(key) }
+
+// PDBs returns every PodDisruptionBudget ordered by namespace/name.
+func (c *Cache) PDBs() []*framework.PDBInfo { return c.budgets.PDBs() }
+
+// UnitsVersion changes with PDBs, groups, composites and groups' bound members.
+func (c *Cache) UnitsVersion() int64 { return c.units.v }
+
+// DRA is the Dynamic Resource Allocation state plugins read and assume allocations in:
+// the Devices store.
+func (c *Cache) DRA() framework.DRA { return c.devices }
+
+// Volumes is the storage state plugins read and assume bindings in: the Storage store.
+func (c *Cache) Volumes() framework.Volumes { return c.volumes }
