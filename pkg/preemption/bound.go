@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -62,9 +61,6 @@ func newDisruptionBound(snap framework.Snapshot, pr *preemptor) *disruptionBound
 	return b
 }
 
-// latest stands for "no earlier start is known" in a bound: a later start is cheaper.
-var latest = time.Unix(1<<62, 0)
-
 // of returns the bound for the nodes, or false when even every lower-priority pod there
 // would not free enough room. It only reads, so placements are bounded in parallel.
 func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
@@ -97,7 +93,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 				for j, i := range idx {
 					deficit[j] -= q.Requests.Vector[i]
 				}
-			case !freesNoResources(q):
+			case !FreesNoResources(q):
 				c := boundCand{prio: p}
 				for j, i := range idx {
 					c.req[j] = q.Requests.Vector[i]
@@ -107,8 +103,8 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 		}
 	}
 	k := len(idx)
-	if deficit.covered(k) {
-		return Cost{Highest: NoCost.Highest, TopQOS: -1, TopStart: latest}, true
+	if deficit.Covered(k) {
+		return Cost{Highest: NoCost.Highest}.WithLeastTop(), true
 	}
 	sortByPriority(cands)
 	rem := deficit
@@ -117,7 +113,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 		for j := range k {
 			rem[j] -= c.req[j]
 		}
-		if rem.covered(k) && (n+1 == len(cands) || cands[n+1].prio != c.prio) {
+		if rem.Covered(k) && (n+1 == len(cands) || cands[n+1].prio != c.prio) {
 			level = n
 			break
 		}
@@ -142,7 +138,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 			count = max(count, int((deficit[j]+largest-1)/largest))
 		}
 	}
-	return Cost{Highest: top, Sum: shifted(top) + int64(count-1)*shifted(usable[0].prio), Count: count, TopQOS: -1, TopStart: latest}, true
+	return Cost{Highest: top, Sum: Shifted(top) + int64(count-1)*Shifted(usable[0].prio), Count: count}.WithLeastTop(), true
 }
 
 // boundResources is how many resources a disruption bound looks at.
@@ -151,7 +147,7 @@ const boundResources = 6
 // boundVector holds a bound's amounts of the resources it looks at.
 type boundVector [boundResources]int64
 
-func (v *boundVector) covered(k int) bool {
+func (v *boundVector) Covered(k int) bool {
 	for j := range k {
 		if v[j] > 0 {
 			return false

@@ -10,7 +10,7 @@
 //     victim (single pod before group, lower QoS, later start); ties between nodes go to
 //     the node name;
 //   - the victims of a domain (a node for a pod; the cluster, a planned subset of it, or a
-//     topology placement for a group) are found by victimSearch: exact branch and bound
+//     topology placement for a group) are found by VictimSearch: exact branch and bound
 //     when the domain has few candidate units, else the design's greedy reprieval (budget
 //     violators put back first, then the most important), driving an oracle that says
 //     whether the preemptor still fits (search.go, node.go, fastpath.go,

@@ -67,7 +67,7 @@ func (e *GroupEvaluator) preemptIn(ctx context.Context, pr *preemptor, dom domai
 // manyUnits reports whether the nodes hold more candidate units than an exact search
 // takes; the count stops there, so a full cluster costs little.
 func (e *GroupEvaluator) manyUnits(pr *preemptor, nodes []*framework.NodeInfo) bool {
-	limit := e.Pod.exactMax()
+	limit := e.Pod.ExactMax()
 	return len(e.candidates(pr, nodes, limit).units) > limit
 }
 
@@ -78,7 +78,7 @@ const maxLevel = int32(1<<31 - 1)
 // that is not leaving, most important first, and the lower-priority pods already leaving
 // (room, and nobody's victims).
 type domainUnits struct {
-	units   []*unit
+	units   []*Unit
 	leaving []*framework.PodInfo
 }
 
@@ -86,7 +86,7 @@ type domainUnits struct {
 // it has more units than that (and then holds only those, unsorted).
 func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, limit int) domainUnits {
 	snap := e.Handle.Snapshot()
-	idx := newUnitIndex(snap)
+	idx := NewUnitIndex(snap)
 	var d domainUnits
 	seen := map[string]bool{}
 	for _, n := range nodes {
@@ -98,8 +98,8 @@ func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, 
 				d.leaving = append(d.leaving, q)
 				continue
 			}
-			if u := idx.of(q); u.priority < pr.g.Priority && !seen[u.key] && u.mayHelp(pr.members) {
-				seen[u.key] = true
+			if u := idx.Of(q); u.Priority < pr.g.Priority && !seen[u.Key] && u.MayHelp(pr.members) {
+				seen[u.Key] = true
 				d.units = append(d.units, u)
 				if limit > 0 && len(d.units) > limit {
 					return d
@@ -107,7 +107,7 @@ func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, 
 			}
 		}
 	}
-	sortUnits(d.units)
+	SortUnits(d.units)
 	return d
 }
 
@@ -124,18 +124,18 @@ func (e *GroupEvaluator) decide(ctx context.Context, pr *preemptor, dom domain, 
 	if len(all.units) == 0 && len(all.leaving) == 0 {
 		return nil, nil
 	}
-	upTo := func(l int32) []*unit {
-		var out []*unit
+	upTo := func(l int32) []*Unit {
+		var out []*Unit
 		for _, u := range all.units {
-			if u.priority <= l {
+			if u.Priority <= l {
 				out = append(out, u)
 			}
 		}
 		return out
 	}
 	units := upTo(level)
-	if binarySearch && len(units) > e.Pod.exactMax() {
-		levels := priorityLevels(units)
+	if binarySearch && len(units) > e.Pod.ExactMax() {
+		levels := PriorityLevels(units)
 		lo, hi := 0, len(levels)-1
 		for lo < hi {
 			mid := (lo + hi) / 2
@@ -151,7 +151,7 @@ func (e *GroupEvaluator) decide(ctx context.Context, pr *preemptor, dom domain, 
 		}
 		if len(levels) > 0 {
 			narrowed := upTo(levels[lo])
-			if violating, _ := splitUnitsByPDB(narrowed, snap.PDBs()); len(violating) == 0 {
+			if violating, _ := SplitUnitsByPDB(narrowed, snap.PDBs()); len(violating) == 0 {
 				units = narrowed
 				klog.FromContext(ctx).V(5).Info("Binary search narrowed the victims' priority", "podgroup", pr.g.Key, "level", levels[lo], "units", len(units))
 			}
@@ -170,7 +170,7 @@ func (e *GroupEvaluator) decide(ctx context.Context, pr *preemptor, dom domain, 
 // units (most important first).
 type candidateSet struct {
 	leaving []*framework.PodInfo
-	units   []*unit
+	units   []*Unit
 }
 
 // probe reports whether the group fits with the candidates removed.
@@ -194,22 +194,22 @@ func (e *GroupEvaluator) searchUnits(ctx context.Context, pr *preemptor, dom dom
 	if err != nil || !ok {
 		return nil, err
 	}
-	search := &victimSearch{units: cs.units, pdbs: snap.PDBs(), o: o, exactMax: e.Pod.exactMax(), shared: &e.budget, logger: klog.FromContext(ctx)}
-	victims, witness, err := search.runWithWitness()
+	search := &VictimSearch{Units: cs.units, PDBs: snap.PDBs(), Oracle: o, ExactMax: e.Pod.ExactMax(), Shared: &e.budget, Logger: klog.FromContext(ctx)}
+	victims, witness, err := search.RunWithWitness()
 	if err != nil {
 		return nil, err
 	}
 	snap.Rollback(cp)
 	gone := slices.Clone(cs.leaving)
 	for _, u := range victims {
-		gone = append(gone, u.pods...) // members elsewhere of a victim group leave too
+		gone = append(gone, u.Pods...) // members elsewhere of a victim group leave too
 	}
 	assignment, err := e.confirm(ctx, pr, dom, gone, witness.([]framework.Assignment))
 	if err != nil || assignment == nil {
 		return nil, err
 	}
-	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
-		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims), Approximate: search.exhaustedSaid}
+	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: PodsOf(victims),
+		Cost: CostOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims), Approximate: search.Approximate()}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
 	}
@@ -251,14 +251,4 @@ func (e *GroupEvaluator) confirm(ctx context.Context, pr *preemptor, dom domain,
 		return nil, err
 	}
 	return placed.Assignments, nil
-}
-
-// priorityLevels are the distinct priorities of units, ascending.
-func priorityLevels(us []*unit) []int32 {
-	var out []int32
-	for _, u := range us {
-		out = append(out, u.priority)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -26,7 +26,7 @@ type GroupPart struct {
 
 // Part prepares the parts of e's decision for attempt a in the nodes.
 func (e *GroupEvaluator) Part(a *framework.GroupAttempt, nodes []*framework.NodeInfo) *GroupPart {
-	e.budget = decisionSearchBudget
+	e.budget = DecisionSearchBudget
 	return &GroupPart{e: e, pr: newPreemptor(e.Handle.Snapshot(), a), dom: domain{nodes: nodes}}
 }
 
@@ -71,33 +71,33 @@ func (p *GroupPart) Bound() (Cost, bool) {
 	return newDisruptionBound(p.e.Handle.Snapshot(), p.pr).of(p.dom.nodesOr(p.e.Handle.Snapshot().NodeInfos()))
 }
 
-// Oracle is a started group oracle, its units named by key (a pod's namespace/name, or
-// "PodGroup:namespace/name").
-type Oracle struct {
+// StartedOracle is a started group oracle, its units named by key (a pod's namespace/name,
+// or "PodGroup:namespace/name").
+type StartedOracle struct {
 	o     *groupOracle
-	units map[string]*unit
+	units map[string]*Unit
 }
 
 // StartOracle starts a group oracle with every candidate unit of the domain removed, and
 // reports whether enough members fit. The caller owns a checkpoint around its life.
-func (p *GroupPart) StartOracle(ctx context.Context) (*Oracle, bool, error) {
+func (p *GroupPart) StartOracle(ctx context.Context) (*StartedOracle, bool, error) {
 	cs := p.candidateSet()
-	o := &Oracle{o: p.e.newOracle(ctx, p.pr, p.dom), units: map[string]*unit{}}
+	o := &StartedOracle{o: p.e.newOracle(ctx, p.pr, p.dom), units: map[string]*Unit{}}
 	for _, u := range cs.units {
-		o.units[u.key] = u
+		o.units[u.Key] = u
 	}
 	ok, err := o.o.start(cs)
 	return o, ok, err
 }
 
 // Keep puts a unit back.
-func (o *Oracle) Keep(key string) (bool, error) { return o.o.keep(o.units[key]) }
+func (o *StartedOracle) Keep(key string) (bool, error) { return o.o.Keep(o.units[key]) }
 
 // Drop undoes the latest successful keep.
-func (o *Oracle) Drop(key string) error { return o.o.drop(o.units[key]) }
+func (o *StartedOracle) Drop(key string) error { return o.o.Drop(o.units[key]) }
 
 // Placement renders the members' current placement, "member node" in order.
-func (o *Oracle) Placement() []string {
+func (o *StartedOracle) Placement() []string {
 	var out []string
 	for _, a := range o.o.assign {
 		out = append(out, a.Pod.Pod.Name+" "+a.Node.Name)
@@ -122,12 +122,12 @@ func (p *GroupPart) PlanByNodes(ctx context.Context) (victims, placement []strin
 		return nil, nil, false, false, true
 	}
 	for _, u := range chosen {
-		victims = append(victims, u.key)
+		victims = append(victims, u.Key)
 	}
 	for _, a := range witness.([]framework.Assignment) {
 		placement = append(placement, a.Pod.Pod.Name+" "+a.Node.Name)
 	}
-	var back []*unit
+	var back []*Unit
 	for _, u := range units {
 		if !slices.Contains(chosen, u) {
 			o.adjust(u, -1)

@@ -11,9 +11,9 @@ type nodeItem struct {
 	req []int64
 }
 
-// prepare lists, per node, the candidates' pods there, and per resource their order by
+// Prepare lists, per node, the candidates' pods there, and per resource their order by
 // what they free, largest first.
-func (o *gangVectorOracle) prepare(units []*unit) {
+func (o *gangVectorOracle) Prepare(units []*Unit) {
 	o.items = make([][]nodeItem, len(o.nodes))
 	for pos, u := range units {
 		for _, p := range o.on[u] {
@@ -41,10 +41,10 @@ func (o *gangVectorOracle) prepare(units []*unit) {
 	o.fewest, o.next = make([]int, len(o.pr.members)+1), make([]int, len(o.pr.members)+1)
 }
 
-// fewestVictims bounds the victims still needed: the members of each kind alone must fit
+// FewestVictims bounds the victims still needed: the members of each kind alone must fit
 // (where that kind may go), and so must all of them with the least request each; the
 // largest of these bounds holds.
-func (o *gangVectorOracle) fewestVictims(i int) (int, bool) {
+func (o *gangVectorOracle) FewestVictims(i int) (int, bool) {
 	o.measureUndecided(i)
 	k, ok := o.fewestFor(o.least, o.need, -1)
 	if len(o.kinds) == 1 || !ok {
@@ -148,8 +148,8 @@ func (o *gangVectorOracle) fewestFor(req []int64, need, kind int) (int, bool) {
 // largestLast orders the units of each priority level by the share of the members' needs
 // they free, smallest first: a reprieval in that order keeps the small units and preempts
 // the large ones, so few of them.
-func (o *gangVectorOracle) largestLast(units []*unit) []*unit {
-	size := make(map[*unit]float64, len(units))
+func (o *gangVectorOracle) largestLast(units []*Unit) []*Unit {
+	size := make(map[*Unit]float64, len(units))
 	for _, u := range units {
 		for j, v := range o.room[u] {
 			if o.want[j] > 0 {
@@ -158,9 +158,9 @@ func (o *gangVectorOracle) largestLast(units []*unit) []*unit {
 		}
 	}
 	out := slices.Clone(units)
-	slices.SortStableFunc(out, func(a, b *unit) int {
-		if a.priority != b.priority {
-			return cmp.Compare(b.priority, a.priority)
+	slices.SortStableFunc(out, func(a, b *Unit) int {
+		if a.Priority != b.Priority {
+			return cmp.Compare(b.Priority, a.Priority)
 		}
 		return cmp.Compare(size[a], size[b])
 	})

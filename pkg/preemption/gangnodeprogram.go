@@ -22,8 +22,8 @@ func (a planCost) less(b planCost) bool {
 
 func (a planCost) plus(b planCost) planCost { return planCost{a.sum + b.sum, a.count + b.count} }
 
-func unitPlanCost(u *unit) planCost {
-	return planCost{sum: int64(len(u.pods)) * shifted(u.priority), count: len(u.pods)}
+func unitPlanCost(u *Unit) planCost {
+	return planCost{sum: int64(len(u.Pods)) * Shifted(u.Priority), count: len(u.Pods)}
 }
 
 // nodeOption is what one node can do: reach a state alone (members hosted, budget spent)
@@ -31,7 +31,7 @@ func unitPlanCost(u *unit) planCost {
 type nodeOption struct {
 	state   int
 	cost    planCost
-	victims []*unit
+	victims []*Unit
 }
 
 // planStep is how the program reached a state at a node: from the state before it, with
@@ -47,7 +47,7 @@ type planStep struct {
 func (p *nodePlanner) evaluate(gone uint64) (planCost, int, [][]planStep) {
 	p.gone = gone
 	var cost planCost
-	var spanning []*unit
+	var spanning []*Unit
 	for g, u := range p.spanning {
 		if gone&(1<<g) != 0 {
 			cost = cost.plus(unitPlanCost(u))
@@ -114,8 +114,8 @@ func (p *nodePlanner) solve(start int) (planCost, int, [][]planStep) {
 
 // plan is a solution's victims of single nodes and the members' placement, in node
 // order.
-func (p *nodePlanner) plan(steps [][]planStep, state int) ([]*unit, []framework.Assignment) {
-	var victims []*unit
+func (p *nodePlanner) plan(steps [][]planStep, state int) ([]*Unit, []framework.Assignment) {
+	var victims []*Unit
 	hosted := make([][]int, len(p.o.nodes))
 	for n := len(p.o.nodes) - 1; n >= 0; n-- {
 		step := steps[n][state]
@@ -175,7 +175,7 @@ func (p *nodePlanner) add(a, b int) (int, bool) {
 
 // spent is the state of the budgets once these units are gone; false when one would lose
 // more pods than it allows.
-func (p *nodePlanner) spent(units []*unit) (int, bool) {
+func (p *nodePlanner) spent(units []*Unit) (int, bool) {
 	s := 0
 	for _, u := range units {
 		b, ok := p.budgetState(u)

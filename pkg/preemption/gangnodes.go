@@ -49,24 +49,24 @@ type nodePlanner struct {
 	// budgets are the budgets kept (covering some candidate); use, per unit, how many of
 	// its pods each covers (nil: none).
 	budgets []*framework.PDBInfo
-	use     map[*unit][]int
+	use     map[*Unit][]int
 	// base is each node's room with every unit in place; local its own units, least
 	// important first; spanning the units on several nodes.
 	base     [][]int64
-	local    [][]*unit
-	spanning []*unit
+	local    [][]*Unit
+	spanning []*Unit
 	// touch has, per node, the bits of the spanning units with pods there (the first
 	// planMaxSpanning; the others stay).
 	touch []uint64
 	// The units allowed in the current plan, and the spanning units gone in the current
 	// evaluation (bits of spanning). Each node's options are kept by what they depend on
 	// (optionKey).
-	allowed func(*unit) bool
+	allowed func(*Unit) bool
 	gone    uint64
 	cache   []map[optionKey][]nodeOption
 	// Scratch for the options of one node: the cheapest set of victims per state.
 	cheapest []planCost
-	subset   [][]*unit
+	subset   [][]*Unit
 	// work counts toward planBudget.
 	work int
 	// inexact is set when the program left something out (a node's sets past
@@ -89,15 +89,15 @@ func (p *nodePlanner) spend(n int) bool {
 // budget: each part of the cost order is then decided exactly (no violation, the lowest
 // level, the least sum and number, the least important top victim). With onlyExact, it
 // gives up as soon as the plan cannot be exact.
-func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*unit, any, bool) {
+func (o *gangVectorOracle) planByNodes(units []*Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*Unit, any, bool) {
 	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
 			continue
 		}
 		p.onlyExact = onlyExact
-		for _, level := range priorityLevels(units) {
-			victims, assignment := p.planAt(func(u *unit) bool { return u.priority <= level })
+		for _, level := range PriorityLevels(units) {
+			victims, assignment := p.planAt(func(u *Unit) bool { return u.Priority <= level })
 			if onlyExact && p.inexact {
 				return nil, nil, false
 			}
@@ -121,16 +121,16 @@ func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo,
 // it can be at the plan's cost: of the units of that priority, least important first, the
 // fewest that must be allowed for a plan as cheap (a binary search: allowing more never
 // costs more).
-func (p *nodePlanner) leastImportantTop(units []*unit, level int32, victims []*unit, assignment any) ([]*unit, any) {
+func (p *nodePlanner) leastImportantTop(units []*Unit, level int32, victims []*Unit, assignment any) ([]*Unit, any) {
 	cost := planCostOf(victims)
-	rank := map[*unit]int{}
+	rank := map[*Unit]int{}
 	for i := len(units) - 1; i >= 0; i-- {
-		if units[i].priority == level {
+		if units[i].Priority == level {
 			rank[units[i]] = len(rank)
 		}
 	}
-	upTo := func(t int) func(*unit) bool {
-		return func(u *unit) bool { return u.priority < level || (u.priority == level && rank[u] <= t) }
+	upTo := func(t int) func(*Unit) bool {
+		return func(u *Unit) bool { return u.Priority < level || (u.Priority == level && rank[u] <= t) }
 	}
 	// The plan's most important victim of that priority bounds the search from above.
 	lo, hi := 0, 0
@@ -150,7 +150,7 @@ func (p *nodePlanner) leastImportantTop(units []*unit, level int32, victims []*u
 	return victims, assignment
 }
 
-func planCostOf(units []*unit) planCost {
+func planCostOf(units []*Unit) planCost {
 	var c planCost
 	for _, u := range units {
 		c = c.plus(unitPlanCost(u))
@@ -160,8 +160,8 @@ func planCostOf(units []*unit) planCost {
 
 // newNodePlanner sets the program up, keeping the budgets given; nil when it would have
 // too many states.
-func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBInfo) *nodePlanner {
-	p := &nodePlanner{o: o, states: 1, use: map[*unit][]int{}}
+func (o *gangVectorOracle) newNodePlanner(units []*Unit, pdbs []*framework.PDBInfo) *nodePlanner {
+	p := &nodePlanner{o: o, states: 1, use: map[*Unit][]int{}}
 	if len(o.kinds) == 1 {
 		p.limit = []int{o.need}
 	} else {
@@ -172,8 +172,8 @@ func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBIn
 	for i, pdb := range pdbs {
 		covers := false
 		for _, u := range units {
-			for _, q := range u.pods {
-				if covered(pdb, q) {
+			for _, q := range u.Pods {
+				if Covered(pdb, q) {
 					if p.use[u] == nil {
 						p.use[u] = make([]int, len(pdbs))
 					}
@@ -213,7 +213,7 @@ func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBIn
 	for n := range o.nodes {
 		p.base[n] = slices.Clone(o.free[n])
 	}
-	p.local = make([][]*unit, len(o.nodes))
+	p.local = make([][]*Unit, len(o.nodes))
 	for i := len(units) - 1; i >= 0; i-- {
 		u := units[i]
 		on := o.on[u]
@@ -244,7 +244,7 @@ func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBIn
 		p.cache[n] = map[optionKey][]nodeOption{}
 	}
 	p.cheapest = make([]planCost, p.states)
-	p.subset = make([][]*unit, p.states)
+	p.subset = make([][]*Unit, p.states)
 	return p
 }
 
@@ -276,7 +276,7 @@ func (p *nodePlanner) optionKey(n int) optionKey {
 // they start all gone when nothing fits otherwise, then each is put back or taken off,
 // one at a time, as long as that lowers the plan's cost (a local optimum: the exact
 // search improves on it).
-func (p *nodePlanner) planAt(allowed func(*unit) bool) ([]*unit, any) {
+func (p *nodePlanner) planAt(allowed func(*Unit) bool) ([]*Unit, any) {
 	p.allowed = allowed
 	var groups uint64
 	for g, u := range p.spanning {
@@ -324,13 +324,13 @@ func (p *nodePlanner) planAt(allowed func(*unit) bool) ([]*unit, any) {
 
 // withSpanning is the plan of a solution with the spanning units of gone among the
 // victims.
-func (p *nodePlanner) withSpanning(steps [][]planStep, end int, gone uint64) ([]*unit, any) {
+func (p *nodePlanner) withSpanning(steps [][]planStep, end int, gone uint64) ([]*Unit, any) {
 	victims, assignment := p.plan(steps, end)
 	for g, u := range p.spanning {
 		if gone&(1<<g) != 0 {
 			victims = append(victims, u)
 		}
 	}
-	sortUnits(victims)
+	SortUnits(victims)
 	return victims, assignment
 }

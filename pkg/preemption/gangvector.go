@@ -23,7 +23,7 @@ import (
 // its decision is not confirmed, and the caller then simulates.
 func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
 	snap := e.Handle.Snapshot()
-	limit := e.Pod.vectorExactMax()
+	limit := e.Pod.VectorExactMax()
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -37,7 +37,7 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 		return nil, nil
 	}
 	units := o.helping(all.units, snap.PDBs())
-	var victims []*unit
+	var victims []*Unit
 	var witness any
 	approximate := false
 	if len(units) > limit {
@@ -47,20 +47,20 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 			return nil, nil
 		}
 	} else {
-		search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
-			monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units),
-			plan: func() ([]*unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }}
+		search := &VictimSearch{Units: units, PDBs: snap.PDBs(), Oracle: o, ExactMax: limit, Budget: VectorSearchBudget,
+			Monotone: true, Logger: klog.FromContext(ctx), Second: o.largestLast(units),
+			Plan: func() ([]*Unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }}
 		var err error
-		if victims, witness, err = search.runWithWitness(); err != nil {
+		if victims, witness, err = search.RunWithWitness(); err != nil {
 			return nil, err
 		}
 		// An exact plan is the least disruptive set whatever greedy reprieval's packing did.
-		approximate = !search.planned && (search.exhaustedSaid || o.cut)
+		approximate = !search.Planned() && (search.Approximate() || o.cut)
 	}
-	sortUnits(victims)
+	SortUnits(victims)
 	gone := slices.Clone(all.leaving)
 	for _, u := range victims {
-		gone = append(gone, u.pods...)
+		gone = append(gone, u.Pods...)
 	}
 	assignment, err := e.confirm(ctx, pr, dom, gone, witness.([]framework.Assignment))
 	if err != nil || assignment == nil {
@@ -68,8 +68,8 @@ func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, 
 	}
 	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
 		"units", len(units), "victims", len(victims), "exact", !approximate)
-	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
-		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
+	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: PodsOf(victims),
+		Cost: CostOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
 		Approximate: approximate}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
@@ -98,10 +98,10 @@ type gangVectorOracle struct {
 	count []int
 	total int
 	// on are the pods of each unit on the domain's nodes: node and requests.
-	on map[*unit][]podRoom
+	on map[*Unit][]podRoom
 	// room and keys: what each unit frees in aggregate, and its alike key.
-	room map[*unit][]int64
-	keys map[*unit]string
+	room map[*Unit][]int64
+	keys map[*Unit]string
 	// agg is the aggregate room of the nodes as the simulation stands, want what the
 	// members need of it.
 	agg, want, scratch []int64
@@ -169,7 +169,7 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 	if len(kinds) > 1 && pr.need < len(pr.members) {
 		return nil // which members to leave out would be one more choice
 	}
-	idx = withPods(idx)
+	idx = WithPodSlot(idx)
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
 	o := &gangVectorOracle{pr: pr, idx: idx, need: pr.need}
@@ -225,8 +225,8 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 		free(q)
 	}
 	for _, u := range all.units {
-		if !u.bestEffort() {
-			for _, q := range u.pods {
+		if !u.BestEffort() {
+			for _, q := range u.Pods {
 				free(q)
 			}
 		}
@@ -289,12 +289,12 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 	for _, q := range all.leaving {
 		take(q)
 	}
-	o.on = make(map[*unit][]podRoom, len(all.units))
+	o.on = make(map[*Unit][]podRoom, len(all.units))
 	for _, u := range all.units {
-		if u.bestEffort() {
+		if u.BestEffort() {
 			continue // it keeps its slot and frees nothing else
 		}
-		for _, q := range u.pods {
+		for _, q := range u.Pods {
 			if pr, ok := take(q); ok {
 				o.on[u] = append(o.on[u], pr)
 			}
@@ -331,15 +331,15 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 
 // helping returns the units that free room where a member may go, with every candidate
 // off; the others stay (they change nothing in the model).
-func (o *gangVectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit {
+func (o *gangVectorOracle) helping(units []*Unit, pdbs []*framework.PDBInfo) []*Unit {
 	useful := make([]bool, len(o.nodes))
 	for n := range o.nodes {
 		for k := range o.kinds {
 			useful[n] = useful[n] || (o.ok[n][k] && fitCount(o.free[n], o.kinds[k].req) > 0)
 		}
 	}
-	o.room, o.keys = make(map[*unit][]int64, len(units)), make(map[*unit]string, len(units))
-	var out []*unit
+	o.room, o.keys = make(map[*Unit][]int64, len(units)), make(map[*Unit]string, len(units))
+	var out []*Unit
 	for _, u := range units {
 		helps := false
 		for _, p := range o.on[u] {
@@ -357,8 +357,8 @@ func (o *gangVectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*
 		}
 		o.room[u] = v
 		out = append(out, u)
-		if !u.group && len(o.on[u]) == 1 && !underBudget(u.pods[0], pdbs) {
-			o.keys[u] = fmt.Sprint(o.on[u][0].node, o.on[u][0].req, u.priority, u.qos)
+		if !u.Group && len(o.on[u]) == 1 && !UnderBudget(u.Pods[0], pdbs) {
+			o.keys[u] = fmt.Sprint(o.on[u][0].node, o.on[u][0].req, u.Priority, u.QOS)
 		}
 	}
 	for n := range o.nodes {
@@ -369,7 +369,7 @@ func (o *gangVectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*
 
 // adjust puts a unit's pods back on their nodes (sign -1: their room is taken again) or
 // takes them off (1).
-func (o *gangVectorOracle) adjust(u *unit, sign int64) {
+func (o *gangVectorOracle) adjust(u *Unit, sign int64) {
 	for _, p := range o.on[u] {
 		for j, r := range p.req {
 			o.free[p.node][j] += sign * r
@@ -392,7 +392,7 @@ func (o *gangVectorOracle) recount(n int) {
 	o.count[n] = c
 }
 
-func (o *gangVectorOracle) keep(u *unit) (bool, error) {
+func (o *gangVectorOracle) Keep(u *Unit) (bool, error) {
 	o.adjust(u, -1)
 	if o.fits() {
 		return true, nil
@@ -401,14 +401,14 @@ func (o *gangVectorOracle) keep(u *unit) (bool, error) {
 	return false, nil
 }
 
-func (o *gangVectorOracle) drop(u *unit) error {
+func (o *gangVectorOracle) Drop(u *Unit) error {
 	o.adjust(u, 1)
 	return nil
 }
 
-// witness is the members' placement in the model as it stands: node by node, the members
+// Witness is the members' placement in the model as it stands: node by node, the members
 // that fit, for one kind; the packing found, for several.
-func (o *gangVectorOracle) witness() any {
+func (o *gangVectorOracle) Witness() any {
 	var out []framework.Assignment
 	if len(o.kinds) == 1 {
 		ms := o.kinds[0].members
@@ -434,17 +434,17 @@ func (o *gangVectorOracle) witness() any {
 	return out
 }
 
-// The aggregate room, for the exact search's bound (roomOracle): with every member needed
+// The aggregate room, for the exact search's bound (RoomOracle): with every member needed
 // placed, the domain's room summed over its nodes covers their requests summed.
-func (o *gangVectorOracle) freed(u *unit) []int64 { return o.room[u] }
+func (o *gangVectorOracle) Freed(u *Unit) []int64 { return o.room[u] }
 
-func (o *gangVectorOracle) slack() []int64 {
+func (o *gangVectorOracle) Slack() []int64 {
 	for j := range o.idx {
 		o.scratch[j] = o.agg[j] - o.want[j]
 	}
 	return o.scratch
 }
 
-// alikeKey: single pods under no budget with the same requests on the same node, of one
+// AlikeKey: single pods under no budget with the same requests on the same node, of one
 // priority and QoS class, are interchangeable in the model.
-func (o *gangVectorOracle) alikeKey(u *unit) string { return o.keys[u] }
+func (o *gangVectorOracle) AlikeKey(u *Unit) string { return o.keys[u] }

@@ -130,7 +130,7 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, a *framework.GroupAttempt)
 	if a.Group.PreemptionPolicy == v1.PreemptNever {
 		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
 	}
-	e.budget = decisionSearchBudget
+	e.budget = DecisionSearchBudget
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)

@@ -27,9 +27,9 @@ type groupOracle struct {
 
 	// removed are the pods of each unit taken off (those in the domain); home is where
 	// each ran.
-	removed map[*unit][]*framework.PodInfo
+	removed map[*Unit][]*framework.PodInfo
 	home    map[*framework.PodInfo]*framework.NodeInfo
-	holders slotHolders
+	holders SlotHolders
 
 	// assign is the members' current placement, present in the snapshot.
 	assign []framework.Assignment
@@ -41,7 +41,7 @@ type groupOracle struct {
 	room  framework.Capacity
 	nodes []*framework.NodeInfo
 
-	// agg is the domain's room in aggregate, for the exact search's bound (roomOracle).
+	// agg is the domain's room in aggregate, for the exact search's bound (RoomOracle).
 	agg aggregateRoom
 }
 
@@ -53,7 +53,7 @@ type aggregateRoom struct {
 	// want is what the members need; free the room with every candidate off and no
 	// member placed; kept what the units put back take again.
 	want, free, kept []int64
-	units            map[*unit][]int64
+	units            map[*Unit][]int64
 	scratch          []int64
 }
 
@@ -65,7 +65,7 @@ type groupFrame struct {
 
 func (e *GroupEvaluator) newOracle(ctx context.Context, pr *preemptor, dom domain) *groupOracle {
 	o := &groupOracle{e: e, ctx: ctx, pr: pr, dom: dom,
-		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: slotHolders{}}
+		removed: map[*Unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: SlotHolders{}}
 	o.nodes = dom.nodesOr(e.Handle.Snapshot().NodeInfos())
 	if dom.nodes != nil {
 		o.inDomain = make(map[*framework.NodeInfo]bool, len(dom.nodes))
@@ -100,14 +100,14 @@ func (o *groupOracle) start(cs candidateSet) (bool, error) {
 		}
 	}
 	for _, u := range cs.units {
-		for _, q := range u.pods {
+		for _, q := range u.Pods {
 			n := o.node(q)
 			if n == nil {
 				continue
 			}
 			o.removed[u] = append(o.removed[u], q)
 			o.home[q] = n
-			o.holders.track(u)
+			o.holders.Track(u)
 			o.remove(q)
 		}
 	}
@@ -117,7 +117,7 @@ func (o *groupOracle) start(cs candidateSet) (bool, error) {
 
 // measure takes the domain's aggregate room, every candidate off, and what each unit
 // frees in it.
-func (o *groupOracle) measure(units []*unit) {
+func (o *groupOracle) measure(units []*Unit) {
 	a := &o.agg
 	rp := framework.NewRequestPrefixes(o.pr.members)
 	dra := o.e.Handle.Snapshot().DRA()
@@ -139,11 +139,11 @@ func (o *groupOracle) measure(units []*unit) {
 		}
 		back[n] = r
 	}
-	a.units = make(map[*unit][]int64, len(units))
+	a.units = make(map[*Unit][]int64, len(units))
 	for _, u := range units {
 		v := make([]int64, len(a.idx))
 		for _, q := range o.removed[u] {
-			if !o.holders.has(q) {
+			if !o.holders.Has(q) {
 				r := back[o.home[q]]
 				for j, i := range a.idx {
 					v[j] += q.Requests.Vector[i]
@@ -165,9 +165,9 @@ func (o *groupOracle) measure(units []*unit) {
 	}
 }
 
-func (o *groupOracle) freed(u *unit) []int64 { return o.agg.units[u] }
+func (o *groupOracle) Freed(u *Unit) []int64 { return o.agg.units[u] }
 
-func (o *groupOracle) slack() []int64 {
+func (o *groupOracle) Slack() []int64 {
 	a := &o.agg
 	for j := range a.idx {
 		a.scratch[j] = a.free[j] - a.kept[j] - a.want[j]
@@ -176,11 +176,11 @@ func (o *groupOracle) slack() []int64 {
 }
 
 func (o *groupOracle) remove(q *framework.PodInfo) {
-	o.holders.takeOff(o.e.Handle.Snapshot(), q, o.home[q].Name)
+	o.holders.TakeOff(o.e.Handle.Snapshot(), q, o.home[q].Name)
 }
 
 func (o *groupOracle) restore(q *framework.PodInfo) {
-	o.holders.putBack(o.e.Handle.Snapshot(), q, o.home[q].Name)
+	o.holders.PutBack(o.e.Handle.Snapshot(), q, o.home[q].Name)
 }
 
 // place places the members from scratch; on success the placement becomes current.
@@ -193,7 +193,7 @@ func (o *groupOracle) place() (bool, error) {
 	return true, nil
 }
 
-func (o *groupOracle) keep(u *unit) (bool, error) {
+func (o *groupOracle) Keep(u *Unit) (bool, error) {
 	snap := o.e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	old := o.assign
@@ -212,7 +212,7 @@ func (o *groupOracle) keep(u *unit) (bool, error) {
 }
 
 // account adds (sign 1) or takes off (-1) the room a unit put back takes again.
-func (o *groupOracle) account(u *unit, sign int64) {
+func (o *groupOracle) account(u *Unit, sign int64) {
 	for j, v := range o.agg.units[u] {
 		o.agg.kept[j] += sign * v
 	}
@@ -222,7 +222,7 @@ func (o *groupOracle) account(u *unit, sign int64) {
 // the local checks pass; else by moving only the members that no longer fit (those whose
 // constraints involve other pods never move alone); else by placing them all again. Both
 // moves are tried only when the domain's room, the members taken off, may hold them.
-func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
+func (o *groupOracle) fitAfterReturn(u *Unit) (bool, error) {
 	failed, err := o.stillFits(u)
 	if err != nil || len(failed) == 0 {
 		return err == nil, err
@@ -276,7 +276,7 @@ func (o *groupOracle) takeOff(a framework.Assignment) {
 	o.e.Handle.Snapshot().RemovePod(a.Pod)
 }
 
-func (o *groupOracle) drop(u *unit) error {
+func (o *groupOracle) Drop(u *Unit) error {
 	o.account(u, -1)
 	f := o.stack[len(o.stack)-1]
 	o.stack = o.stack[:len(o.stack)-1]
@@ -285,13 +285,13 @@ func (o *groupOracle) drop(u *unit) error {
 	return nil
 }
 
-func (o *groupOracle) witness() any { return slices.Clone(o.assign) }
+func (o *groupOracle) Witness() any { return slices.Clone(o.assign) }
 
 // stillFits re-filters the members the unit's return can affect: those on the nodes it
 // returns to, and, since any pod may count for them, those whose constraints involve
 // other pods; every member when a returning pod has affinity terms of its own. It returns
 // the indexes of the members that no longer fit.
-func (o *groupOracle) stillFits(u *unit) ([]int, error) {
+func (o *groupOracle) stillFits(u *Unit) ([]int, error) {
 	back := o.removed[u]
 	if len(back) == 0 {
 		return nil, nil

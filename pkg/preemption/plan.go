@@ -39,7 +39,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []
 	if _, st := h.RunPreFilterPlugins(ctx, state, rep); !st.IsSuccess() {
 		return nil
 	}
-	idx := withPods(rep.RequestIdx)
+	idx := WithPodSlot(rep.RequestIdx)
 
 	// The priority levels of the pods that could be victims.
 	var levels []int32
@@ -71,7 +71,7 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []
 		}
 		for _, q := range n.Pods {
 			p := VictimPriority(snap, q)
-			if p >= g.Priority || q.Holder() || pr.owns(q) || (freesNoResources(q) && !q.Terminating) {
+			if p >= g.Priority || q.Holder() || pr.owns(q) || (FreesNoResources(q) && !q.Terminating) {
 				// A BestEffort pod frees no room as a victim (only its slot, which it keeps).
 				continue
 			}
