@@ -78,17 +78,15 @@ func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.P
 }
 
 // Searches on resource vectors cost little per step: they are exact up to
-// vectorExactMaxUnits units (unless exact search is off), within vectorSearchBudget steps.
-// A group's node-by-node plan (gangnodes.go) costs by nodes and kinds of members, not
-// units: up to vectorPlanMaxUnits, a plan exact for the model decides where the search
-// would have too many units.
+// vectorExactMaxUnits units (unless exact search is off), within VectorSearchBudget steps.
+// A group's search on vectors (pkg/preemption/group) is bound by both too.
 const (
 	vectorExactMaxUnits = 256
 	VectorSearchBudget  = 50000
-	vectorPlanMaxUnits  = 2048
 )
 
-// VectorExactMax is the exact-search bound of searches on resource vectors.
+// VectorExactMax is the exact-search bound of searches on resource vectors, a pod's or a
+// group's.
 func (e *Evaluator) VectorExactMax() int {
 	if e.ExactMax() <= 0 {
 		return -1

@@ -1,4 +1,4 @@
-package preemption
+package group
 
 // packSteps bounds the packing search of one check, packBudget those of one decision.
 const (

@@ -1,81 +1,14 @@
-package preemption
+package group
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
-	"k8s.io/klog/v2"
-
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
-
-// preemptByResources decides a group's preemption in dom on resource vectors first, as the
-// pod path does for a resource-only rejection: every candidate unit of the domain, an
-// exact search (within vectorExactMaxUnits and vectorSearchBudget; beyond, up to
-// vectorPlanMaxUnits, only a plan by nodes that is exact) over a model where
-// members fit where the static filters let them and the room is enough. That model is a
-// relaxation of the real one (a placement that passes every filter passes it), so a set
-// the real placement confirms is the least disruptive of all. The members' placement in
-// the model is confirmed by the group's placer with the victims gone; nil when the model
-// does not apply (members that need other pods nearby, devices, too few alike members) or
-// its decision is not confirmed, and the caller then simulates.
-func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
-	snap := e.Handle.Snapshot()
-	limit := e.Pod.VectorExactMax()
-	if limit <= 0 {
-		return nil, nil
-	}
-	// Beyond vectorPlanMaxUnits, the simulation's planning decides, as before.
-	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), max(limit, vectorPlanMaxUnits))
-	if len(all.units) > max(limit, vectorPlanMaxUnits) {
-		return nil, nil
-	}
-	o := e.newGangVectorOracle(ctx, pr, dom, all)
-	if o == nil || !o.start(all) {
-		return nil, nil
-	}
-	units := o.helping(all.units, snap.PDBs())
-	var victims []*Unit
-	var witness any
-	approximate := false
-	if len(units) > limit {
-		// Too many for the exact search: an exact plan decides, or the simulation does.
-		var exact bool
-		if victims, witness, exact = o.planByNodes(units, snap.PDBs(), true); victims == nil || !exact {
-			return nil, nil
-		}
-	} else {
-		search := &VictimSearch{Units: units, PDBs: snap.PDBs(), Oracle: o, ExactMax: limit, Budget: VectorSearchBudget,
-			Monotone: true, Logger: klog.FromContext(ctx), Second: o.largestLast(units),
-			Plan: func() ([]*Unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }}
-		var err error
-		if victims, witness, err = search.RunWithWitness(); err != nil {
-			return nil, err
-		}
-		// An exact plan is the least disruptive set whatever greedy reprieval's packing did.
-		approximate = !search.Planned() && (search.Approximate() || o.cut)
-	}
-	SortUnits(victims)
-	gone := slices.Clone(all.leaving)
-	for _, u := range victims {
-		gone = append(gone, u.Pods...)
-	}
-	assignment, err := e.confirm(ctx, pr, dom, gone, witness.([]framework.Assignment))
-	if err != nil || assignment == nil {
-		return nil, err
-	}
-	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
-		"units", len(units), "victims", len(victims), "exact", !approximate)
-	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: PodsOf(victims),
-		Cost: CostOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
-		Approximate: approximate}
-	for _, a := range assignment {
-		res.Nominations[a.Pod] = a.Node.Name
-	}
-	return res, nil
-}
 
 // gangVectorOracle simulates a group's preemption in a domain on resource vectors. Members
 // come in kinds (alike members, the placer's AlikeKey); a kind may go to a node where its
@@ -98,10 +31,10 @@ type gangVectorOracle struct {
 	count []int
 	total int
 	// on are the pods of each unit on the domain's nodes: node and requests.
-	on map[*Unit][]podRoom
+	on map[*preemption.Unit][]podRoom
 	// room and keys: what each unit frees in aggregate, and its alike key.
-	room map[*Unit][]int64
-	keys map[*Unit]string
+	room map[*preemption.Unit][]int64
+	keys map[*preemption.Unit]string
 	// agg is the aggregate room of the nodes as the simulation stands, want what the
 	// members need of it.
 	agg, want, scratch []int64
@@ -139,7 +72,7 @@ type podRoom struct {
 
 // newGangVectorOracle builds the model of dom, or returns nil when it does not apply. Its
 // nodes are those where a member may go and would fit with every candidate gone.
-func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom domain, all domainUnits) *gangVectorOracle {
+func (e *Evaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom domain, all domainUnits) *gangVectorOracle {
 	h := e.Handle
 	snap := h.Snapshot()
 	dra := snap.DRA()
@@ -169,7 +102,7 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 	if len(kinds) > 1 && pr.need < len(pr.members) {
 		return nil // which members to leave out would be one more choice
 	}
-	idx = WithPodSlot(idx)
+	idx = preemption.WithPodSlot(idx)
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
 	o := &gangVectorOracle{pr: pr, idx: idx, need: pr.need}
@@ -289,7 +222,7 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 	for _, q := range all.leaving {
 		take(q)
 	}
-	o.on = make(map[*Unit][]podRoom, len(all.units))
+	o.on = make(map[*preemption.Unit][]podRoom, len(all.units))
 	for _, u := range all.units {
 		if u.BestEffort() {
 			continue // it keeps its slot and frees nothing else
@@ -331,15 +264,15 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 
 // helping returns the units that free room where a member may go, with every candidate
 // off; the others stay (they change nothing in the model).
-func (o *gangVectorOracle) helping(units []*Unit, pdbs []*framework.PDBInfo) []*Unit {
+func (o *gangVectorOracle) helping(units []*preemption.Unit, pdbs []*framework.PDBInfo) []*preemption.Unit {
 	useful := make([]bool, len(o.nodes))
 	for n := range o.nodes {
 		for k := range o.kinds {
 			useful[n] = useful[n] || (o.ok[n][k] && fitCount(o.free[n], o.kinds[k].req) > 0)
 		}
 	}
-	o.room, o.keys = make(map[*Unit][]int64, len(units)), make(map[*Unit]string, len(units))
-	var out []*Unit
+	o.room, o.keys = make(map[*preemption.Unit][]int64, len(units)), make(map[*preemption.Unit]string, len(units))
+	var out []*preemption.Unit
 	for _, u := range units {
 		helps := false
 		for _, p := range o.on[u] {
@@ -357,7 +290,7 @@ func (o *gangVectorOracle) helping(units []*Unit, pdbs []*framework.PDBInfo) []*
 		}
 		o.room[u] = v
 		out = append(out, u)
-		if !u.Group && len(o.on[u]) == 1 && !UnderBudget(u.Pods[0], pdbs) {
+		if !u.Group && len(o.on[u]) == 1 && !preemption.UnderBudget(u.Pods[0], pdbs) {
 			o.keys[u] = fmt.Sprint(o.on[u][0].node, o.on[u][0].req, u.Priority, u.QOS)
 		}
 	}
@@ -369,7 +302,7 @@ func (o *gangVectorOracle) helping(units []*Unit, pdbs []*framework.PDBInfo) []*
 
 // adjust puts a unit's pods back on their nodes (sign -1: their room is taken again) or
 // takes them off (1).
-func (o *gangVectorOracle) adjust(u *Unit, sign int64) {
+func (o *gangVectorOracle) adjust(u *preemption.Unit, sign int64) {
 	for _, p := range o.on[u] {
 		for j, r := range p.req {
 			o.free[p.node][j] += sign * r
@@ -392,7 +325,7 @@ func (o *gangVectorOracle) recount(n int) {
 	o.count[n] = c
 }
 
-func (o *gangVectorOracle) Keep(u *Unit) (bool, error) {
+func (o *gangVectorOracle) Keep(u *preemption.Unit) (bool, error) {
 	o.adjust(u, -1)
 	if o.fits() {
 		return true, nil
@@ -401,7 +334,7 @@ func (o *gangVectorOracle) Keep(u *Unit) (bool, error) {
 	return false, nil
 }
 
-func (o *gangVectorOracle) Drop(u *Unit) error {
+func (o *gangVectorOracle) Drop(u *preemption.Unit) error {
 	o.adjust(u, 1)
 	return nil
 }
@@ -436,7 +369,7 @@ func (o *gangVectorOracle) Witness() any {
 
 // The aggregate room, for the exact search's bound (RoomOracle): with every member needed
 // placed, the domain's room summed over its nodes covers their requests summed.
-func (o *gangVectorOracle) Freed(u *Unit) []int64 { return o.room[u] }
+func (o *gangVectorOracle) Freed(u *preemption.Unit) []int64 { return o.room[u] }
 
 func (o *gangVectorOracle) Slack() []int64 {
 	for j := range o.idx {
@@ -447,4 +380,4 @@ func (o *gangVectorOracle) Slack() []int64 {
 
 // AlikeKey: single pods under no budget with the same requests on the same node, of one
 // priority and QoS class, are interchangeable in the model.
-func (o *gangVectorOracle) AlikeKey(u *Unit) string { return o.keys[u] }
+func (o *gangVectorOracle) AlikeKey(u *preemption.Unit) string { return o.keys[u] }

@@ -1,10 +1,11 @@
-package preemption
+package group
 
 import (
 	"math/bits"
 	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
 // planMaxLeaves bounds the sets of victims planByNodes weighs on one node (it tries every
@@ -49,24 +50,24 @@ type nodePlanner struct {
 	// budgets are the budgets kept (covering some candidate); use, per unit, how many of
 	// its pods each covers (nil: none).
 	budgets []*framework.PDBInfo
-	use     map[*Unit][]int
+	use     map[*preemption.Unit][]int
 	// base is each node's room with every unit in place; local its own units, least
 	// important first; spanning the units on several nodes.
 	base     [][]int64
-	local    [][]*Unit
-	spanning []*Unit
+	local    [][]*preemption.Unit
+	spanning []*preemption.Unit
 	// touch has, per node, the bits of the spanning units with pods there (the first
 	// planMaxSpanning; the others stay).
 	touch []uint64
 	// The units allowed in the current plan, and the spanning units gone in the current
 	// evaluation (bits of spanning). Each node's options are kept by what they depend on
 	// (optionKey).
-	allowed func(*Unit) bool
+	allowed func(*preemption.Unit) bool
 	gone    uint64
 	cache   []map[optionKey][]nodeOption
 	// Scratch for the options of one node: the cheapest set of victims per state.
 	cheapest []planCost
-	subset   [][]*Unit
+	subset   [][]*preemption.Unit
 	// work counts toward planBudget.
 	work int
 	// inexact is set when the program left something out (a node's sets past
@@ -89,15 +90,15 @@ func (p *nodePlanner) spend(n int) bool {
 // budget: each part of the cost order is then decided exactly (no violation, the lowest
 // level, the least sum and number, the least important top victim). With onlyExact, it
 // gives up as soon as the plan cannot be exact.
-func (o *gangVectorOracle) planByNodes(units []*Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*Unit, any, bool) {
+func (o *gangVectorOracle) planByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
 	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
 			continue
 		}
 		p.onlyExact = onlyExact
-		for _, level := range PriorityLevels(units) {
-			victims, assignment := p.planAt(func(u *Unit) bool { return u.Priority <= level })
+		for _, level := range preemption.PriorityLevels(units) {
+			victims, assignment := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= level })
 			if onlyExact && p.inexact {
 				return nil, nil, false
 			}
@@ -121,16 +122,16 @@ func (o *gangVectorOracle) planByNodes(units []*Unit, pdbs []*framework.PDBInfo,
 // it can be at the plan's cost: of the units of that priority, least important first, the
 // fewest that must be allowed for a plan as cheap (a binary search: allowing more never
 // costs more).
-func (p *nodePlanner) leastImportantTop(units []*Unit, level int32, victims []*Unit, assignment any) ([]*Unit, any) {
+func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, victims []*preemption.Unit, assignment any) ([]*preemption.Unit, any) {
 	cost := planCostOf(victims)
-	rank := map[*Unit]int{}
+	rank := map[*preemption.Unit]int{}
 	for i := len(units) - 1; i >= 0; i-- {
 		if units[i].Priority == level {
 			rank[units[i]] = len(rank)
 		}
 	}
-	upTo := func(t int) func(*Unit) bool {
-		return func(u *Unit) bool { return u.Priority < level || (u.Priority == level && rank[u] <= t) }
+	upTo := func(t int) func(*preemption.Unit) bool {
+		return func(u *preemption.Unit) bool { return u.Priority < level || (u.Priority == level && rank[u] <= t) }
 	}
 	// The plan's most important victim of that priority bounds the search from above.
 	lo, hi := 0, 0
@@ -150,7 +151,7 @@ func (p *nodePlanner) leastImportantTop(units []*Unit, level int32, victims []*U
 	return victims, assignment
 }
 
-func planCostOf(units []*Unit) planCost {
+func planCostOf(units []*preemption.Unit) planCost {
 	var c planCost
 	for _, u := range units {
 		c = c.plus(unitPlanCost(u))
@@ -160,8 +161,8 @@ func planCostOf(units []*Unit) planCost {
 
 // newNodePlanner sets the program up, keeping the budgets given; nil when it would have
 // too many states.
-func (o *gangVectorOracle) newNodePlanner(units []*Unit, pdbs []*framework.PDBInfo) *nodePlanner {
-	p := &nodePlanner{o: o, states: 1, use: map[*Unit][]int{}}
+func (o *gangVectorOracle) newNodePlanner(units []*preemption.Unit, pdbs []*framework.PDBInfo) *nodePlanner {
+	p := &nodePlanner{o: o, states: 1, use: map[*preemption.Unit][]int{}}
 	if len(o.kinds) == 1 {
 		p.limit = []int{o.need}
 	} else {
@@ -173,7 +174,7 @@ func (o *gangVectorOracle) newNodePlanner(units []*Unit, pdbs []*framework.PDBIn
 		covers := false
 		for _, u := range units {
 			for _, q := range u.Pods {
-				if Covered(pdb, q) {
+				if preemption.Covered(pdb, q) {
 					if p.use[u] == nil {
 						p.use[u] = make([]int, len(pdbs))
 					}
@@ -213,7 +214,7 @@ func (o *gangVectorOracle) newNodePlanner(units []*Unit, pdbs []*framework.PDBIn
 	for n := range o.nodes {
 		p.base[n] = slices.Clone(o.free[n])
 	}
-	p.local = make([][]*Unit, len(o.nodes))
+	p.local = make([][]*preemption.Unit, len(o.nodes))
 	for i := len(units) - 1; i >= 0; i-- {
 		u := units[i]
 		on := o.on[u]
@@ -244,7 +245,7 @@ func (o *gangVectorOracle) newNodePlanner(units []*Unit, pdbs []*framework.PDBIn
 		p.cache[n] = map[optionKey][]nodeOption{}
 	}
 	p.cheapest = make([]planCost, p.states)
-	p.subset = make([][]*Unit, p.states)
+	p.subset = make([][]*preemption.Unit, p.states)
 	return p
 }
 
@@ -276,7 +277,7 @@ func (p *nodePlanner) optionKey(n int) optionKey {
 // they start all gone when nothing fits otherwise, then each is put back or taken off,
 // one at a time, as long as that lowers the plan's cost (a local optimum: the exact
 // search improves on it).
-func (p *nodePlanner) planAt(allowed func(*Unit) bool) ([]*Unit, any) {
+func (p *nodePlanner) planAt(allowed func(*preemption.Unit) bool) ([]*preemption.Unit, any) {
 	p.allowed = allowed
 	var groups uint64
 	for g, u := range p.spanning {
@@ -324,13 +325,13 @@ func (p *nodePlanner) planAt(allowed func(*Unit) bool) ([]*Unit, any) {
 
 // withSpanning is the plan of a solution with the spanning units of gone among the
 // victims.
-func (p *nodePlanner) withSpanning(steps [][]planStep, end int, gone uint64) ([]*Unit, any) {
+func (p *nodePlanner) withSpanning(steps [][]planStep, end int, gone uint64) ([]*preemption.Unit, any) {
 	victims, assignment := p.plan(steps, end)
 	for g, u := range p.spanning {
 		if gone&(1<<g) != 0 {
 			victims = append(victims, u)
 		}
 	}
-	SortUnits(victims)
+	preemption.SortUnits(victims)
 	return victims, assignment
 }

@@ -1,4 +1,4 @@
-package preemption
+package group
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
@@ -63,7 +64,7 @@ func newDisruptionBound(snap framework.Snapshot, pr *preemptor) *disruptionBound
 
 // of returns the bound for the nodes, or false when even every lower-priority pod there
 // would not free enough room. It only reads, so placements are bounded in parallel.
-func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
+func (b *disruptionBound) of(nodes []*framework.NodeInfo) (preemption.Cost, bool) {
 	scratch := boundScratch.Get().(*boundBuffers)
 	defer boundScratch.Put(scratch)
 	// The bound works on the first boundResources resources the members ask for: fewer
@@ -84,7 +85,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 			if q.Holder() || b.pr.owns(q) {
 				continue
 			}
-			p := VictimPriority(b.snap, q)
+			p := preemption.VictimPriority(b.snap, q)
 			if p >= b.pr.g.Priority {
 				continue
 			}
@@ -93,7 +94,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 				for j, i := range idx {
 					deficit[j] -= q.Requests.Vector[i]
 				}
-			case !FreesNoResources(q):
+			case !preemption.FreesNoResources(q):
 				c := boundCand{prio: p}
 				for j, i := range idx {
 					c.req[j] = q.Requests.Vector[i]
@@ -103,8 +104,8 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 		}
 	}
 	k := len(idx)
-	if deficit.Covered(k) {
-		return Cost{Highest: NoCost.Highest}.WithLeastTop(), true
+	if deficit.covered(k) {
+		return preemption.Cost{Highest: preemption.NoCost.Highest}.WithLeastTop(), true
 	}
 	sortByPriority(cands)
 	rem := deficit
@@ -113,13 +114,13 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 		for j := range k {
 			rem[j] -= c.req[j]
 		}
-		if rem.Covered(k) && (n+1 == len(cands) || cands[n+1].prio != c.prio) {
+		if rem.covered(k) && (n+1 == len(cands) || cands[n+1].prio != c.prio) {
 			level = n
 			break
 		}
 	}
 	if level < 0 {
-		return Cost{}, false
+		return preemption.Cost{}, false
 	}
 	top := cands[level].prio
 	usable := cands[:level+1]
@@ -138,7 +139,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 			count = max(count, int((deficit[j]+largest-1)/largest))
 		}
 	}
-	return Cost{Highest: top, Sum: Shifted(top) + int64(count-1)*Shifted(usable[0].prio), Count: count}.WithLeastTop(), true
+	return preemption.Cost{Highest: top, Sum: preemption.Shifted(top) + int64(count-1)*preemption.Shifted(usable[0].prio), Count: count}.WithLeastTop(), true
 }
 
 // boundResources is how many resources a disruption bound looks at.
@@ -147,7 +148,7 @@ const boundResources = 6
 // boundVector holds a bound's amounts of the resources it looks at.
 type boundVector [boundResources]int64
 
-func (v *boundVector) Covered(k int) bool {
+func (v *boundVector) covered(k int) bool {
 	for j := range k {
 		if v[j] > 0 {
 			return false

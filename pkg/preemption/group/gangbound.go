@@ -1,8 +1,10 @@
-package preemption
+package group
 
 import (
 	"cmp"
 	"slices"
+
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
 // nodeItem is a pod of a candidate unit on a node of the model, by its unit's position.
@@ -13,7 +15,7 @@ type nodeItem struct {
 
 // Prepare lists, per node, the candidates' pods there, and per resource their order by
 // what they free, largest first.
-func (o *gangVectorOracle) Prepare(units []*Unit) {
+func (o *gangVectorOracle) Prepare(units []*preemption.Unit) {
 	o.items = make([][]nodeItem, len(o.nodes))
 	for pos, u := range units {
 		for _, p := range o.on[u] {
@@ -148,8 +150,8 @@ func (o *gangVectorOracle) fewestFor(req []int64, need, kind int) (int, bool) {
 // largestLast orders the units of each priority level by the share of the members' needs
 // they free, smallest first: a reprieval in that order keeps the small units and preempts
 // the large ones, so few of them.
-func (o *gangVectorOracle) largestLast(units []*Unit) []*Unit {
-	size := make(map[*Unit]float64, len(units))
+func (o *gangVectorOracle) largestLast(units []*preemption.Unit) []*preemption.Unit {
+	size := make(map[*preemption.Unit]float64, len(units))
 	for _, u := range units {
 		for j, v := range o.room[u] {
 			if o.want[j] > 0 {
@@ -158,7 +160,7 @@ func (o *gangVectorOracle) largestLast(units []*Unit) []*Unit {
 		}
 	}
 	out := slices.Clone(units)
-	slices.SortStableFunc(out, func(a, b *Unit) int {
+	slices.SortStableFunc(out, func(a, b *preemption.Unit) int {
 		if a.Priority != b.Priority {
 			return cmp.Compare(b.Priority, a.Priority)
 		}
