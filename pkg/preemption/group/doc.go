@@ -8,7 +8,7 @@
 //     disruption (placements.go, bound.go), with every candidate unit taken off
 //     (domain.go);
 //   - the victim search drives first the gang's model on resource vectors
-//     (resources.go, gangvector.go), then a simulation whose members are placed,
+//     (resources.go, over gangvector), then a simulation whose members are placed,
 //     counted and confirmed by the group cycle's own placement, framework.GroupPlacer
 //     (oracle.go);
 //   - a decision names every member's node, checked with the victims gone before it is

@@ -8,6 +8,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/group/gangvector"
 )
 
 // What the external tests of the group preemption parts (package group_test) reach: each
@@ -103,19 +104,19 @@ func (o *StartedOracle) Placement() []string {
 	return out
 }
 
-// PlanByNodes is planByNodes on the gang's resource-vector model of the domain: the
+// PlanByNodes is gangvector's PlanByNodes on the gang's model of the domain: the
 // victims' keys and the members' placement ("member node", in order), nil when there is
 // no plan; whether the plan says it is exact; fits reports whether the members fit the
 // model with only the victims gone; model is false when the model does not apply.
 func (p *Part) PlanByNodes(ctx context.Context) (victims, placement []string, exact, fits, model bool) {
 	snap := p.e.Handle.Snapshot()
 	all := p.e.candidates(p.pr, p.dom.nodesOr(snap.NodeInfos()), 0)
-	o := p.e.newGangVectorOracle(ctx, p.pr, p.dom, all)
-	if o == nil || !o.start(all) {
+	o, ok := gangvector.New(ctx, p.e.Handle, p.pr.gang(), p.dom.nodesOr(snap.NodeInfos()), all.leaving, all.units)
+	if o == nil || !ok {
 		return nil, nil, false, false, o != nil
 	}
-	units := o.helping(all.units, snap.PDBs())
-	chosen, witness, exact := o.planByNodes(units, snap.PDBs(), false)
+	units := o.Helping(all.units, snap.PDBs())
+	chosen, witness, exact := o.PlanByNodes(units, snap.PDBs(), false)
 	if chosen == nil {
 		return nil, nil, false, false, true
 	}
@@ -125,16 +126,20 @@ func (p *Part) PlanByNodes(ctx context.Context) (victims, placement []string, ex
 	for _, a := range witness.([]framework.Assignment) {
 		placement = append(placement, a.Pod.Pod.Name+" "+a.Node.Name)
 	}
+	// Every other unit put back, one at a time: the model is monotone (room only), so the
+	// members fit with all of them back exactly when every one stays back.
 	var back []*preemption.Unit
+	fits = true
 	for _, u := range units {
 		if !slices.Contains(chosen, u) {
-			o.adjust(u, -1)
+			if fits, _ = o.Keep(u); !fits {
+				break
+			}
 			back = append(back, u)
 		}
 	}
-	fits = o.fits()
-	for _, u := range back {
-		o.adjust(u, 1)
+	for i := len(back) - 1; i >= 0; i-- {
+		_ = o.Drop(back[i])
 	}
 	return victims, placement, exact, fits, true
 }

@@ -8,11 +8,12 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/group/gangvector"
 )
 
-// A gang's node-by-node plan (gangnodes.go) costs by nodes and kinds of members, not
-// units: up to vectorPlanMaxUnits, a plan exact for the model decides where the search on
-// vectors would have too many units.
+// A gang's node-by-node plan (gangvector's PlanByNodes) costs by nodes and kinds of
+// members, not units: up to vectorPlanMaxUnits, a plan exact for the model decides where
+// the search on vectors would have too many units.
 const vectorPlanMaxUnits = 2048
 
 // preemptByResources decides a group's preemption in dom on resource vectors first, as the
@@ -36,30 +37,30 @@ func (e *Evaluator) preemptByResources(ctx context.Context, pr *preemptor, dom d
 	if len(all.units) > max(limit, vectorPlanMaxUnits) {
 		return nil, nil
 	}
-	o := e.newGangVectorOracle(ctx, pr, dom, all)
-	if o == nil || !o.start(all) {
+	o, fits := gangvector.New(ctx, e.Handle, pr.gang(), dom.nodesOr(snap.NodeInfos()), all.leaving, all.units)
+	if o == nil || !fits {
 		return nil, nil
 	}
-	units := o.helping(all.units, snap.PDBs())
+	units := o.Helping(all.units, snap.PDBs())
 	var victims []*preemption.Unit
 	var witness any
 	approximate := false
 	if len(units) > limit {
 		// Too many for the exact search: an exact plan decides, or the simulation does.
 		var exact bool
-		if victims, witness, exact = o.planByNodes(units, snap.PDBs(), true); victims == nil || !exact {
+		if victims, witness, exact = o.PlanByNodes(units, snap.PDBs(), true); victims == nil || !exact {
 			return nil, nil
 		}
 	} else {
 		search := &preemption.VictimSearch{Units: units, PDBs: snap.PDBs(), Oracle: o, ExactMax: limit, Budget: preemption.VectorSearchBudget,
-			Monotone: true, Logger: klog.FromContext(ctx), Second: o.largestLast(units),
-			Plan: func() ([]*preemption.Unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }}
+			Monotone: true, Logger: klog.FromContext(ctx), Second: o.LargestLast(units),
+			Plan: func() ([]*preemption.Unit, any, bool) { return o.PlanByNodes(units, snap.PDBs(), false) }}
 		var err error
 		if victims, witness, err = search.RunWithWitness(); err != nil {
 			return nil, err
 		}
 		// An exact plan is the least disruptive set whatever greedy reprieval's packing did.
-		approximate = !search.Planned() && (search.Approximate() || o.cut)
+		approximate = !search.Planned() && (search.Approximate() || o.Cut())
 	}
 	preemption.SortUnits(victims)
 	gone := slices.Clone(all.leaving)
@@ -79,4 +80,9 @@ func (e *Evaluator) preemptByResources(ctx context.Context, pr *preemptor, dom d
 		res.Nominations[a.Pod] = a.Node.Name
 	}
 	return res, nil
+}
+
+// gang is what the model on resource vectors needs of the preemptor.
+func (pr *preemptor) gang() gangvector.Gang {
+	return gangvector.Gang{Members: pr.members, Need: pr.need, AlikeKey: pr.placer.AlikeKey}
 }

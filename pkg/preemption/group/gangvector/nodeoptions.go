@@ -1,4 +1,4 @@
-package group
+package gangvector
 
 import (
 	"slices"
@@ -222,7 +222,7 @@ func (p *nodePlanner) hosts(n int, room []int64, k, s int, f func(int)) {
 }
 
 // adjustRoom adds (sign 1) or takes back (-1) the room u's pods free on node n to room.
-func (o *gangVectorOracle) adjustRoom(room []int64, u *preemption.Unit, n int, sign int64) {
+func (o *Oracle) adjustRoom(room []int64, u *preemption.Unit, n int, sign int64) {
 	for _, q := range o.on[u] {
 		if q.node == n {
 			for j, r := range q.req {
@@ -235,7 +235,7 @@ func (o *gangVectorOracle) adjustRoom(room []int64, u *preemption.Unit, n int, s
 // leastImportantAlike swaps victims for less important units of their class of alike
 // units (alikeKey): they free the same room on the same node, so the plan holds, and its
 // most important victim can only become less important.
-func (o *gangVectorOracle) leastImportantAlike(victims, units []*preemption.Unit) []*preemption.Unit {
+func (o *Oracle) leastImportantAlike(victims, units []*preemption.Unit) []*preemption.Unit {
 	taken := map[string]int{}
 	var out []*preemption.Unit
 	for _, u := range victims {

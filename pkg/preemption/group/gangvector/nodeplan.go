@@ -1,4 +1,4 @@
-package group
+package gangvector
 
 import (
 	"math/bits"
@@ -8,7 +8,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
-// planMaxLeaves bounds the sets of victims planByNodes weighs on one node (it tries every
+// planMaxLeaves bounds the sets of victims PlanByNodes weighs on one node (it tries every
 // count of each class of alike units there), planMaxStates the states of its program,
 // planMaxSpanning the units spanning nodes it may take (every set of them up to
 // planExactSpanning, a local search beyond), and planBudget its work in all (sets weighed,
@@ -39,7 +39,7 @@ const (
 // good a set on its own, as it does for gangs of several kinds of members among many
 // candidates (docs/decisions/0022).
 type nodePlanner struct {
-	o *gangVectorOracle
+	o *Oracle
 	// A state is a number in mixed radix: per dimension (each kind of member, then each
 	// budget) a count up to limit, weighted by stride.
 	limit, stride []int
@@ -82,7 +82,7 @@ func (p *nodePlanner) spend(n int) bool {
 	return p.work <= planBudget
 }
 
-// planByNodes is the oracle's plan for the exact search (units most important first; the
+// PlanByNodes is the oracle's plan for the exact search (units most important first; the
 // oracle as it starts: every unit off): its victims and the members' placement (nil when
 // no plan is found), and whether it is the least disruptive set of the model. Priority
 // levels are tried from the lowest, first keeping every budget, then (when no level can)
@@ -90,7 +90,7 @@ func (p *nodePlanner) spend(n int) bool {
 // budget: each part of the cost order is then decided exactly (no violation, the lowest
 // level, the least sum and number, the least important top victim). With onlyExact, it
 // gives up as soon as the plan cannot be exact.
-func (o *gangVectorOracle) planByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
+func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
 	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
@@ -161,7 +161,7 @@ func planCostOf(units []*preemption.Unit) planCost {
 
 // newNodePlanner sets the program up, keeping the budgets given; nil when it would have
 // too many states.
-func (o *gangVectorOracle) newNodePlanner(units []*preemption.Unit, pdbs []*framework.PDBInfo) *nodePlanner {
+func (o *Oracle) newNodePlanner(units []*preemption.Unit, pdbs []*framework.PDBInfo) *nodePlanner {
 	p := &nodePlanner{o: o, states: 1, use: map[*preemption.Unit][]int{}}
 	if len(o.kinds) == 1 {
 		p.limit = []int{o.need}

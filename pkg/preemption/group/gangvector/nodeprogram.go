@@ -1,11 +1,11 @@
-package group
+package gangvector
 
 import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
-// The dynamic program of a nodePlanner (gangnodes.go): states, their costs and how the
+// The dynamic program of a nodePlanner (nodeplan.go): states, their costs and how the
 // program moves from node to node.
 
 // planCost orders plans: the shifted sum of victim priorities, then how many they are.

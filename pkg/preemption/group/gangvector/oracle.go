@@ -1,4 +1,4 @@
-package group
+package gangvector
 
 import (
 	"context"
@@ -10,18 +10,19 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// gangVectorOracle simulates a group's preemption in a domain on resource vectors. Members
-// come in kinds (alike members, the placer's AlikeKey); a kind may go to a node where its
+// Oracle simulates a group's preemption in a domain on resource vectors (a
+// preemption.RoomOracle, AlikeOracle and VictimCounter). Members come in kinds (alike
+// members, the placer's AlikeKey); a kind may go to a node where its
 // static filters pass and its requests fit the room. With one kind, the members that fit
 // are counted node by node; with several (every member then needed), they are packed
 // exactly by a depth-first search over how many of each kind each node takes, within
 // packSteps steps per check and packBudget per decision (past them the members are taken
 // not to fit, which may cost an extra victim but never a wrong decision: every decision is
 // confirmed; the decision is then not proven the least disruptive).
-type gangVectorOracle struct {
-	pr    *preemptor
+type Oracle struct {
+	gang  Gang
 	idx   []int8 // the resources members ask for, pod slots included
-	kinds []gangKind
+	kinds []memberKind
 	need  int
 	nodes []*framework.NodeInfo
 	// free is each node's room (per resource of idx); ok[k][n] whether kind k may go to
@@ -46,7 +47,7 @@ type gangVectorOracle struct {
 	steps, spent int
 	cut          bool
 	// least is the members' smallest request per resource (a member of any kind needs
-	// at least that). For fewestVictims: the candidates' pods per node, per resource in
+	// at least that). For FewestVictims: the candidates' pods per node, per resource in
 	// the order of what they free.
 	items   [][]nodeItem
 	largest [][][]int
@@ -60,7 +61,19 @@ type gangVectorOracle struct {
 	fewest, next []int
 }
 
-type gangKind struct {
+// Gang is what the model needs of the group that preempts.
+type Gang struct {
+	// Members are the pending members the scheduler can place; Need of them must fit.
+	Members []*framework.PodInfo
+	Need    int
+	// AlikeKey tells which members are alike (the group placer's, framework.GroupPlacer):
+	// they are one kind in the model.
+	AlikeKey func(*framework.PodInfo) string
+}
+
+// memberKind is a kind of member: its requests (per resource of the model), and its
+// members.
+type memberKind struct {
 	req     []int64
 	members []*framework.PodInfo
 }
@@ -70,17 +83,27 @@ type podRoom struct {
 	req  []int64
 }
 
-// newGangVectorOracle builds the model of dom, or returns nil when it does not apply. Its
-// nodes are those where a member may go and would fit with every candidate gone.
-func (e *Evaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom domain, all domainUnits) *gangVectorOracle {
-	h := e.Handle
-	snap := h.Snapshot()
-	dra := snap.DRA()
+// New builds the model of a domain (its nodes) with every candidate off: the units, most
+// important first, and the pods already leaving. It returns nil when the model does not
+// apply (members that need other pods nearby, devices, too few alike members), and
+// whether the members fit it. Its nodes are those where a member may go and would fit
+// with every candidate gone.
+func New(ctx context.Context, h framework.Handle, gang Gang, nodes []*framework.NodeInfo, leaving []*framework.PodInfo, units []*preemption.Unit) (*Oracle, bool) {
+	o := build(ctx, h, gang, nodes, leaving, units)
+	if o == nil {
+		return nil, false
+	}
+	return o, o.start(leaving, units)
+}
+
+// build is New's model, before anything is taken off.
+func build(ctx context.Context, h framework.Handle, gang Gang, nodes []*framework.NodeInfo, leaving []*framework.PodInfo, units []*preemption.Unit) *Oracle {
+	dra := h.Snapshot().DRA()
 	byKey := map[string]int{}
-	var kinds []gangKind
+	var kinds []memberKind
 	var reps []*framework.PodInfo
 	var idx []int8
-	for _, m := range pr.members {
+	for _, m := range gang.Members {
 		if m.HasInterPodConstraints() || m.UsesClaims() {
 			return nil
 		}
@@ -90,22 +113,22 @@ func (e *Evaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom 
 			}
 		}
 		idx = append(idx, m.RequestIdx...)
-		key := pr.placer.AlikeKey(m)
+		key := gang.AlikeKey(m)
 		if k, ok := byKey[key]; ok && key != "" {
 			kinds[k].members = append(kinds[k].members, m)
 			continue
 		}
 		byKey[key] = len(kinds)
-		kinds = append(kinds, gangKind{members: []*framework.PodInfo{m}})
+		kinds = append(kinds, memberKind{members: []*framework.PodInfo{m}})
 		reps = append(reps, m)
 	}
-	if len(kinds) > 1 && pr.need < len(pr.members) {
+	if len(kinds) > 1 && gang.Need < len(gang.Members) {
 		return nil // which members to leave out would be one more choice
 	}
 	idx = preemption.WithPodSlot(idx)
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
-	o := &gangVectorOracle{pr: pr, idx: idx, need: pr.need}
+	o := &Oracle{gang: gang, idx: idx, need: gang.Need}
 	for k := range kinds {
 		kinds[k].req = make([]int64, len(idx))
 		for j, i := range idx {
@@ -154,10 +177,10 @@ func (e *Evaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom 
 			v[j] += q.Requests.Vector[i]
 		}
 	}
-	for _, q := range all.leaving {
+	for _, q := range leaving {
 		free(q)
 	}
-	for _, u := range all.units {
+	for _, u := range units {
 		if !u.BestEffort() {
 			for _, q := range u.Pods {
 				free(q)
@@ -165,7 +188,7 @@ func (e *Evaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom 
 		}
 	}
 	off := make([]int64, len(idx))
-	for _, n := range dom.nodesOr(snap.NodeInfos()) {
+	for _, n := range nodes {
 		free := make([]int64, len(idx))
 		overcommitted := false
 		for j, i := range idx {
@@ -202,7 +225,7 @@ func (e *Evaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom 
 
 // start takes every candidate off (and the pods already leaving) and reports whether the
 // members fit then.
-func (o *gangVectorOracle) start(all domainUnits) bool {
+func (o *Oracle) start(leaving []*framework.PodInfo, units []*preemption.Unit) bool {
 	at := make(map[string]int, len(o.nodes))
 	for n, node := range o.nodes {
 		at[node.Name] = n
@@ -219,11 +242,11 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 		}
 		return pr, true
 	}
-	for _, q := range all.leaving {
+	for _, q := range leaving {
 		take(q)
 	}
-	o.on = make(map[*preemption.Unit][]podRoom, len(all.units))
-	for _, u := range all.units {
+	o.on = make(map[*preemption.Unit][]podRoom, len(units))
+	for _, u := range units {
 		if u.BestEffort() {
 			continue // it keeps its slot and frees nothing else
 		}
@@ -262,9 +285,9 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 	return o.fits()
 }
 
-// helping returns the units that free room where a member may go, with every candidate
+// Helping returns the units that free room where a member may go, with every candidate
 // off; the others stay (they change nothing in the model).
-func (o *gangVectorOracle) helping(units []*preemption.Unit, pdbs []*framework.PDBInfo) []*preemption.Unit {
+func (o *Oracle) Helping(units []*preemption.Unit, pdbs []*framework.PDBInfo) []*preemption.Unit {
 	useful := make([]bool, len(o.nodes))
 	for n := range o.nodes {
 		for k := range o.kinds {
@@ -302,7 +325,7 @@ func (o *gangVectorOracle) helping(units []*preemption.Unit, pdbs []*framework.P
 
 // adjust puts a unit's pods back on their nodes (sign -1: their room is taken again) or
 // takes them off (1).
-func (o *gangVectorOracle) adjust(u *preemption.Unit, sign int64) {
+func (o *Oracle) adjust(u *preemption.Unit, sign int64) {
 	for _, p := range o.on[u] {
 		for j, r := range p.req {
 			o.free[p.node][j] += sign * r
@@ -313,7 +336,7 @@ func (o *gangVectorOracle) adjust(u *preemption.Unit, sign int64) {
 }
 
 // recount is how many members of a single kind fit on node n.
-func (o *gangVectorOracle) recount(n int) {
+func (o *Oracle) recount(n int) {
 	if len(o.kinds) != 1 {
 		return
 	}
@@ -325,7 +348,7 @@ func (o *gangVectorOracle) recount(n int) {
 	o.count[n] = c
 }
 
-func (o *gangVectorOracle) Keep(u *preemption.Unit) (bool, error) {
+func (o *Oracle) Keep(u *preemption.Unit) (bool, error) {
 	o.adjust(u, -1)
 	if o.fits() {
 		return true, nil
@@ -334,14 +357,14 @@ func (o *gangVectorOracle) Keep(u *preemption.Unit) (bool, error) {
 	return false, nil
 }
 
-func (o *gangVectorOracle) Drop(u *preemption.Unit) error {
+func (o *Oracle) Drop(u *preemption.Unit) error {
 	o.adjust(u, 1)
 	return nil
 }
 
 // Witness is the members' placement in the model as it stands: node by node, the members
 // that fit, for one kind; the packing found, for several.
-func (o *gangVectorOracle) Witness() any {
+func (o *Oracle) Witness() any {
 	var out []framework.Assignment
 	if len(o.kinds) == 1 {
 		ms := o.kinds[0].members
@@ -367,11 +390,15 @@ func (o *gangVectorOracle) Witness() any {
 	return out
 }
 
+// Cut reports whether a packing stopped at its limit of steps: a decision on the model is
+// then not proven the least disruptive.
+func (o *Oracle) Cut() bool { return o.cut }
+
 // The aggregate room, for the exact search's bound (RoomOracle): with every member needed
 // placed, the domain's room summed over its nodes covers their requests summed.
-func (o *gangVectorOracle) Freed(u *preemption.Unit) []int64 { return o.room[u] }
+func (o *Oracle) Freed(u *preemption.Unit) []int64 { return o.room[u] }
 
-func (o *gangVectorOracle) Slack() []int64 {
+func (o *Oracle) Slack() []int64 {
 	for j := range o.idx {
 		o.scratch[j] = o.agg[j] - o.want[j]
 	}
@@ -380,4 +407,4 @@ func (o *gangVectorOracle) Slack() []int64 {
 
 // AlikeKey: single pods under no budget with the same requests on the same node, of one
 // priority and QoS class, are interchangeable in the model.
-func (o *gangVectorOracle) AlikeKey(u *preemption.Unit) string { return o.keys[u] }
+func (o *Oracle) AlikeKey(u *preemption.Unit) string { return o.keys[u] }
