@@ -188,6 +188,8 @@ func moreImportantUnit(a, b *Unit) bool {
 	return a.Key < b.Key
 }
 
+// SortUnits orders units from the most important (moreImportantUnit), as the victim
+// search and every Cost expect them.
 func SortUnits(us []*Unit) {
 	slices.SortFunc(us, func(a, b *Unit) int {
 		switch {

@@ -348,6 +348,8 @@ func (o *Oracle) recount(n int) {
 	o.count[n] = c
 }
 
+// Keep puts u's pods back on their nodes (preemption.Oracle): kept when the members
+// still fit the model.
 func (o *Oracle) Keep(u *preemption.Unit) (bool, error) {
 	o.adjust(u, -1)
 	if o.fits() {
@@ -357,6 +359,7 @@ func (o *Oracle) Keep(u *preemption.Unit) (bool, error) {
 	return false, nil
 }
 
+// Drop takes u's pods off again (preemption.Oracle).
 func (o *Oracle) Drop(u *preemption.Unit) error {
 	o.adjust(u, 1)
 	return nil
@@ -394,10 +397,12 @@ func (o *Oracle) Witness() any {
 // then not proven the least disruptive.
 func (o *Oracle) Cut() bool { return o.cut }
 
-// The aggregate room, for the exact search's bound (RoomOracle): with every member needed
-// placed, the domain's room summed over its nodes covers their requests summed.
+// Freed is what u frees of the domain's aggregate room, for the exact search's bound
+// (preemption.RoomOracle): with every member needed placed, the domain's room summed over
+// its nodes covers their requests summed.
 func (o *Oracle) Freed(u *preemption.Unit) []int64 { return o.room[u] }
 
+// Slack is the domain's room beyond what the members need of it (preemption.RoomOracle).
 func (o *Oracle) Slack() []int64 {
 	for j := range o.idx {
 		o.scratch[j] = o.agg[j] - o.want[j]
