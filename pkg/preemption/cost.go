@@ -63,12 +63,23 @@ func (c Cost) Compare(o Cost) int {
 	return -c.TopStart.Compare(o.TopStart)
 }
 
-// shifted is a priority made positive for summing (kube-scheduler does the same).
-func shifted(p int32) int64 { return int64(p) + math.MaxInt32 + 1 }
+// WithLeastTop is c with the least important top victim there can be (a single pod,
+// below every QoS class, started last): how a lower bound, which knows at most the top
+// victim's priority, leaves the rest of the order to the sets it bounds.
+func (c Cost) WithLeastTop() Cost {
+	c.TopGroup, c.TopQOS, c.TopStart = false, -1, latest
+	return c
+}
 
-// costOfUnits is the cost of preempting these units (most important first, as sortUnits
+// latest stands for "no earlier start is known" in a bound: a later start is cheaper.
+var latest = time.Unix(1<<62, 0)
+
+// Shifted is a priority made positive for summing (kube-scheduler does the same).
+func Shifted(p int32) int64 { return int64(p) + math.MaxInt32 + 1 }
+
+// CostOfUnits is the cost of preempting these units (most important first, as SortUnits
 // orders them): every pod of each unit is a victim, with the unit's priority.
-func costOfUnits(us []*unit, pdbs []*framework.PDBInfo) Cost {
+func CostOfUnits(us []*Unit, pdbs []*framework.PDBInfo) Cost {
 	c := NoCost
 	for _, u := range us {
 		c.add(u)
@@ -80,22 +91,22 @@ func costOfUnits(us []*unit, pdbs []*framework.PDBInfo) Cost {
 }
 
 // add accounts one more unit (less important than those before it).
-func (c *Cost) add(u *unit) {
-	n := len(u.pods)
+func (c *Cost) add(u *Unit) {
+	n := len(u.Pods)
 	c.Count += n
-	c.Sum += int64(n) * shifted(u.priority)
-	top := unit{priority: c.Highest, group: c.TopGroup, qos: c.TopQOS, start: c.TopStart}
+	c.Sum += int64(n) * Shifted(u.Priority)
+	top := Unit{Priority: c.Highest, Group: c.TopGroup, QOS: c.TopQOS, Start: c.TopStart}
 	if c.Count == n || moreImportantUnit(u, &top) {
-		c.Highest, c.TopGroup, c.TopQOS, c.TopStart = u.priority, u.group, u.qos, u.start
+		c.Highest, c.TopGroup, c.TopQOS, c.TopStart = u.Priority, u.Group, u.QOS, u.Start
 	}
 }
 
 // unitViolations counts the pods of the units whose eviction violates a budget, spending
 // each budget's allowed disruptions on the units in the order given.
-func unitViolations(us []*unit, pdbs []*framework.PDBInfo) int {
+func unitViolations(us []*Unit, pdbs []*framework.PDBInfo) int {
 	var pods []*framework.PodInfo
 	for _, u := range us {
-		pods = append(pods, u.pods...)
+		pods = append(pods, u.Pods...)
 	}
 	bad, _ := splitByPDB(pods, pdbs)
 	return len(bad)

@@ -40,7 +40,9 @@ type Evaluator struct {
 	results nodeResults
 }
 
-func (e *Evaluator) exactMax() int {
+// ExactMax is the evaluator's exact-search bound (ExactSearchMaxUnits, its default when
+// unset); group preemption searches by it too.
+func (e *Evaluator) ExactMax() int {
 	if e.ExactSearchMaxUnits == 0 {
 		return DefaultExactSearchMaxUnits
 	}
@@ -75,7 +77,7 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 // searched and the least disruptive is chosen. Group preemption uses it for a group that
 // needs one more member, so that it decides exactly as for a pod.
 func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (*Result, error) {
-	e.budget = decisionSearchBudget
+	e.budget = DecisionSearchBudget
 	snap := e.Handle.Snapshot()
 	all := snap.NodeInfos()
 	var potential []*framework.NodeInfo

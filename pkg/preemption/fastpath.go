@@ -27,12 +27,12 @@ func (e *Evaluator) resourceOnly(p *framework.PodInfo, st *framework.Status) boo
 // full simulation before use.
 func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
 	snap := e.Handle.Snapshot()
-	o := &vectorOracle{p: p, idx: withPods(p.RequestIdx)}
+	o := &vectorOracle{p: p, idx: WithPodSlot(p.RequestIdx)}
 	for _, i := range o.idx {
 		o.free[i] = node.Allocatable[i] - node.Requested[i]
 	}
-	units := newUnitIndex(snap)
-	var potential []*unit
+	units := NewUnitIndex(snap)
+	var potential []*Unit
 	for _, q := range node.Pods {
 		if VictimPriority(snap, q) >= p.Priority {
 			continue
@@ -41,14 +41,14 @@ func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.P
 			o.adjust([]*framework.PodInfo{q}, 1)
 			continue
 		}
-		u := units.of(q)
-		if u.priority >= p.Priority || u.bestEffort() {
+		u := units.Of(q)
+		if u.Priority >= p.Priority || u.BestEffort() {
 			continue
 		}
-		if u.group {
+		if u.Group {
 			// Only the pods of a group unit on this node free room here.
 			if o.onNode == nil {
-				o.onNode = map[*unit][]*framework.PodInfo{}
+				o.onNode = map[*Unit][]*framework.PodInfo{}
 			}
 			if _, seen := o.onNode[u]; !seen {
 				potential = append(potential, u)
@@ -64,47 +64,45 @@ func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.P
 	}
 	pdbs := snap.PDBs()
 	potential = o.helping(potential, pdbs)
-	sortUnits(potential)
-	search := &victimSearch{units: potential, pdbs: pdbs, o: o, exactMax: e.vectorExactMax(), budget: vectorSearchBudget,
-		monotone: true, logger: klog.FromContext(ctx)}
-	victims, err := search.run()
+	SortUnits(potential)
+	search := &VictimSearch{Units: potential, PDBs: pdbs, Oracle: o, ExactMax: e.VectorExactMax(), Budget: VectorSearchBudget,
+		Monotone: true, Logger: klog.FromContext(ctx)}
+	victims, err := search.Run()
 	if err != nil {
 		return nil // the vector oracle never fails
 	}
 	c := newCandidate(node, victims, pdbs)
 	c.unverified = true
-	c.approximate = search.exhaustedSaid
+	c.approximate = search.Approximate()
 	return c
 }
 
 // Searches on resource vectors cost little per step: they are exact up to
-// vectorExactMaxUnits units (unless exact search is off), within vectorSearchBudget steps.
-// A group's node-by-node plan (gangnodes.go) costs by nodes and kinds of members, not
-// units: up to vectorPlanMaxUnits, a plan exact for the model decides where the search
-// would have too many units.
+// vectorExactMaxUnits units (unless exact search is off), within VectorSearchBudget steps.
+// A group's search on vectors (pkg/preemption/group) is bound by both too.
 const (
 	vectorExactMaxUnits = 256
-	vectorSearchBudget  = 50000
-	vectorPlanMaxUnits  = 2048
+	VectorSearchBudget  = 50000
 )
 
-// vectorExactMax is the exact-search bound of searches on resource vectors.
-func (e *Evaluator) vectorExactMax() int {
-	if e.exactMax() <= 0 {
+// VectorExactMax is the exact-search bound of searches on resource vectors, a pod's or a
+// group's.
+func (e *Evaluator) VectorExactMax() int {
+	if e.ExactMax() <= 0 {
 		return -1
 	}
-	return max(e.exactMax(), vectorExactMaxUnits)
+	return max(e.ExactMax(), vectorExactMaxUnits)
 }
 
 // vectorOracle simulates a preemption on one node on resource vectors: the room a unit's
-// pods on the node free. It knows the room the pod lacks (roomOracle), and units that
+// pods on the node free. It knows the room the pod lacks (RoomOracle), and units that
 // free the same room, priority and QoS, single pods under no budget, are alike
-// (alikeOracle).
+// (AlikeOracle).
 type vectorOracle struct {
 	p      *framework.PodInfo
 	idx    []int8
 	free   resource.Vector
-	onNode map[*unit][]*framework.PodInfo
+	onNode map[*Unit][]*framework.PodInfo
 	// pdbs tell which single pods are alike (none under a budget); scratch is slack's.
 	pdbs    []*framework.PDBInfo
 	scratch []int64
@@ -114,7 +112,7 @@ type vectorOracle struct {
 // that frees nothing of what the pod would lack with every candidate in place is put back
 // for good (a set without it fits whenever one with it does, and costs less). It runs for
 // every node searched, so it measures into one flat slice and keeps nothing per unit.
-func (o *vectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit {
+func (o *vectorOracle) helping(units []*Unit, pdbs []*framework.PDBInfo) []*Unit {
 	o.pdbs = pdbs
 	d := len(o.idx)
 	lack := make([]int64, d, d*(len(units)+1))
@@ -146,7 +144,7 @@ func (o *vectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit
 }
 
 // measure writes into v what a unit's pods on the node free, per resource of idx.
-func (o *vectorOracle) measure(u *unit, v []int64) {
+func (o *vectorOracle) measure(u *Unit, v []int64) {
 	clear(v)
 	for _, q := range o.here(u) {
 		for j, i := range o.idx {
@@ -155,13 +153,13 @@ func (o *vectorOracle) measure(u *unit, v []int64) {
 	}
 }
 
-func (o *vectorOracle) freed(u *unit) []int64 {
+func (o *vectorOracle) Freed(u *Unit) []int64 {
 	v := make([]int64, len(o.idx))
 	o.measure(u, v)
 	return v
 }
 
-func (o *vectorOracle) slack() []int64 {
+func (o *vectorOracle) Slack() []int64 {
 	if o.scratch == nil {
 		o.scratch = make([]int64, len(o.idx))
 	}
@@ -171,20 +169,20 @@ func (o *vectorOracle) slack() []int64 {
 	return o.scratch
 }
 
-// alikeKey: single pods under no budget that free the same room, of one priority and QoS
+// AlikeKey: single pods under no budget that free the same room, of one priority and QoS
 // class, are interchangeable on the node.
-func (o *vectorOracle) alikeKey(u *unit) string {
-	if u.group || underBudget(u.pods[0], o.pdbs) {
+func (o *vectorOracle) AlikeKey(u *Unit) string {
+	if u.Group || UnderBudget(u.Pods[0], o.pdbs) {
 		return ""
 	}
-	return fmt.Sprint(o.freed(u), u.priority, u.qos)
+	return fmt.Sprint(o.Freed(u), u.Priority, u.QOS)
 }
 
-func (o *vectorOracle) here(u *unit) []*framework.PodInfo {
-	if u.group {
+func (o *vectorOracle) here(u *Unit) []*framework.PodInfo {
+	if u.Group {
 		return o.onNode[u]
 	}
-	return u.pods
+	return u.Pods
 }
 
 func (o *vectorOracle) adjust(pods []*framework.PodInfo, sign int64) {
@@ -204,7 +202,7 @@ func (o *vectorOracle) fits() bool {
 	return true
 }
 
-func (o *vectorOracle) keep(u *unit) (bool, error) {
+func (o *vectorOracle) Keep(u *Unit) (bool, error) {
 	o.adjust(o.here(u), -1)
 	if o.fits() {
 		return true, nil
@@ -213,9 +211,9 @@ func (o *vectorOracle) keep(u *unit) (bool, error) {
 	return false, nil
 }
 
-func (o *vectorOracle) witness() any { return nil }
+func (o *vectorOracle) Witness() any { return nil }
 
-func (o *vectorOracle) drop(u *unit) error {
+func (o *vectorOracle) Drop(u *Unit) error {
 	o.adjust(o.here(u), 1)
 	return nil
 }
@@ -248,9 +246,9 @@ func (e *Evaluator) verify(ctx context.Context, state *framework.CycleState, p *
 	return ok, err
 }
 
-// withPods is a pod's resources with its pod slot, which every pod takes (its requests
+// WithPodSlot is a pod's resources with its pod slot, which every pod takes (its requests
 // count it, so it is normally there already).
-func withPods(idx []int8) []int8 {
+func WithPodSlot(idx []int8) []int8 {
 	if slices.Contains(idx, resource.Pods) {
 		return idx
 	}

@@ -21,16 +21,16 @@ const maxBlockingRounds = 4
 // the node gone, p is still blocked by other pods (anti-affinity, spreading), the blocking
 // plugin names them, and lower-priority units elsewhere become candidates too: cross-node
 // preemption, looked for only when it is the blocker. With few candidates the search is
-// exact, otherwise greedy reprieval (victimSearch). The simulation is rolled back.
+// exact, otherwise greedy reprieval (VictimSearch). The simulation is rolled back.
 func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) (*Candidate, error) {
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	o := &podOracle{e: e, ctx: ctx, state: state.Clone(), p: p, node: node,
-		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: slotHolders{}}
-	units := newUnitIndex(snap)
+		removed: map[*Unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: SlotHolders{}}
+	units := NewUnitIndex(snap)
 
-	var potential []*unit
+	var potential []*Unit
 	preemptor := []*framework.PodInfo{p}
 	takeOff := func(pods []*framework.PodInfo) (bool, error) {
 		progress := false
@@ -43,15 +43,15 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 				continue
 			}
 			if !q.Terminating {
-				u := units.of(q)
-				if u.priority >= p.Priority || !u.mayHelp(preemptor) {
+				u := units.Of(q)
+				if u.Priority >= p.Priority || !u.MayHelp(preemptor) {
 					continue
 				}
 				if _, seen := o.removed[u]; !seen {
 					potential = append(potential, u)
 				}
 				o.removed[u] = append(o.removed[u], q)
-				o.holders.track(u)
+				o.holders.Track(u)
 			}
 			// Lower-priority pods already leaving are room, and nobody's victims.
 			o.home[q] = n
@@ -84,14 +84,14 @@ func (e *Evaluator) SelectVictims(ctx context.Context, state *framework.CycleSta
 			return nil, nil
 		}
 	}
-	sortUnits(potential)
-	search := &victimSearch{units: potential, pdbs: snap.PDBs(), o: o, exactMax: e.exactMax(), shared: &e.budget, logger: klog.FromContext(ctx)}
-	victims, err := search.run()
+	SortUnits(potential)
+	search := &VictimSearch{Units: potential, PDBs: snap.PDBs(), Oracle: o, ExactMax: e.ExactMax(), Shared: &e.budget, Logger: klog.FromContext(ctx)}
+	victims, err := search.Run()
 	if err != nil {
 		return nil, err
 	}
 	c := newCandidate(node, victims, snap.PDBs())
-	c.approximate = search.exhaustedSaid
+	c.approximate = search.Approximate()
 	return c, nil
 }
 
@@ -105,24 +105,24 @@ type podOracle struct {
 	node  *framework.NodeInfo
 	// removed are the pods of each unit that were taken off (on this node, and blockers
 	// elsewhere); home is where each ran.
-	removed map[*unit][]*framework.PodInfo
+	removed map[*Unit][]*framework.PodInfo
 	home    map[*framework.PodInfo]*framework.NodeInfo
-	holders slotHolders
+	holders SlotHolders
 }
 
 func (o *podOracle) remove(q *framework.PodInfo) error {
 	n := o.home[q]
-	o.holders.takeOff(o.e.Handle.Snapshot(), q, n.Name)
+	o.holders.TakeOff(o.e.Handle.Snapshot(), q, n.Name)
 	return o.e.Handle.RunPreFilterExtensionRemovePod(o.ctx, o.state, o.p, q, n).AsError()
 }
 
 func (o *podOracle) restore(q *framework.PodInfo) error {
 	n := o.home[q]
-	o.holders.putBack(o.e.Handle.Snapshot(), q, n.Name)
+	o.holders.PutBack(o.e.Handle.Snapshot(), q, n.Name)
 	return o.e.Handle.RunPreFilterExtensionAddPod(o.ctx, o.state, o.p, q, n).AsError()
 }
 
-func (o *podOracle) keep(u *unit) (bool, error) {
+func (o *podOracle) Keep(u *Unit) (bool, error) {
 	for _, q := range o.removed[u] {
 		if err := o.restore(q); err != nil {
 			return false, err
@@ -132,12 +132,12 @@ func (o *podOracle) keep(u *unit) (bool, error) {
 	if err != nil || ok {
 		return ok, err
 	}
-	return false, o.drop(u)
+	return false, o.Drop(u)
 }
 
-func (o *podOracle) witness() any { return nil }
+func (o *podOracle) Witness() any { return nil }
 
-func (o *podOracle) drop(u *unit) error {
+func (o *podOracle) Drop(u *Unit) error {
 	for _, q := range o.removed[u] {
 		if err := o.remove(q); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/internal/preempttest"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
@@ -32,7 +33,7 @@ func setup(t *testing.T, nodes []*v1.Node, pods []*v1.Pod) (*cache.Cache, *fwkru
 		t.Fatal(err)
 	}
 	e := &preemption.Evaluator{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100, ResourcePlugins: []string{noderesources.FitName}}
-	e.Handle = handleOf(t, fwk, c)
+	e.Handle = preempttest.Handle(fwk, c)
 	return c, fwk, e
 }
 
@@ -118,7 +119,7 @@ func TestSelectVictims(t *testing.T) {
 			name:  "lower-priority pods already leaving are room, not victims",
 			nodes: []*v1.Node{node()},
 			pods: []*v1.Pod{
-				deleting(testutil.Pod("leaving").Priority(0).Req("cpu", "5").Node("n").Obj()),
+				preempttest.Deleting(testutil.Pod("leaving").Priority(0).Req("cpu", "5").Node("n").Obj()),
 				testutil.Pod("staying").Priority(0).Req("cpu", "5").Node("n").Obj(),
 			},
 			preemptor: testutil.Pod("hi").Priority(10).Req("cpu", "5").Obj(), onNode: "n",
@@ -128,7 +129,7 @@ func TestSelectVictims(t *testing.T) {
 			name:  "higher-priority pods leaving keep their room",
 			nodes: []*v1.Node{node()},
 			pods: []*v1.Pod{
-				deleting(testutil.Pod("leaving").Priority(50).Req("cpu", "5").Node("n").Obj()),
+				preempttest.Deleting(testutil.Pod("leaving").Priority(50).Req("cpu", "5").Node("n").Obj()),
 				testutil.Pod("staying").Priority(0).Req("cpu", "5").Node("n").Obj(),
 			},
 			preemptor: testutil.Pod("hi").Priority(10).Req("cpu", "6").Obj(), onNode: "n",
@@ -156,30 +157,16 @@ func TestSelectVictims(t *testing.T) {
 			}
 			if tc.wantVictims == nil {
 				if cand != nil {
-					t.Fatalf("candidate with victims %v, want none", names(cand.Victims))
+					t.Fatalf("candidate with victims %v, want none", preempttest.Names(cand.Victims))
 				}
 				return
 			}
 			if cand == nil {
 				t.Fatalf("no candidate, want victims %v", tc.wantVictims)
 			}
-			if got := names(cand.Victims); !slices.Equal(got, tc.wantVictims) {
+			if got := preempttest.Names(cand.Victims); !slices.Equal(got, tc.wantVictims) {
 				t.Errorf("victims %v, want %v", got, tc.wantVictims)
 			}
 		})
 	}
-}
-
-func deleting(p *v1.Pod) *v1.Pod {
-	now := metav1Now()
-	p.DeletionTimestamp = &now
-	return p
-}
-
-func names(pods []*framework.PodInfo) []string {
-	out := []string{}
-	for _, p := range pods {
-		out = append(out, p.Pod.Name)
-	}
-	return out
 }

@@ -21,7 +21,7 @@ func splitByPDB(pods []*framework.PodInfo, pdbs []*framework.PDBInfo) (violating
 	for _, p := range pods {
 		violated := false
 		for i, pdb := range pdbs {
-			if !covered(pdb, p) {
+			if !Covered(pdb, p) {
 				continue
 			}
 			allowed[i]--
@@ -38,20 +38,20 @@ func splitByPDB(pods []*framework.PodInfo, pdbs []*framework.PDBInfo) (violating
 	return violating, ok
 }
 
-// underBudget reports whether a PodDisruptionBudget counts the pod (one it already counts as
+// UnderBudget reports whether a PodDisruptionBudget counts the pod (one it already counts as
 // disrupted aside).
-func underBudget(p *framework.PodInfo, pdbs []*framework.PDBInfo) bool {
+func UnderBudget(p *framework.PodInfo, pdbs []*framework.PDBInfo) bool {
 	for _, pdb := range pdbs {
-		if covered(pdb, p) {
+		if Covered(pdb, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// covered reports whether a budget counts the eviction of q: it selects q, and does not
+// Covered reports whether a budget counts the eviction of q: it selects q, and does not
 // already count q as disrupted.
-func covered(pdb *framework.PDBInfo, q *framework.PodInfo) bool {
+func Covered(pdb *framework.PDBInfo, q *framework.PodInfo) bool {
 	if pdb.PDB.Namespace != q.Pod.Namespace || pdb.Selector.Empty() || !pdb.Selector.Matches(labels.Set(q.Pod.Labels)) {
 		return false
 	}

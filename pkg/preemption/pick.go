@@ -22,8 +22,8 @@ type Candidate struct {
 // best set found, not proven the least disruptive.
 func (c *Candidate) Approximate() bool { return c.approximate }
 
-func newCandidate(node *framework.NodeInfo, victims []*unit, pdbs []*framework.PDBInfo) *Candidate {
-	return &Candidate{Node: node, Victims: podsOf(victims), Cost: costOfUnits(victims, pdbs)}
+func newCandidate(node *framework.NodeInfo, victims []*Unit, pdbs []*framework.PDBInfo) *Candidate {
+	return &Candidate{Node: node, Victims: PodsOf(victims), Cost: CostOfUnits(victims, pdbs)}
 }
 
 // pick chooses the candidate that disrupts least (Cost), then the node whose name sorts

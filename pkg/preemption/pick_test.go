@@ -22,11 +22,11 @@ func victim(name string, prio int32, started time.Duration) *framework.PodInfo {
 
 // cand is a candidate whose victims are single-pod units; pdb of them violate a budget.
 func cand(node string, pdb int, victims ...*framework.PodInfo) *Candidate {
-	units := make([]*unit, len(victims))
+	units := make([]*Unit, len(victims))
 	for i, v := range victims {
-		units[i] = &unit{key: v.Key, pods: []*framework.PodInfo{v}, priority: v.Priority, start: v.StartTime()}
+		units[i] = &Unit{Key: v.Key, Pods: []*framework.PodInfo{v}, Priority: v.Priority, Start: v.StartTime()}
 	}
-	sortUnits(units)
+	SortUnits(units)
 	c := newCandidate(framework.NewNodeInfo(testutil.Node(node).Obj()), units, nil)
 	c.Cost.Violations = pdb
 	return c
@@ -68,21 +68,21 @@ func TestPickTieBreakIsByNodeName(t *testing.T) {
 }
 
 func TestImportance(t *testing.T) {
-	unitOf := func(p *framework.PodInfo) *unit {
-		return &unit{key: p.Key, pods: []*framework.PodInfo{p}, priority: p.Priority, qos: qosRank[p.QOS], start: p.StartTime()}
+	unitOf := func(p *framework.PodInfo) *Unit {
+		return &Unit{Key: p.Key, Pods: []*framework.PodInfo{p}, Priority: p.Priority, QOS: qosRank[p.QOS], Start: p.StartTime()}
 	}
 	guaranteed := unitOf(testutil.Pod("g").Priority(5).Lim("cpu", "1", "memory", "1Gi").Info())
 	burstable := unitOf(testutil.Pod("b").Priority(5).Req("cpu", "1").Info())
 	besteffort := unitOf(testutil.Pod("e").Priority(5).Info())
 	higher := unitOf(testutil.Pod("h").Priority(6).Info())
-	group := &unit{key: "PodGroup:default/grp", group: true, priority: 5, pods: []*framework.PodInfo{testutil.Pod("m").Priority(5).Info()}}
-	units := []*unit{besteffort, burstable, group, higher, guaranteed}
-	sortUnits(units)
+	group := &Unit{Key: "PodGroup:default/grp", Group: true, Priority: 5, Pods: []*framework.PodInfo{testutil.Pod("m").Priority(5).Info()}}
+	units := []*Unit{besteffort, burstable, group, higher, guaranteed}
+	SortUnits(units)
 	var got []string
 	for _, u := range units {
-		got = append(got, u.key)
+		got = append(got, u.Key)
 	}
-	if want := []string{higher.key, group.key, guaranteed.key, burstable.key, besteffort.key}; !equal(got, want) {
+	if want := []string{higher.Key, group.Key, guaranteed.Key, burstable.Key, besteffort.Key}; !equal(got, want) {
 		t.Errorf("order %v, want %v (priority, then groups before single pods, then Guaranteed > Burstable > BestEffort)", got, want)
 	}
 	early, late := unitOf(victim("early", 1, 0)), unitOf(victim("late", 1, time.Hour))

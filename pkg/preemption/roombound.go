@@ -3,15 +3,15 @@ package preemption
 import "slices"
 
 // roomBound bounds, from below, what the units not yet decided in an exact search must
-// still cost, from the room the preemptor would lack if they all stayed (a roomOracle's):
+// still cost, from the room the preemptor would lack if they all stayed (a RoomOracle's):
 // they must free it, so at least as many of them as the fewest that can, per resource,
 // are victims (each at least one pod of the lowest priorities among them), and when no
 // victim is chosen yet, the top victim's priority is at least the lowest level whose
 // undecided units can free it. Units are decided in importance order, so the undecided
 // units are always a suffix of the list.
 type roomBound struct {
-	o     roomOracle
-	units []*unit
+	o     RoomOracle
+	units []*Unit
 	freed [][]int64
 	// suffix[i] is what units[i:] free together.
 	suffix [][]int64
@@ -21,16 +21,16 @@ type roomBound struct {
 	missing, acc []int64
 }
 
-func newRoomBound(o roomOracle, units []*unit) *roomBound {
+func newRoomBound(o RoomOracle, units []*Unit) *roomBound {
 	n := len(units)
 	r := &roomBound{o: o, units: units, freed: make([][]int64, n), suffix: make([][]int64, n+1)}
 	dims := 0
 	for i, u := range units {
-		r.freed[i] = o.freed(u)
+		r.freed[i] = o.Freed(u)
 		dims = len(r.freed[i])
 	}
 	if n == 0 {
-		dims = len(o.slack())
+		dims = len(o.Slack())
 	}
 	r.suffix[n] = make([]int64, dims)
 	for i := n - 1; i >= 0; i-- {
@@ -66,7 +66,7 @@ func sign(v int64) int64 {
 // (off in the simulation). It returns false when even all of them cannot free what would
 // be missing.
 func (r *roomBound) lower(i int, partial Cost) (Cost, bool) {
-	slack := r.o.slack()
+	slack := r.o.Slack()
 	lacking := false
 	for d, s := range slack {
 		r.missing[d] = r.suffix[i][d] - s
@@ -100,12 +100,13 @@ func (r *roomBound) lower(i int, partial Cost) (Cost, bool) {
 	lb := partial
 	lb.Count += k
 	for j := n - k; j < n; j++ {
-		lb.Sum += shifted(r.units[j].priority)
+		lb.Sum += Shifted(r.units[j].Priority)
 	}
 	if partial.Count == 0 {
 		// Decided most important first, the chosen units are more important than any
 		// undecided one: only without any does the top victim remain to bound.
-		lb.Highest, lb.TopGroup, lb.TopQOS, lb.TopStart = r.level(i), false, -1, latest
+		lb.Highest = r.level(i)
+		lb = lb.WithLeastTop()
 	}
 	return lb, true
 }
@@ -117,7 +118,7 @@ func (r *roomBound) level(i int) int32 {
 		for d, v := range r.freed[j] {
 			r.acc[d] += v
 		}
-		if j > i && r.units[j-1].priority == r.units[j].priority {
+		if j > i && r.units[j-1].Priority == r.units[j].Priority {
 			continue
 		}
 		covered := true
@@ -128,8 +129,8 @@ func (r *roomBound) level(i int) int32 {
 			}
 		}
 		if covered {
-			return r.units[j].priority
+			return r.units[j].Priority
 		}
 	}
-	return r.units[i].priority
+	return r.units[i].Priority
 }

@@ -13,115 +13,126 @@ import (
 const DefaultExactSearchMaxUnits = 20
 
 // exactSearchBudget bounds the simulations one exact search may run, and
-// decisionSearchBudget those of all the exact searches of one preemption decision (the
-// pod path searches up to hundreds of nodes); past them the best set found so far (never
-// worse than greedy reprieval's) is used.
+// DecisionSearchBudget those of all the exact searches of one preemption decision (the
+// pod path searches up to hundreds of nodes; a group's decision shares it too); past them
+// the best set found so far (never worse than greedy reprieval's) is used.
 const (
 	exactSearchBudget    = 20000
-	decisionSearchBudget = 100000
+	DecisionSearchBudget = 100000
 )
 
-// oracle is a simulation of one preemption domain that a victim search drives. It starts
-// with every candidate unit removed (and the preemptor fitting); keep puts a unit back and
-// reports whether the preemptor still fits, leaving it back only then; drop undoes the
-// latest successful keep that is still in place (keeps and drops nest like brackets).
-type oracle interface {
-	keep(u *unit) (bool, error)
-	drop(u *unit) error
-	// witness describes the simulation as it stands (a group's member placement), kept
+// Oracle is a simulation of one preemption domain that a victim search drives. It starts
+// with every candidate unit removed (and the preemptor fitting); Keep puts a unit back and
+// reports whether the preemptor still fits, leaving it back only then; Drop undoes the
+// latest successful Keep that is still in place (keeps and drops nest like brackets).
+// Pod preemption has two (node.go, fastpath.go), group preemption two more
+// (pkg/preemption/group, and its model on resource vectors in group/gangvector).
+type Oracle interface {
+	Keep(u *Unit) (bool, error)
+	Drop(u *Unit) error
+	// Witness describes the simulation as it stands (a group's member placement), kept
 	// with the best set found; nil when there is nothing to keep.
-	witness() any
+	Witness() any
 }
 
-// roomOracle is an oracle that knows, on resource vectors, how much room its preemptor
+// RoomOracle is an Oracle that knows, on resource vectors, how much room its preemptor
 // needs where it looks (a node, or a domain in aggregate): the exact search bounds each
 // branch by the fewest undecided units that can make up what would be missing
 // (roombound.go). The room it reports is a relaxation: the preemptor fitting implies it,
 // never the other way round.
-type roomOracle interface {
-	oracle
-	// freed is the room a unit's pods free where the oracle looks, per resource it
+type RoomOracle interface {
+	Oracle
+	// Freed is the room a unit's pods free where the oracle looks, per resource it
 	// looks at (always the same slice for a unit).
-	freed(u *unit) []int64
-	// slack is the room left beyond the preemptor's needs as the simulation stands, per
+	Freed(u *Unit) []int64
+	// Slack is the room left beyond the preemptor's needs as the simulation stands, per
 	// resource (negative where it lacks). The caller does not keep it.
-	slack() []int64
+	Slack() []int64
 }
 
-// alikeOracle is an oracle for which units with the same nonempty key are interchangeable
+// AlikeOracle is an Oracle for which units with the same nonempty key are interchangeable
 // but for their importance past priority (later start): they free the same room where it
 // looks, make no other difference to whether the preemptor fits, and cost the same but
 // for the least important victim. Of such a class, a least disruptive set takes the least
 // important units (swapping a victim for a less important unit of its class never costs
 // more), so the exact search only takes victims from that end.
-type alikeOracle interface {
-	oracle
-	alikeKey(u *unit) string
+type AlikeOracle interface {
+	Oracle
+	AlikeKey(u *Unit) string
 }
 
-// victimCounter is an oracle that bounds, from below, how many pods of the undecided units
+// VictimCounter is an Oracle that bounds, from below, how many pods of the undecided units
 // (those from position i of the search's list on) must still be victims.
-type victimCounter interface {
-	oracle
-	// prepare is told the search's units, in its order, once before fewestVictims.
-	prepare(units []*unit)
-	// fewestVictims returns the bound; false when even every undecided unit gone leaves
+type VictimCounter interface {
+	Oracle
+	// Prepare is told the search's units, in its order, once before FewestVictims.
+	Prepare(units []*Unit)
+	// FewestVictims returns the bound; false when even every undecided unit gone leaves
 	// the preemptor unable to fit.
-	fewestVictims(i int) (int, bool)
+	FewestVictims(i int) (int, bool)
 }
 
-// victimSearch chooses which of the candidate units of a domain to preempt: the set of
-// least Cost whose removal lets the preemptor fit.
-type victimSearch struct {
-	units []*unit // most important first
-	pdbs  []*framework.PDBInfo
-	o     oracle
-	// exactMax: with at most this many units the search is exact (branch and bound);
+// VictimSearch chooses which of the candidate units of a domain to preempt: the set of
+// least Cost whose removal lets the preemptor fit. Its fields are set by the caller, once,
+// before Run.
+type VictimSearch struct {
+	Units  []*Unit // most important first
+	PDBs   []*framework.PDBInfo
+	Oracle Oracle
+	// ExactMax: with at most this many units the search is exact (branch and bound);
 	// otherwise, and beyond its budget of simulations, greedy reprieval decides.
-	exactMax int
-	// budget bounds the simulations (keep calls) of the exact search (0:
+	ExactMax int
+	// Budget bounds the simulations (Keep calls) of the exact search (0:
 	// exactSearchBudget).
-	budget int
-	// checks counts keep calls, for the budget and for tests.
-	checks int
-	// shared, when set, is what is left of the decision's budget of simulations.
-	shared *int
-	// monotone says taking more units off never makes the preemptor stop fitting (room
-	// alone: the vector oracle).
-	monotone bool
-	// logger tells, at V(4) and V(5), how the search decided: greedily for too many
+	Budget int
+	// Shared, when set, is what is left of the decision's budget of simulations.
+	Shared *int
+	// Monotone says taking more units off never makes the preemptor stop fitting (room
+	// alone: the vector oracles).
+	Monotone bool
+	// Logger tells, at V(4) and V(5), how the search decided: greedily for too many
 	// units, or exactly until its budget ran out.
-	logger klog.Logger
+	Logger klog.Logger
+	// Second, when set, is another order of the units for a second greedy reprieval,
+	// whose set starts the exact search when it costs less.
+	Second []*Unit
+	// Plan, when set, proposes a set and its witness (nil: none) before the search
+	// starts: when it says the set is the least disruptive, that set is the answer;
+	// otherwise it starts the exact search when it costs less than greedy reprieval's.
+	Plan func() (victims []*Unit, witness any, exact bool)
+
+	// checks counts Keep calls, for the budget and for tests.
+	checks int
 	// exhaustedSaid: the end of the budget is logged once per search; the set found is
 	// then the best so far, not proven the least disruptive.
 	exhaustedSaid bool
-	// second, when set, is another order of the units for a second greedy reprieval,
-	// whose set starts the exact search when it costs less.
-	second []*unit
-	// plan, when set, proposes a set and its witness (nil: none) before the search
-	// starts: when it says the set is the least disruptive, that set is the answer;
-	// otherwise it starts the exact search when it costs less than greedy reprieval's.
-	plan func() (victims []*unit, witness any, exact bool)
 	// planned is set when the answer is the plan, exact for the model.
 	planned bool
 }
 
-// run returns the units to preempt, most important first. The oracle is left as it
+// Approximate reports whether the exact search stopped at its budget: the set found is the
+// best so far, not proven the least disruptive.
+func (s *VictimSearch) Approximate() bool { return s.exhaustedSaid }
+
+// Planned reports whether the answer is the Plan's, exact for the model.
+func (s *VictimSearch) Planned() bool { return s.planned }
+
+// Run returns the units to preempt, most important first. The oracle is left as it
 // started: every unit removed.
-func (s *victimSearch) run() ([]*unit, error) {
-	victims, _, err := s.runWithWitness()
+func (s *VictimSearch) Run() ([]*Unit, error) {
+	victims, _, err := s.RunWithWitness()
 	return victims, err
 }
 
-// runWithWitness is run, also returning the oracle's witness of the chosen set.
-func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
+// RunWithWitness is Run, also returning the oracle's witness of the chosen set.
+func (s *VictimSearch) RunWithWitness() ([]*Unit, any, error) {
 	victims, kept, err := s.greedy()
 	if err != nil {
 		return nil, nil, err
 	}
-	witness := s.o.witness()
+	witness := s.Oracle.Witness()
 	for i := len(kept) - 1; i >= 0; i-- {
-		if err := s.o.drop(kept[i]); err != nil {
+		if err := s.Oracle.Drop(kept[i]); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -129,39 +140,39 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 	// single pod (any other set has a more important victim, or more victims of its
 	// priority); or, when taking more units off never hurts, greedy kept none, so every
 	// unit was needed.
-	leastAlone := len(victims) == 1 && len(victims[0].pods) == 1 && s.leastImportant(victims[0])
-	if len(victims) > 0 && len(s.units) > s.exactMax {
-		s.logger.V(5).Info("Victims chosen by greedy reprieval: too many units for an exact search", "units", len(s.units), "exactSearchMaxUnits", s.exactMax, "victims", len(victims))
+	leastAlone := len(victims) == 1 && len(victims[0].Pods) == 1 && s.leastImportant(victims[0])
+	if len(victims) > 0 && len(s.Units) > s.ExactMax {
+		s.Logger.V(5).Info("Victims chosen by greedy reprieval: too many units for an exact search", "units", len(s.Units), "exactSearchMaxUnits", s.ExactMax, "victims", len(victims))
 	}
-	if len(victims) == 0 || len(s.units) > s.exactMax || leastAlone || (s.monotone && len(kept) == 0) {
+	if len(victims) == 0 || len(s.Units) > s.ExactMax || leastAlone || (s.Monotone && len(kept) == 0) {
 		return victims, witness, nil
 	}
-	var planned []*unit
+	var planned []*Unit
 	var plannedWitness any
-	if s.plan != nil {
+	if s.Plan != nil {
 		var exact bool
-		if planned, plannedWitness, exact = s.plan(); planned != nil && exact && costOfUnits(planned, s.pdbs).Compare(costOfUnits(victims, s.pdbs)) <= 0 {
-			s.logger.V(5).Info("Victims chosen by the node-by-node plan, exact for the model", "units", len(s.units), "victims", len(planned))
+		if planned, plannedWitness, exact = s.Plan(); planned != nil && exact && CostOfUnits(planned, s.PDBs).Compare(CostOfUnits(victims, s.PDBs)) <= 0 {
+			s.Logger.V(5).Info("Victims chosen by the node-by-node plan, exact for the model", "units", len(s.Units), "victims", len(planned))
 			s.planned = true
 			return planned, plannedWitness, nil
 		}
 	}
-	if s.second != nil {
+	if s.Second != nil {
 		// Another reprieval order may start the exact search from a better set.
-		other, kept, err := s.greedyIn(s.second)
+		other, kept, err := s.greedyIn(s.Second)
 		if err != nil {
 			return nil, nil, err
 		}
-		if costOfUnits(other, s.pdbs).Compare(costOfUnits(victims, s.pdbs)) < 0 {
-			victims, witness = other, s.o.witness()
+		if CostOfUnits(other, s.PDBs).Compare(CostOfUnits(victims, s.PDBs)) < 0 {
+			victims, witness = other, s.Oracle.Witness()
 		}
 		for i := len(kept) - 1; i >= 0; i-- {
-			if err := s.o.drop(kept[i]); err != nil {
+			if err := s.Oracle.Drop(kept[i]); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	if planned != nil && costOfUnits(planned, s.pdbs).Compare(costOfUnits(victims, s.pdbs)) < 0 {
+	if planned != nil && CostOfUnits(planned, s.PDBs).Compare(CostOfUnits(victims, s.PDBs)) < 0 {
 		victims, witness = planned, plannedWitness
 	}
 	b := newBranchAndBound(s, victims, witness)
@@ -173,8 +184,8 @@ func (s *victimSearch) runWithWitness() ([]*unit, any, error) {
 
 // leastImportant reports whether no unit is less important than v (units may come in
 // another order than importance within a priority level).
-func (s *victimSearch) leastImportant(v *unit) bool {
-	for _, u := range s.units {
+func (s *VictimSearch) leastImportant(v *Unit) bool {
+	for _, u := range s.Units {
 		if u != v && moreImportantUnit(v, u) {
 			return false
 		}
@@ -186,14 +197,14 @@ func (s *victimSearch) leastImportant(v *unit) bool {
 // budget are put back first, then the others, most important first within each; a unit
 // stays back when the preemptor still fits. It returns the victims (most important first)
 // and the units it kept, in the order kept.
-func (s *victimSearch) greedy() (victims, kept []*unit, err error) {
-	return s.greedyIn(s.units)
+func (s *VictimSearch) greedy() (victims, kept []*Unit, err error) {
+	return s.greedyIn(s.Units)
 }
 
 // greedyIn is greedy with the units in that order.
-func (s *victimSearch) greedyIn(units []*unit) (victims, kept []*unit, err error) {
-	violating, ok := splitUnitsByPDB(units, s.pdbs)
-	for _, list := range [][]*unit{violating, ok} {
+func (s *VictimSearch) greedyIn(units []*Unit) (victims, kept []*Unit, err error) {
+	violating, ok := SplitUnitsByPDB(units, s.PDBs)
+	for _, list := range [][]*Unit{violating, ok} {
 		for _, u := range list {
 			back, err := s.keep(u)
 			if err != nil {
@@ -206,30 +217,30 @@ func (s *victimSearch) greedyIn(units []*unit) (victims, kept []*unit, err error
 			}
 		}
 	}
-	sortUnits(victims)
+	SortUnits(victims)
 	return victims, kept, nil
 }
 
-func (s *victimSearch) keep(u *unit) (bool, error) {
+func (s *VictimSearch) keep(u *Unit) (bool, error) {
 	s.checks++
-	if s.shared != nil {
-		*s.shared--
+	if s.Shared != nil {
+		*s.Shared--
 	}
-	return s.o.keep(u)
+	return s.Oracle.Keep(u)
 }
 
 // exhausted reports whether the exact search must stop exploring; the best set found so
 // far then stands.
-func (s *victimSearch) exhausted() bool {
-	budget := s.budget
+func (s *VictimSearch) exhausted() bool {
+	budget := s.Budget
 	if budget == 0 {
 		budget = exactSearchBudget
 	}
-	done := s.checks >= budget || (s.shared != nil && *s.shared <= 0)
+	done := s.checks >= budget || (s.Shared != nil && *s.Shared <= 0)
 	if done && !s.exhaustedSaid {
 		s.exhaustedSaid = true
-		s.logger.V(4).Info("Exact victim search stopped at its budget of simulations; the best set found so far stands",
-			"units", len(s.units), "simulations", s.checks)
+		s.Logger.V(4).Info("Exact victim search stopped at its budget of simulations; the best set found so far stands",
+			"units", len(s.Units), "simulations", s.checks)
 	}
 	return done
 }
@@ -240,12 +251,12 @@ func (s *victimSearch) exhausted() bool {
 // less important unit never lowers a cost), and, with an oracle that knows the room it
 // lacks, so do the fewest undecided units that can make it up (roomBound); a branch stops
 // as soon as it cannot beat the best set found. The greedy answer is the first incumbent.
-// Of a class of alike units (alikeOracle), once one is preempted every less important one
+// Of a class of alike units (AlikeOracle), once one is preempted every less important one
 // is too.
 type branchAndBound struct {
-	s        *victimSearch
-	chosen   []*unit
-	best     []*unit
+	s        *VictimSearch
+	chosen   []*Unit
+	best     []*Unit
 	bestCost Cost
 	witness  any
 	// class is each unit's class of alike units (-1: none); taken counts the victims
@@ -253,36 +264,36 @@ type branchAndBound struct {
 	class []int
 	taken []int
 	room  *roomBound
-	// counter bounds the victims still needed pod by pod (victimCounter); tail[k] sums
+	// counter bounds the victims still needed pod by pod (VictimCounter); tail[k] sums
 	// the shifted priorities of the k least important pods of the units.
-	counter victimCounter
+	counter VictimCounter
 	tail    []int64
 }
 
-func newBranchAndBound(s *victimSearch, incumbent []*unit, witness any) *branchAndBound {
-	b := &branchAndBound{s: s, best: incumbent, bestCost: costOfUnits(incumbent, s.pdbs), witness: witness}
-	if ro, ok := s.o.(roomOracle); ok {
-		b.room = newRoomBound(ro, s.units)
+func newBranchAndBound(s *VictimSearch, incumbent []*Unit, witness any) *branchAndBound {
+	b := &branchAndBound{s: s, best: incumbent, bestCost: CostOfUnits(incumbent, s.PDBs), witness: witness}
+	if ro, ok := s.Oracle.(RoomOracle); ok {
+		b.room = newRoomBound(ro, s.Units)
 	}
-	if vc, ok := s.o.(victimCounter); ok {
-		vc.prepare(s.units)
+	if vc, ok := s.Oracle.(VictimCounter); ok {
+		vc.Prepare(s.Units)
 		b.counter = vc
 		b.tail = []int64{0}
-		for i := len(s.units) - 1; i >= 0; i-- {
-			for range s.units[i].pods {
-				b.tail = append(b.tail, b.tail[len(b.tail)-1]+shifted(s.units[i].priority))
+		for i := len(s.Units) - 1; i >= 0; i-- {
+			for range s.Units[i].Pods {
+				b.tail = append(b.tail, b.tail[len(b.tail)-1]+Shifted(s.Units[i].Priority))
 			}
 		}
 	}
-	b.class = make([]int, len(s.units))
+	b.class = make([]int, len(s.Units))
 	ids := map[string]int{}
-	ao, alike := s.o.(alikeOracle)
-	for i, u := range s.units {
+	ao, alike := s.Oracle.(AlikeOracle)
+	for i, u := range s.Units {
 		b.class[i] = -1
 		if !alike {
 			continue
 		}
-		if k := ao.alikeKey(u); k != "" {
+		if k := ao.AlikeKey(u); k != "" {
 			id, ok := ids[k]
 			if !ok {
 				id = len(ids)
@@ -300,8 +311,8 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 	if partial.Compare(b.bestCost) >= 0 {
 		return nil
 	}
-	if i == len(s.units) {
-		b.best, b.bestCost, b.witness = slices.Clone(b.chosen), partial, s.o.witness()
+	if i == len(s.Units) {
+		b.best, b.bestCost, b.witness = slices.Clone(b.chosen), partial, s.Oracle.Witness()
 		return nil
 	}
 	if b.room != nil {
@@ -312,7 +323,7 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 		if b.counter != nil {
 			// Pod by pod: at least k more victims, each of a priority no lower than
 			// the least important pods'.
-			k, ok := b.counter.fewestVictims(i)
+			k, ok := b.counter.FewestVictims(i)
 			if !ok {
 				return nil
 			}
@@ -324,7 +335,7 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 			}
 		}
 	}
-	u, class := s.units[i], b.class[i]
+	u, class := s.Units[i], b.class[i]
 	if (class < 0 || b.taken[class] == 0) && !s.exhausted() {
 		back, err := s.keep(u)
 		if err != nil {
@@ -334,7 +345,7 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 			if err := b.visit(i+1, partial); err != nil {
 				return err
 			}
-			if err := s.o.drop(u); err != nil {
+			if err := s.Oracle.Drop(u); err != nil {
 				return err
 			}
 		}
@@ -354,9 +365,9 @@ func (b *branchAndBound) visit(i int, partial Cost) error {
 // with is the cost of the chosen units (u the last of them), from the cost without u:
 // added to it when no budget applies, computed afresh otherwise (violations depend on
 // the whole set).
-func (b *branchAndBound) with(partial Cost, u *unit) Cost {
-	if len(b.s.pdbs) > 0 {
-		return costOfUnits(b.chosen, b.s.pdbs)
+func (b *branchAndBound) with(partial Cost, u *Unit) Cost {
+	if len(b.s.PDBs) > 0 {
+		return CostOfUnits(b.chosen, b.s.PDBs)
 	}
 	partial.add(u)
 	return partial

@@ -11,12 +11,12 @@ import (
 
 // cpuOracle fits the preemptor when the units taken off free at least need cpu.
 type cpuOracle struct {
-	size map[*unit]int
+	size map[*Unit]int
 	free int
 	need int
 }
 
-func (o *cpuOracle) keep(u *unit) (bool, error) {
+func (o *cpuOracle) Keep(u *Unit) (bool, error) {
 	if o.free-o.size[u] >= o.need {
 		o.free -= o.size[u]
 		return true, nil
@@ -24,12 +24,12 @@ func (o *cpuOracle) keep(u *unit) (bool, error) {
 	return false, nil
 }
 
-func (o *cpuOracle) drop(u *unit) error { o.free += o.size[u]; return nil }
-func (o *cpuOracle) witness() any       { return nil }
+func (o *cpuOracle) Drop(u *Unit) error { o.free += o.size[u]; return nil }
+func (o *cpuOracle) Witness() any       { return nil }
 
-func testUnit(name string, prio int32, started time.Duration) *unit {
+func testUnit(name string, prio int32, started time.Duration) *Unit {
 	p := testutil.Pod(name).Priority(prio).Req("cpu", "1").Info()
-	return &unit{key: p.Key, pods: []*framework.PodInfo{p}, priority: prio, start: time.Unix(1000, 0).Add(started), qos: 1}
+	return &Unit{Key: p.Key, Pods: []*framework.PodInfo{p}, Priority: prio, Start: time.Unix(1000, 0).Add(started), QOS: 1}
 }
 
 func TestVictimSearch(t *testing.T) {
@@ -41,41 +41,41 @@ func TestVictimSearch(t *testing.T) {
 	low, mid := testUnit("low", 1, 0), testUnit("mid", 3, 0)
 	tests := []struct {
 		name     string
-		units    []*unit
+		units    []*Unit
 		size     []int
 		need     int
 		exactMax int
 		budget   int // the decision's shared budget; -1 for none
 		want     []string
 	}{
-		{"exact: one big victim instead of two small ones", []*unit{big, small1, small2}, []int{4, 2, 2}, 4, 20, -1, []string{"big"}},
-		{"greedy alone: both small ones", []*unit{big, small1, small2}, []int{4, 2, 2}, 4, -1, -1, []string{"small1", "small2"}},
-		{"exact search out of budget: greedy's answer", []*unit{big, small1, small2}, []int{4, 2, 2}, 4, 20, 0, []string{"small1", "small2"}},
-		{"lower highest priority first, even with more victims", []*unit{big, mid, low}, []int{4, 2, 2}, 4, 20, -1, []string{"low", "mid"}},
-		{"nothing to preempt when the room is there", []*unit{big, small1}, []int{4, 2}, 0, 20, -1, nil},
+		{"exact: one big victim instead of two small ones", []*Unit{big, small1, small2}, []int{4, 2, 2}, 4, 20, -1, []string{"big"}},
+		{"greedy alone: both small ones", []*Unit{big, small1, small2}, []int{4, 2, 2}, 4, -1, -1, []string{"small1", "small2"}},
+		{"exact search out of budget: greedy's answer", []*Unit{big, small1, small2}, []int{4, 2, 2}, 4, 20, 0, []string{"small1", "small2"}},
+		{"lower highest priority first, even with more victims", []*Unit{big, mid, low}, []int{4, 2, 2}, 4, 20, -1, []string{"low", "mid"}},
+		{"nothing to preempt when the room is there", []*Unit{big, small1}, []int{4, 2}, 0, 20, -1, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &cpuOracle{size: map[*unit]int{}, need: tc.need}
+			o := &cpuOracle{size: map[*Unit]int{}, need: tc.need}
 			for i, u := range tc.units {
 				o.size[u] = tc.size[i]
 				o.free += tc.size[i]
 			}
 			units := slices.Clone(tc.units)
-			sortUnits(units)
-			s := &victimSearch{units: units, o: o, exactMax: tc.exactMax}
+			SortUnits(units)
+			s := &VictimSearch{Units: units, Oracle: o, ExactMax: tc.exactMax}
 			outOfBudget := tc.budget == 0
 			if tc.budget >= 0 {
-				s.shared = &tc.budget
+				s.Shared = &tc.budget
 			}
 			before := o.free
-			victims, err := s.run()
+			victims, err := s.Run()
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, u := range victims {
-				got = append(got, u.pods[0].Pod.Name)
+				got = append(got, u.Pods[0].Pod.Name)
 			}
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) {
@@ -95,15 +95,15 @@ func TestVictimSearch(t *testing.T) {
 // The cost of a set never drops when a less important unit is added: what lets the
 // branch and bound prune on the units chosen so far.
 func TestCostGrowsWithLessImportantUnits(t *testing.T) {
-	units := []*unit{testUnit("a", 9, 0), testUnit("b", 9, time.Minute), testUnit("c", 4, 0), testUnit("d", 1, 0)}
-	sortUnits(units)
+	units := []*Unit{testUnit("a", 9, 0), testUnit("b", 9, time.Minute), testUnit("c", 4, 0), testUnit("d", 1, 0)}
+	SortUnits(units)
 	for i := 1; i < len(units); i++ {
-		before, after := costOfUnits(units[:i], nil), costOfUnits(units[:i+1], nil)
+		before, after := CostOfUnits(units[:i], nil), CostOfUnits(units[:i+1], nil)
 		if after.Compare(before) <= 0 {
-			t.Errorf("adding %s: cost %+v is not above %+v", units[i].key, after, before)
+			t.Errorf("adding %s: cost %+v is not above %+v", units[i].Key, after, before)
 		}
 	}
-	if NoCost.Compare(costOfUnits(units[:1], nil)) >= 0 {
+	if NoCost.Compare(CostOfUnits(units[:1], nil)) >= 0 {
 		t.Error("no victims must cost less than one")
 	}
 }

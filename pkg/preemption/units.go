@@ -11,30 +11,33 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// unit is what preemption removes or keeps as one (KEP-5710's preemption unit): a single
-// pod, or every bound member of a PodGroup whose disruption mode is All.
-type unit struct {
-	key  string
-	pods []*framework.PodInfo
-	// group is true for a whole group of disruption mode All.
-	group bool
-	// priority is the victim priority of its pods: their group's when they belong to one.
-	priority int32
-	qos      int
-	start    time.Time
+// Unit is what preemption removes or keeps as one (KEP-5710's preemption unit): a single
+// pod, or every bound member of a PodGroup whose disruption mode is All. Units are made by
+// a UnitIndex, one per pod or group, and compared by pointer; their fields are read only.
+type Unit struct {
+	// Key is the pod's key, or "PodGroup:" or "CompositePodGroup:" and the group's.
+	Key  string
+	Pods []*framework.PodInfo
+	// Group is true for a whole group of disruption mode All.
+	Group bool
+	// Priority is the victim priority of its pods: their group's when they belong to one.
+	Priority int32
+	// QOS ranks the QoS class (qosRank), Start is the earliest start of its pods.
+	QOS   int
+	Start time.Time
 }
 
-// bestEffort reports whether the unit is a single BestEffort pod that frees nothing but
+// BestEffort reports whether the unit is a single BestEffort pod that frees nothing but
 // its pod slot: it is never a victim for resources (the preemption design). A pod of
 // BestEffort QoS that requests extended resources or holds ResourceClaims (devices) does
 // free something, and is not one.
-func (u *unit) bestEffort() bool {
-	return !u.group && freesNoResources(u.pods[0])
+func (u *Unit) BestEffort() bool {
+	return !u.Group && FreesNoResources(u.Pods[0])
 }
 
-// freesNoResources reports whether a pod, taken off its node, would free no resource but
+// FreesNoResources reports whether a pod, taken off its node, would free no resource but
 // its pod slot: BestEffort (no cpu or memory requests), no extended resources, no claims.
-func freesNoResources(q *framework.PodInfo) bool {
+func FreesNoResources(q *framework.PodInfo) bool {
 	if q.QOS != v1.PodQOSBestEffort || len(q.Pod.Spec.ResourceClaims) > 0 {
 		return false
 	}
@@ -46,15 +49,15 @@ func freesNoResources(q *framework.PodInfo) bool {
 	return true
 }
 
-// mayHelp reports whether taking the unit off can help the preemptor's pods: always,
+// MayHelp reports whether taking the unit off can help the preemptor's pods: always,
 // except for a BestEffort pod, which frees no room (its pod slot stays taken). Such a pod
 // can still block a preemptor through its own required anti-affinity or host ports, or a
 // preemptor whose constraints involve other pods.
-func (u *unit) mayHelp(pods []*framework.PodInfo) bool {
-	if !u.bestEffort() {
+func (u *Unit) MayHelp(pods []*framework.PodInfo) bool {
+	if !u.BestEffort() {
 		return true
 	}
-	q := u.pods[0]
+	q := u.Pods[0]
 	if len(q.RequiredAntiAffinity) > 0 || len(q.HostPorts) > 0 {
 		return true
 	}
@@ -84,21 +87,22 @@ func VictimPriority(snap framework.Snapshot, p *framework.PodInfo) int32 {
 	return p.Priority
 }
 
-// unitIndex groups pods into preemption units; the members of an All group are taken from
+// UnitIndex groups pods into preemption units; the members of an All group are taken from
 // the cache, wherever they run.
-type unitIndex struct {
+type UnitIndex struct {
 	snap  framework.Snapshot
-	units map[string]*unit
+	units map[string]*Unit
 }
 
-func newUnitIndex(snap framework.Snapshot) *unitIndex {
-	return &unitIndex{snap: snap, units: map[string]*unit{}}
+// NewUnitIndex returns an empty index over the snapshot, for one decision.
+func NewUnitIndex(snap framework.Snapshot) *UnitIndex {
+	return &UnitIndex{snap: snap, units: map[string]*Unit{}}
 }
 
-// of returns the unit of a pod. A pod outside groups of disruption mode All is a unit of
+// Of returns the unit of a pod. A pod outside groups of disruption mode All is a unit of
 // its own, made afresh without the index (the common case, on the preemption hot path):
 // callers visit each pod once.
-func (x *unitIndex) of(p *framework.PodInfo) *unit {
+func (x *UnitIndex) Of(p *framework.PodInfo) *Unit {
 	key := p.Key
 	var g *framework.GroupInfo
 	gk := ""
@@ -116,22 +120,22 @@ func (x *unitIndex) of(p *framework.PodInfo) *unit {
 		if g != nil {
 			prio = g.Priority
 		}
-		return &unit{key: key, pods: []*framework.PodInfo{p}, priority: prio, start: p.StartTime(), qos: qosRank[p.QOS]}
+		return &Unit{Key: key, Pods: []*framework.PodInfo{p}, Priority: prio, Start: p.StartTime(), QOS: qosRank[p.QOS]}
 	}
 	key = "PodGroup:" + gk
 	if u := x.units[key]; u != nil {
 		return u
 	}
 	// A whole group: all its bound members, wherever they run.
-	u := &unit{key: key, group: true, priority: g.Priority}
+	u := &Unit{Key: key, Group: true, Priority: g.Priority}
 	members := x.snap.GroupMembers(gk)
 	if !slices.Contains(members, p) {
 		members = append(slices.Clone(members), p)
 	}
-	u.pods = members
-	for i, q := range u.pods {
-		if t := q.StartTime(); i == 0 || t.Before(u.start) {
-			u.start = t
+	u.Pods = members
+	for i, q := range u.Pods {
+		if t := q.StartTime(); i == 0 || t.Before(u.Start) {
+			u.Start = t
 		}
 	}
 	x.units[key] = u
@@ -140,21 +144,21 @@ func (x *unitIndex) of(p *framework.PodInfo) *unit {
 
 // compositeUnit is the unit of a CompositePodGroup of disruption mode All: every bound
 // member of every PodGroup of its hierarchy, with the composite's priority.
-func (x *unitIndex) compositeUnit(root *framework.GroupInfo, p *framework.PodInfo) *unit {
+func (x *UnitIndex) compositeUnit(root *framework.GroupInfo, p *framework.PodInfo) *Unit {
 	key := "CompositePodGroup:" + root.Key
 	if u := x.units[key]; u != nil {
 		return u
 	}
-	u := &unit{key: key, group: true, priority: root.Priority}
+	u := &Unit{Key: key, Group: true, Priority: root.Priority}
 	for _, gk := range x.snap.CompositeGroups(root.Key) {
-		u.pods = append(u.pods, x.snap.GroupMembers(gk)...)
+		u.Pods = append(u.Pods, x.snap.GroupMembers(gk)...)
 	}
-	if !slices.Contains(u.pods, p) {
-		u.pods = append(u.pods, p)
+	if !slices.Contains(u.Pods, p) {
+		u.Pods = append(u.Pods, p)
 	}
-	for i, q := range u.pods {
-		if t := q.StartTime(); i == 0 || t.Before(u.start) {
-			u.start = t
+	for i, q := range u.Pods {
+		if t := q.StartTime(); i == 0 || t.Before(u.Start) {
+			u.Start = t
 		}
 	}
 	x.units[key] = u
@@ -168,43 +172,45 @@ var qosRank = map[v1.PodQOSClass]int{v1.PodQOSGuaranteed: 2, v1.PodQOSBurstable:
 // moreImportantUnit orders units from the most important: higher priority, then groups
 // before single pods (KEP-5710), then better QoS class and earlier start (the preemption
 // design), then key.
-func moreImportantUnit(a, b *unit) bool {
-	if a.priority != b.priority {
-		return a.priority > b.priority
+func moreImportantUnit(a, b *Unit) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
 	}
-	if a.group != b.group {
-		return a.group
+	if a.Group != b.Group {
+		return a.Group
 	}
-	if a.qos != b.qos {
-		return a.qos > b.qos
+	if a.QOS != b.QOS {
+		return a.QOS > b.QOS
 	}
-	if !a.start.Equal(b.start) {
-		return a.start.Before(b.start)
+	if !a.Start.Equal(b.Start) {
+		return a.Start.Before(b.Start)
 	}
-	return a.key < b.key
+	return a.Key < b.Key
 }
 
-func sortUnits(us []*unit) {
-	slices.SortFunc(us, func(a, b *unit) int {
+// SortUnits orders units from the most important (moreImportantUnit), as the victim
+// search and every Cost expect them.
+func SortUnits(us []*Unit) {
+	slices.SortFunc(us, func(a, b *Unit) int {
 		switch {
 		case moreImportantUnit(a, b):
 			return -1
 		case moreImportantUnit(b, a):
 			return 1
 		}
-		return strings.Compare(a.key, b.key)
+		return strings.Compare(a.Key, b.Key)
 	})
 }
 
-// splitUnitsByPDB divides units (in importance order) into those whose preemption would
+// SplitUnitsByPDB divides units (in importance order) into those whose preemption would
 // violate a PodDisruptionBudget and the others; a unit violates when any of its pods does.
-func splitUnitsByPDB(us []*unit, pdbs []*framework.PDBInfo) (violating, ok []*unit) {
+func SplitUnitsByPDB(us []*Unit, pdbs []*framework.PDBInfo) (violating, ok []*Unit) {
 	if len(pdbs) == 0 {
 		return nil, us
 	}
 	var pods []*framework.PodInfo
 	for _, u := range us {
-		pods = append(pods, u.pods...)
+		pods = append(pods, u.Pods...)
 	}
 	bad, _ := splitByPDB(pods, pdbs)
 	isBad := map[*framework.PodInfo]bool{}
@@ -212,7 +218,7 @@ func splitUnitsByPDB(us []*unit, pdbs []*framework.PDBInfo) (violating, ok []*un
 		isBad[p] = true
 	}
 	for _, u := range us {
-		if slices.ContainsFunc(u.pods, func(p *framework.PodInfo) bool { return isBad[p] }) {
+		if slices.ContainsFunc(u.Pods, func(p *framework.PodInfo) bool { return isBad[p] }) {
 			violating = append(violating, u)
 		} else {
 			ok = append(ok, u)
@@ -221,11 +227,21 @@ func splitUnitsByPDB(us []*unit, pdbs []*framework.PDBInfo) (violating, ok []*un
 	return violating, ok
 }
 
-// podsOf lists the pods of units.
-func podsOf(us []*unit) []*framework.PodInfo {
+// PodsOf lists the pods of units.
+func PodsOf(us []*Unit) []*framework.PodInfo {
 	var out []*framework.PodInfo
 	for _, u := range us {
-		out = append(out, u.pods...)
+		out = append(out, u.Pods...)
 	}
 	return out
+}
+
+// PriorityLevels are the distinct priorities of units, ascending.
+func PriorityLevels(us []*Unit) []int32 {
+	var out []int32
+	for _, u := range us {
+		out = append(out, u.Priority)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,11 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 )
 
 // errOutcomeUnknown marks a binding whose outcome could not be found out before the
 // client shut down.
-var errOutcomeUnknown = errors.New("binding outcome unknown")
+var errOutcomeUnknown = fmt.Errorf("binding %w", dispatch.ErrOutcomeUnknown)
 
 // BindPod binds the pod through pods/binding. The binding carries the pod's UID, so a
 // pod deleted and created again under the same name is not bound in its place. A
@@ -35,8 +36,8 @@ func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     v1.ObjectReference{Kind: "Node", Name: node},
 	}
-	cl := &call{class: classBind, priority: priorityOf(pod), object: objectOf(pod), drops: []string{reportKey(pod)}}
-	return c.calls.do(ctx, cl, func(callCtx context.Context) error {
+	cl := &dispatch.Call{Class: dispatch.Bind, Priority: priorityOf(pod), Object: objectOf(pod), Drops: []string{reportKey(pod)}}
+	return c.calls.Do(ctx, cl, func(callCtx context.Context) error {
 		var err error
 		for attempt := 1; ; attempt++ {
 			err = c.core.CoreV1().Pods(pod.Namespace).Bind(callCtx, binding, metav1.CreateOptions{})
@@ -51,7 +52,7 @@ func (c *Client) BindPod(ctx context.Context, pod *v1.Pod, node string) error {
 			if callCtx.Err() != nil {
 				// The call's own deadline is spent: the next attempt gets a fresh one.
 				var cancel context.CancelFunc
-				callCtx, cancel = context.WithTimeout(ctx, c.calls.timeout)
+				callCtx, cancel = context.WithTimeout(ctx, c.calls.Timeout())
 				defer cancel()
 			}
 		}
@@ -78,11 +79,11 @@ func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, e
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: 5 * time.Second}
 	var outcome error
 	found := "unknown"
-	defer func() { c.calls.metrics.resolved.WithLabelValues(found).Inc() }()
-	ctx, cancel := mergeDone(ctx, c.calls.life)
+	defer func() { c.resolved.WithLabelValues(found).Inc() }()
+	ctx, cancel := c.calls.UntilStopped(ctx)
 	defer cancel()
 	poll := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
-		getCtx, cancel := context.WithTimeout(ctx, c.calls.timeout)
+		getCtx, cancel := context.WithTimeout(ctx, c.calls.Timeout())
 		defer cancel()
 		cur, getErr := c.core.CoreV1().Pods(pod.Namespace).Get(getCtx, pod.Name, metav1.GetOptions{})
 		switch {
@@ -105,13 +106,6 @@ func (c *Client) resolveBinding(ctx context.Context, pod *v1.Pod, node string, e
 		return false, fmt.Errorf("%w: %v", errOutcomeUnknown, err)
 	}
 	return found == "not-bound", outcome
-}
-
-// mergeDone returns a context that ends when either does (or cancel is called).
-func mergeDone(a, b context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(a)
-	stop := context.AfterFunc(b, cancel)
-	return ctx, func() { stop(); cancel() }
 }
 
 func priorityOf(pod *v1.Pod) int32 {

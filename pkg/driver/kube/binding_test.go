@@ -160,7 +160,7 @@ func TestBindOutcomeUnknownAtShutdown(t *testing.T) {
 	bindReactor(cs, false, "", context.DeadlineExceeded)
 	c := NewClient(cs, nil, nil, klog.Background())
 	cs.PrependReactor("get", "pods", func(clienttesting.Action) (bool, runtime.Object, error) {
-		c.calls.stop()
+		c.calls.Stop()
 		return true, nil, errors.New("connection refused")
 	})
 	err := c.BindPod(context.Background(), pendingPod(), "n1")

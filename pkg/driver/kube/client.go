@@ -23,6 +23,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/actuator"
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
@@ -40,7 +41,7 @@ const DefaultAPIConcurrency = 256
 
 // Client is the actuator's client for a real cluster: bindings, deletions, status
 // writes and events, through the API server. Every call but events goes through its
-// dispatcher (dispatch.go).
+// dispatcher (pkg/driver/kube/dispatch).
 type Client struct {
 	core      kubernetes.Interface
 	podGroups *PodGroupClient
@@ -48,7 +49,9 @@ type Client struct {
 	v1alpha2 rest.Interface
 	recorder events.EventRecorder
 	logger   klog.Logger
-	calls    *dispatcher
+	calls    *dispatch.Dispatcher
+	// resolved counts the bindings whose outcome had to be read back, by what was found.
+	resolved *prometheus.CounterVec
 }
 
 var _ actuator.Client = (*Client)(nil)
@@ -56,12 +59,13 @@ var _ actuator.Client = (*Client)(nil)
 // NewClient returns a Client with DefaultAPIConcurrency calls in flight at most and no
 // client-side rate limit of its own. recorder may be nil (events are then only logged).
 func NewClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, logger klog.Logger) *Client {
-	calls := newDispatcher(DefaultAPIConcurrency, nil, DefaultRequestTimeout, newDispatchMetrics(prometheus.NewRegistry()))
-	return newClient(core, podGroups, recorder, calls, logger)
+	reg := prometheus.NewRegistry()
+	calls := dispatch.New(DefaultAPIConcurrency, nil, DefaultRequestTimeout, dispatch.NewMetrics(reg))
+	return newClient(core, podGroups, recorder, calls, newCallMetrics(reg).resolved, logger)
 }
 
-func newClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, calls *dispatcher, logger klog.Logger) *Client {
-	return &Client{core: core, podGroups: podGroups, recorder: recorder, logger: logger, calls: calls}
+func newClient(core kubernetes.Interface, podGroups *PodGroupClient, recorder events.EventRecorder, calls *dispatch.Dispatcher, resolved *prometheus.CounterVec, logger klog.Logger) *Client {
+	return &Client{core: core, podGroups: podGroups, recorder: recorder, logger: logger, calls: calls, resolved: resolved}
 }
 
 // DeletePod deletes the pod gracefully (grace nil: the pod's own period), on the
@@ -74,7 +78,7 @@ func (c *Client) DeletePod(ctx context.Context, pod *v1.Pod, grace *int64) error
 		uid := pod.UID
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
-	err := c.calls.do(ctx, &call{class: classEvict, priority: priorityOf(pod), object: objectOf(pod)}, func(ctx context.Context) error {
+	err := c.calls.Do(ctx, &dispatch.Call{Class: dispatch.Evict, Priority: priorityOf(pod), Object: objectOf(pod)}, func(ctx context.Context) error {
 		return c.core.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
 	})
 	if apierrors.IsConflict(err) && pod.UID != "" {
@@ -89,8 +93,8 @@ func (c *Client) DeletePod(ctx context.Context, pod *v1.Pod, grace *int64) error
 // and an empty nominated node is sent as null, which removes the field whatever the
 // scheduler's copy of the pod says.
 //
-// A victim's DisruptionTarget condition goes with its deletion (classEvict); a
-// PodScheduled condition is a report (classReport) that replaces the pod's queued older
+// A victim's DisruptionTarget condition goes with its deletion (dispatch.Evict); a
+// PodScheduled condition is a report (dispatch.Report) that replaces the pod's queued older
 // one; a nomination replaces the pod's queued older nomination.
 func (c *Client) PatchPodStatus(ctx context.Context, pod *v1.Pod, cond *v1.PodCondition, nominatedNode *string) error {
 	if cond == nil && nominatedNode == nil {
@@ -100,19 +104,19 @@ func (c *Client) PatchPodStatus(ctx context.Context, pod *v1.Pod, cond *v1.PodCo
 	if err != nil {
 		return err
 	}
-	cl := &call{class: classNominate, priority: priorityOf(pod), object: objectOf(pod)}
+	cl := &dispatch.Call{Class: dispatch.Nominate, Priority: priorityOf(pod), Object: objectOf(pod)}
 	switch {
 	case cond != nil && cond.Type == v1.DisruptionTarget:
-		cl.class = classEvict
+		cl.Class = dispatch.Evict
 	case cond != nil && nominatedNode == nil:
-		cl.key = string(cond.Type) + "/" + objectOf(pod)
+		cl.Key = string(cond.Type) + "/" + objectOf(pod)
 		if cond.Type == v1.PodScheduled {
-			cl.class = classReport
+			cl.Class = dispatch.Report
 		}
 	case cond == nil:
-		cl.key = "nominatedNodeName/" + objectOf(pod)
+		cl.Key = "nominatedNodeName/" + objectOf(pod)
 	}
-	return c.calls.do(ctx, cl, func(ctx context.Context) error {
+	return c.calls.Do(ctx, cl, func(ctx context.Context) error {
 		_, err := c.core.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
 		return err
 	})
@@ -174,7 +178,7 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 		if c.podGroups == nil {
 			return fmt.Errorf("UpdateStatus: no PodGroup client")
 		}
-		return c.calls.do(ctx, statusCall(nativegroup.KindPodGroup, o.Namespace, o.Name, o.Spec.Priority), func(ctx context.Context) error {
+		return c.calls.Do(ctx, statusCall(nativegroup.KindPodGroup, o.Namespace, o.Name, o.Spec.Priority), func(ctx context.Context) error {
 			return updateRetrying(ctx, o,
 				func(ctx context.Context) (*v1alpha1.PodGroup, error) {
 					return c.podGroups.Get(ctx, o.Namespace, o.Name)
@@ -193,7 +197,7 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 		if c.podGroups == nil {
 			return fmt.Errorf("UpdateStatus: no CompositePodGroup client")
 		}
-		return c.calls.do(ctx, statusCall(nativegroup.KindCompositePodGroup, o.Namespace, o.Name, o.Spec.Priority), func(ctx context.Context) error {
+		return c.calls.Do(ctx, statusCall(nativegroup.KindCompositePodGroup, o.Namespace, o.Name, o.Spec.Priority), func(ctx context.Context) error {
 			return updateRetrying(ctx, o,
 				func(ctx context.Context) (*v1alpha1.CompositePodGroup, error) {
 					return c.podGroups.GetComposite(ctx, o.Namespace, o.Name)
@@ -212,10 +216,10 @@ func (c *Client) UpdateStatus(ctx context.Context, obj runtime.Object) error {
 
 // statusCall is the dispatcher's call of a group's status write: with nominations, by the
 // group's priority, one per object at a time.
-func statusCall(kind, namespace, name string, priority *int32) *call {
-	cl := &call{class: classNominate, object: kind + "/" + namespace + "/" + name}
+func statusCall(kind, namespace, name string, priority *int32) *dispatch.Call {
+	cl := &dispatch.Call{Class: dispatch.Nominate, Object: kind + "/" + namespace + "/" + name}
 	if priority != nil {
-		cl.priority = *priority
+		cl.Priority = *priority
 	}
 	return cl
 }

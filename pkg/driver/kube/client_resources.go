@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -25,7 +26,7 @@ var _ framework.ResourceClient = (*Client)(nil)
 // resourceCall runs one ResourceClient call through the dispatcher.
 func resourceCall[T any](ctx context.Context, c *Client, object string, fn func(context.Context) (T, error)) (T, error) {
 	var out T
-	err := c.calls.do(ctx, &call{class: classBind, object: object}, func(ctx context.Context) error {
+	err := c.calls.Do(ctx, &dispatch.Call{Class: dispatch.Bind, Object: object}, func(ctx context.Context) error {
 		var err error
 		out, err = fn(ctx)
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 )
 
 func pendingPod() *v1.Pod {
@@ -287,7 +289,7 @@ func TestClientCallClasses(t *testing.T) {
 		return true, nil, nil
 	})
 	c := NewClient(cs, nil, nil, klog.Background())
-	c.calls = newDispatcher(1, nil, time.Minute, c.calls.metrics)
+	c.calls = dispatch.New(1, nil, time.Minute, dispatch.NewMetrics(prometheus.NewRegistry()))
 	pod := func(uid string) *v1.Pod {
 		p := pendingPod()
 		p.UID = types.UID(uid)
@@ -309,10 +311,7 @@ func TestClientCallClasses(t *testing.T) {
 		go func() { call(); done <- struct{}{} }()
 		// Each is queued before the next is made.
 		for want := uint64(i + 1); ; {
-			c.calls.mu.Lock()
-			seq := c.calls.seq
-			c.calls.mu.Unlock()
-			if seq >= want {
+			if c.calls.Filed() >= want {
 				break
 			}
 			time.Sleep(time.Millisecond)

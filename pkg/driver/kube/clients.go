@@ -6,6 +6,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 )
 
 // clientSet is every connection the driver makes to the API server, each with its own
@@ -20,8 +22,9 @@ type clientSet struct {
 	v1alpha2       rest.Interface
 	leaderElection kubernetes.Interface
 	events         *eventRecorder
-	calls          *dispatcher
-	// registry holds the dispatcher's and the events' metrics.
+	calls          *dispatch.Dispatcher
+	metrics        *callMetrics
+	// registry holds the dispatcher's, the bindings' and the events' metrics.
 	registry *prometheus.Registry
 }
 
@@ -44,13 +47,13 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 	}
 	shared := limits.limiter(apf)
 	cs := &clientSet{registry: prometheus.NewRegistry()}
-	metrics := newDispatchMetrics(cs.registry)
+	cs.metrics = newCallMetrics(cs.registry)
 	timeout := o.RequestTimeout
 	if timeout == 0 {
 		timeout = DefaultRequestTimeout
 	}
-	cs.calls = newDispatcher(limits.Concurrency, shared, timeout, metrics)
-	apf.onThrottled(cs.calls.throttled)
+	cs.calls = dispatch.New(limits.Concurrency, shared, timeout, dispatch.NewMetrics(cs.registry))
+	apf.onThrottled(cs.calls.Throttled)
 
 	var err error
 	if cs.informers, err = kubernetes.NewForConfig(config("scheduler", shared, true)); err != nil {
@@ -72,6 +75,6 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs.events = newEventRecorder(eventClient, scheme, cs.calls, limits.eventLimiter(), metrics.eventsDropped)
+	cs.events = newEventRecorder(eventClient, scheme, cs.calls, limits.eventLimiter(), cs.metrics.eventsDropped)
 	return cs, nil
 }

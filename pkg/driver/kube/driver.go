@@ -213,7 +213,7 @@ func New(o Options) (*Driver, error) {
 		health:    leaderelection.NewLeaderHealthzAdaptor(20 * time.Second),
 		discovery: clients.informers.Discovery(),
 	}
-	d.client = newClient(clients.actuator, clients.podGroups, d.events.recorder, clients.calls, o.Logger)
+	d.client = newClient(clients.actuator, clients.podGroups, d.events.recorder, clients.calls, clients.metrics.resolved, o.Logger)
 	d.client.v1alpha2 = clients.v1alpha2
 	d.sched, err = scheduler.New(scheduler.Options{
 		Config:         cfg,
@@ -334,7 +334,7 @@ func (d *Driver) Run(ctx context.Context) error {
 		deadline := time.Now().Add(shutdownGrace)
 		waitAtMost(deadline, d.factory.Shutdown)
 		d.events.flush(max(0, time.Until(deadline)))
-		d.client.calls.stop()
+		d.client.calls.Stop()
 		d.server.shutdown()
 	}()
 

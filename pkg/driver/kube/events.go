@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 )
 
 // ReportingController names phalanx in the events it writes.
@@ -26,7 +28,7 @@ const ReportingController = "phalanx"
 // wait for them.
 type eventSink struct {
 	events.EventSink
-	calls   *dispatcher
+	calls   *dispatch.Dispatcher
 	seq     atomic.Uint64
 	limiter flowcontrol.RateLimiter
 	backlog int64
@@ -62,14 +64,14 @@ func (s *eventSink) write(ctx context.Context, fn func(context.Context) (*events
 		return nil, nil // shutting down
 	}
 	// Events need no order among themselves: each is its own object.
-	cl := &call{class: classEvent, object: "event/" + strconv.FormatUint(s.seq.Add(1), 10), ownBudget: true}
+	cl := &dispatch.Call{Class: dispatch.Event, Object: "event/" + strconv.FormatUint(s.seq.Add(1), 10), OwnBudget: true}
 	var ev *eventsv1.Event
-	err := s.calls.do(ctx, cl, func(callCtx context.Context) error {
+	err := s.calls.Do(ctx, cl, func(callCtx context.Context) error {
 		var err error
 		ev, err = fn(callCtx)
 		return err
 	})
-	if err != nil && (ctx.Err() != nil || errors.Is(err, errStopped)) {
+	if err != nil && (ctx.Err() != nil || errors.Is(err, dispatch.ErrStopped)) {
 		// Shutting down: the broadcaster would log and retry it for nothing.
 		return nil, nil
 	}
@@ -96,7 +98,7 @@ type eventRecorder struct {
 	cancel      context.CancelFunc
 }
 
-func newEventRecorder(client kubernetes.Interface, scheme *runtime.Scheme, calls *dispatcher, limiter flowcontrol.RateLimiter, dropped prometheus.Counter) *eventRecorder {
+func newEventRecorder(client kubernetes.Interface, scheme *runtime.Scheme, calls *dispatch.Dispatcher, limiter flowcontrol.RateLimiter, dropped prometheus.Counter) *eventRecorder {
 	sink := &eventSink{EventSink: &events.EventSinkImpl{Interface: client.EventsV1()}, calls: calls, limiter: limiter, backlog: eventBacklog, dropped: dropped}
 	b := events.NewBroadcaster(sink)
 	return &eventRecorder{broadcaster: b, recorder: b.NewRecorder(scheme, ReportingController), sink: sink}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	schedulingv1alpha2 "github.com/phalanx-dev/phalanx/internal/upstream/scheduling/v1alpha2"
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 )
 
@@ -382,7 +383,7 @@ func (c *Client) patchNativeConditions(ctx context.Context, kind, apiVersion, na
 	}
 	// Through the dispatcher, as phalanx's own status writes (one write per object at a
 	// time, in order).
-	return c.calls.do(ctx, &call{class: classNominate, object: kind + "/" + namespace + "/" + name}, func(ctx context.Context) error {
+	return c.calls.Do(ctx, &dispatch.Call{Class: dispatch.Nominate, Object: kind + "/" + namespace + "/" + name}, func(ctx context.Context) error {
 		return c.patchNativeStatus(ctx, kind, apiVersion, namespace, name, body)
 	})
 }

@@ -31,7 +31,7 @@ const (
 // client-side limit while the server answers with APF's headers, kube-scheduler's 50/100
 // otherwise. QPS < 0 never limits; QPS > 0 is a token bucket of QPS and Burst (0: twice
 // QPS). Concurrency bounds the actuator's API calls in flight, and is halved whenever the
-// server answers 429 (dispatch.go).
+// server answers 429 (pkg/driver/kube/dispatch).
 type RateLimits struct {
 	QPS         float32
 	Burst       int

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 )
 
 // The observer learns from response headers that the server enforces Priority and
@@ -124,10 +126,10 @@ func (s *countingSink) Create(context.Context, *eventsv1.Event) (*eventsv1.Event
 func TestEventBudgetDropsBeyondBacklog(t *testing.T) {
 	lim := &blockingLimiter{release: make(chan struct{})}
 	reg := prometheus.NewRegistry()
-	m := newDispatchMetrics(reg)
+	m := newCallMetrics(reg)
 	inner := &countingSink{}
-	calls := newDispatcher(4, nil, time.Minute, m)
-	defer calls.stop()
+	calls := dispatch.New(4, nil, time.Minute, dispatch.NewMetrics(reg))
+	defer calls.Stop()
 	sink := &eventSink{EventSink: inner, calls: calls, limiter: lim, backlog: 2, dropped: m.eventsDropped}
 	done := make(chan struct{}, 2)
 	for range 2 {
@@ -152,4 +154,29 @@ func TestEventBudgetDropsBeyondBacklog(t *testing.T) {
 	if n := inner.created.Load(); n != 2 {
 		t.Errorf("%d events written, want the 2 that waited", n)
 	}
+}
+
+// metricValue is the value of a counter or gauge sample whose one label has value label
+// ("" for a metric without labels).
+func metricValue(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if label != "" && (len(m.GetLabel()) != 1 || m.GetLabel()[0].GetValue() != label) {
+				continue
+			}
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
 }

@@ -1,7 +1,7 @@
 // Package workloadpreemption is the PodGroupPostFilter plugin of KEP-5710: when a pod
 // group fits nowhere, it preempts lower-priority units (pods, or whole groups of
-// disruption mode All) so that enough of its members fit at once, with the engine in
-// pkg/preemption.
+// disruption mode All) so that enough of its members fit at once, with group preemption
+// (pkg/preemption/group) over the engine in pkg/preemption.
 package workloadpreemption
 
 import (
@@ -12,6 +12,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/group"
 )
 
 // Name is the plugin's name.
@@ -45,7 +46,7 @@ type Args struct {
 // WorkloadPreemption is a PodGroupPostFilter plugin.
 type WorkloadPreemption struct {
 	h         framework.Handle
-	evaluator *preemption.GroupEvaluator
+	evaluator *group.Evaluator
 }
 
 var _ framework.PodGroupPostFilterPlugin = (*WorkloadPreemption)(nil)
@@ -60,7 +61,7 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	if args.BinarySearch != nil {
 		binary = *args.BinarySearch
 	}
-	maxPlacements := preemption.DefaultMaxPlacements
+	maxPlacements := group.DefaultMaxPlacements
 	if args.MaxPlacements != nil {
 		if *args.MaxPlacements < 1 {
 			return nil, fmt.Errorf("maxPlacements: Invalid value: %d: must be at least 1", *args.MaxPlacements)
@@ -75,8 +76,8 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WorkloadPreemption{h: h, evaluator: &preemption.GroupEvaluator{Handle: h, Pod: pod, BinarySearch: binary,
-		Placements: preemption.PlacementOptions{MaxPlacements: maxPlacements, PreferredLevelsFirst: args.PreferredLevelsFirst}}}, nil
+	return &WorkloadPreemption{h: h, evaluator: &group.Evaluator{Handle: h, Pod: pod, BinarySearch: binary,
+		Placements: group.PlacementOptions{MaxPlacements: maxPlacements, PreferredLevelsFirst: args.PreferredLevelsFirst}}}, nil
 }
 
 // Name implements framework.Plugin.

@@ -1,4 +1,4 @@
-package preemption_test
+package group_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/group"
 )
 
 // Preempt's outcomes for a group without placements (preemptInPlacements has its own test).
@@ -60,7 +61,7 @@ func TestGroupPreempt(t *testing.T) {
 			pods:    []*v1.Pod{deleting(low("a", 1, "2", "n1")), low("b", 2, "2", "n2")},
 			members: []*v1.Pod{member("m1", "2")}, minCount: 1,
 			nominate:    map[string]string{"m1": "n1"},
-			wantMessage: "preemption: " + preemption.MsgGroupWaitingVictims, wantWaiting: true,
+			wantMessage: "preemption: " + group.MsgWaitingVictims, wantWaiting: true,
 		},
 	}
 	for _, tc := range tests {

@@ -1,8 +1,10 @@
-package preemption
+package gangvector
 
 import (
 	"cmp"
 	"slices"
+
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
 // nodeItem is a pod of a candidate unit on a node of the model, by its unit's position.
@@ -11,9 +13,9 @@ type nodeItem struct {
 	req []int64
 }
 
-// prepare lists, per node, the candidates' pods there, and per resource their order by
+// Prepare lists, per node, the candidates' pods there, and per resource their order by
 // what they free, largest first.
-func (o *gangVectorOracle) prepare(units []*unit) {
+func (o *Oracle) Prepare(units []*preemption.Unit) {
 	o.items = make([][]nodeItem, len(o.nodes))
 	for pos, u := range units {
 		for _, p := range o.on[u] {
@@ -38,13 +40,13 @@ func (o *gangVectorOracle) prepare(units []*unit) {
 		o.ntop[n] = make([][]int64, len(o.idx))
 	}
 	o.room1 = make([]int64, len(o.idx))
-	o.fewest, o.next = make([]int, len(o.pr.members)+1), make([]int, len(o.pr.members)+1)
+	o.fewest, o.next = make([]int, len(o.gang.Members)+1), make([]int, len(o.gang.Members)+1)
 }
 
-// fewestVictims bounds the victims still needed: the members of each kind alone must fit
+// FewestVictims bounds the victims still needed: the members of each kind alone must fit
 // (where that kind may go), and so must all of them with the least request each; the
 // largest of these bounds holds.
-func (o *gangVectorOracle) fewestVictims(i int) (int, bool) {
+func (o *Oracle) FewestVictims(i int) (int, bool) {
 	o.measureUndecided(i)
 	k, ok := o.fewestFor(o.least, o.need, -1)
 	if len(o.kinds) == 1 || !ok {
@@ -63,7 +65,7 @@ func (o *gangVectorOracle) fewestVictims(i int) (int, bool) {
 // measureUndecided takes, per node, the room with the undecided pods there (those of units
 // from position i on) back, how many they are, and per resource what the k of them that
 // free most of it free.
-func (o *gangVectorOracle) measureUndecided(i int) {
+func (o *Oracle) measureUndecided(i int) {
 	for n := range o.nodes {
 		base := o.nbase[n]
 		copy(base, o.free[n])
@@ -96,7 +98,7 @@ func (o *gangVectorOracle) measureUndecided(i int) {
 // the k of them that free most of each resource gone (more than any k pods free), a node
 // gains at most so many. The fewest pods whose removal gains the members still missing,
 // over all nodes, is a small knapsack (members needed at most).
-func (o *gangVectorOracle) fewestFor(req []int64, need, kind int) (int, bool) {
+func (o *Oracle) fewestFor(req []int64, need, kind int) (int, bool) {
 	missing := need
 	for n := range o.nodes {
 		if kind < 0 || o.ok[n][kind] {
@@ -145,11 +147,11 @@ func (o *gangVectorOracle) fewestFor(req []int64, need, kind int) (int, bool) {
 	return best[missing], true
 }
 
-// largestLast orders the units of each priority level by the share of the members' needs
+// LargestLast orders the units of each priority level by the share of the members' needs
 // they free, smallest first: a reprieval in that order keeps the small units and preempts
 // the large ones, so few of them.
-func (o *gangVectorOracle) largestLast(units []*unit) []*unit {
-	size := make(map[*unit]float64, len(units))
+func (o *Oracle) LargestLast(units []*preemption.Unit) []*preemption.Unit {
+	size := make(map[*preemption.Unit]float64, len(units))
 	for _, u := range units {
 		for j, v := range o.room[u] {
 			if o.want[j] > 0 {
@@ -158,9 +160,9 @@ func (o *gangVectorOracle) largestLast(units []*unit) []*unit {
 		}
 	}
 	out := slices.Clone(units)
-	slices.SortStableFunc(out, func(a, b *unit) int {
-		if a.priority != b.priority {
-			return cmp.Compare(b.priority, a.priority)
+	slices.SortStableFunc(out, func(a, b *preemption.Unit) int {
+		if a.Priority != b.Priority {
+			return cmp.Compare(b.Priority, a.Priority)
 		}
 		return cmp.Compare(size[a], size[b])
 	})

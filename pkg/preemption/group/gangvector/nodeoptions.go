@@ -1,6 +1,10 @@
-package preemption
+package gangvector
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
+)
 
 // nodeOptions lists, for node n with the groups gone, the cheapest victims among its
 // allowed units for each state it can reach alone. Units that free the same room there,
@@ -14,12 +18,12 @@ func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 			p.o.adjustRoom(room, u, n, 1)
 		}
 	}
-	var classes [][]*unit
+	var classes [][]*preemption.Unit
 	for _, u := range p.local[n] {
 		if !p.allowed(u) {
 			continue
 		}
-		i := slices.IndexFunc(classes, func(c []*unit) bool { return p.alikeOn(c[0], u) })
+		i := slices.IndexFunc(classes, func(c []*preemption.Unit) bool { return p.alikeOn(c[0], u) })
 		if i < 0 {
 			classes = append(classes, nil)
 			i = len(classes) - 1
@@ -37,7 +41,7 @@ func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 	for s := range p.cheapest {
 		p.cheapest[s], p.subset[s] = planUnreachable, nil
 	}
-	var chosen []*unit
+	var chosen []*preemption.Unit
 	var cost planCost
 	var counts func(i, spent int)
 	counts = func(i, spent int) {
@@ -132,7 +136,7 @@ func (p *nodePlanner) atLeast(a, b int) bool {
 // that makes room, in every resource the class frees, for the most any state of the
 // node needs (with every class gone): more of them only cost more and spend more budget,
 // whatever else goes, so no cheapest option takes them.
-func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*unit) {
+func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*preemption.Unit) {
 	full := slices.Clone(room)
 	for _, c := range classes {
 		for _, u := range c {
@@ -172,7 +176,7 @@ func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*unit) {
 
 // budgetState is the state of u's pods alone against the budgets; false when they alone
 // are more than a budget allows.
-func (p *nodePlanner) budgetState(u *unit) (int, bool) {
+func (p *nodePlanner) budgetState(u *preemption.Unit) (int, bool) {
 	s := 0
 	for i, c := range p.use[u] {
 		d := len(p.o.kinds) + i
@@ -186,8 +190,8 @@ func (p *nodePlanner) budgetState(u *unit) (int, bool) {
 
 // alikeOn reports whether two units of one node free the same room there, with as many
 // pods of one priority under the same budgets: the program does not tell them apart.
-func (p *nodePlanner) alikeOn(a, b *unit) bool {
-	if a.priority != b.priority || len(a.pods) != len(b.pods) || !slices.Equal(p.use[a], p.use[b]) {
+func (p *nodePlanner) alikeOn(a, b *preemption.Unit) bool {
+	if a.Priority != b.Priority || len(a.Pods) != len(b.Pods) || !slices.Equal(p.use[a], p.use[b]) {
 		return false
 	}
 	return slices.EqualFunc(p.o.on[a], p.o.on[b], func(x, y podRoom) bool { return slices.Equal(x.req, y.req) })
@@ -218,7 +222,7 @@ func (p *nodePlanner) hosts(n int, room []int64, k, s int, f func(int)) {
 }
 
 // adjustRoom adds (sign 1) or takes back (-1) the room u's pods free on node n to room.
-func (o *gangVectorOracle) adjustRoom(room []int64, u *unit, n int, sign int64) {
+func (o *Oracle) adjustRoom(room []int64, u *preemption.Unit, n int, sign int64) {
 	for _, q := range o.on[u] {
 		if q.node == n {
 			for j, r := range q.req {
@@ -231,9 +235,9 @@ func (o *gangVectorOracle) adjustRoom(room []int64, u *unit, n int, sign int64) 
 // leastImportantAlike swaps victims for less important units of their class of alike
 // units (alikeKey): they free the same room on the same node, so the plan holds, and its
 // most important victim can only become less important.
-func (o *gangVectorOracle) leastImportantAlike(victims, units []*unit) []*unit {
+func (o *Oracle) leastImportantAlike(victims, units []*preemption.Unit) []*preemption.Unit {
 	taken := map[string]int{}
-	var out []*unit
+	var out []*preemption.Unit
 	for _, u := range victims {
 		if k := o.keys[u]; k != "" {
 			taken[k]++
@@ -249,6 +253,6 @@ func (o *gangVectorOracle) leastImportantAlike(victims, units []*unit) []*unit {
 			}
 		}
 	}
-	sortUnits(out)
+	preemption.SortUnits(out)
 	return out
 }

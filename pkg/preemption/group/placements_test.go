@@ -1,9 +1,11 @@
-package preemption
+package group
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
 // Placements are compared by disruption (the Cost: budgets violated, highest victim
@@ -11,13 +13,13 @@ import (
 // they meet, then by their score.
 func TestPlacementChoiceOrder(t *testing.T) {
 	ctx := context.Background()
-	base := placementChoice{res: &GroupResult{Cost: Cost{Violations: 1, Highest: 50, Sum: 400, Count: 4, TopQOS: 1, TopStart: time.Unix(100, 0)}}, rank: 1, score: 10, scored: true}
+	base := placementChoice{res: &Result{Cost: preemption.Cost{Violations: 1, Highest: 50, Sum: 400, Count: 4, TopQOS: 1, TopStart: time.Unix(100, 0)}}, rank: 1, score: 10, scored: true}
 	tests := []struct {
 		name   string
 		change func(c *placementChoice)
 	}{
 		{"fewer budget violations", func(c *placementChoice) {
-			c.res.Cost = Cost{Violations: 0, Highest: 90, Sum: 900, Count: 9}
+			c.res.Cost = preemption.Cost{Violations: 0, Highest: 90, Sum: 900, Count: 9}
 			c.rank = 3
 		}},
 		{"lower highest priority", func(c *placementChoice) { c.res.Cost.Highest, c.res.Cost.Count = 40, 9 }},

@@ -1,4 +1,4 @@
-package preemption_test
+package group_test
 
 import (
 	"context"

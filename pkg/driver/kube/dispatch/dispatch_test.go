@@ -1,4 +1,4 @@
-package kube
+package dispatch
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/util/flowcontrol"
 )
 
@@ -16,8 +17,7 @@ import (
 // records the order they run in.
 type dispatchHarness struct {
 	t       *testing.T
-	d       *dispatcher
-	reg     *prometheus.Registry
+	d       *Dispatcher
 	mu      sync.Mutex
 	ran     []string
 	release map[string]chan struct{}
@@ -25,14 +25,13 @@ type dispatchHarness struct {
 }
 
 func newHarness(t *testing.T, maxInflight int, limiter flowcontrol.RateLimiter) *dispatchHarness {
-	reg := prometheus.NewRegistry()
-	d := newDispatcher(maxInflight, limiter, time.Minute, newDispatchMetrics(reg))
-	t.Cleanup(d.stop)
-	return &dispatchHarness{t: t, d: d, reg: reg, release: map[string]chan struct{}{}, results: map[string]chan error{}}
+	d := New(maxInflight, limiter, time.Minute, NewMetrics(prometheus.NewRegistry()))
+	t.Cleanup(d.Stop)
+	return &dispatchHarness{t: t, d: d, release: map[string]chan struct{}{}, results: map[string]chan error{}}
 }
 
 // start makes call name; it blocks, once running, until finish(name).
-func (h *dispatchHarness) start(name string, c *call) {
+func (h *dispatchHarness) start(name string, c *Call) {
 	h.t.Helper()
 	release := make(chan struct{})
 	result := make(chan error, 1)
@@ -41,7 +40,7 @@ func (h *dispatchHarness) start(name string, c *call) {
 	h.mu.Unlock()
 	before := h.count()
 	go func() {
-		result <- h.d.do(context.Background(), c, func(context.Context) error {
+		result <- h.d.Do(context.Background(), c, func(context.Context) error {
 			h.mu.Lock()
 			h.ran = append(h.ran, name)
 			h.mu.Unlock()
@@ -53,11 +52,7 @@ func (h *dispatchHarness) start(name string, c *call) {
 }
 
 // count is how many calls were ever filed (queued, running, dropped or done).
-func (h *dispatchHarness) count() uint64 {
-	h.d.mu.Lock()
-	defer h.d.mu.Unlock()
-	return h.d.seq
-}
+func (h *dispatchHarness) count() uint64 { return h.d.Filed() }
 
 func (h *dispatchHarness) waitFor(cond func() bool) {
 	h.t.Helper()
@@ -88,12 +83,12 @@ func (h *dispatchHarness) finish(name string) error {
 
 func TestDispatchOrder(t *testing.T) {
 	h := newHarness(t, 1, nil)
-	h.start("first", &call{class: classBind, object: "a"})
-	h.start("report", &call{class: classReport, priority: 1000, object: "b"})
-	h.start("bind-low", &call{class: classBind, priority: 1, object: "c"})
-	h.start("bind-high", &call{class: classBind, priority: 100, object: "d"})
-	h.start("bind-high-2", &call{class: classBind, priority: 100, object: "e"})
-	h.start("evict", &call{class: classEvict, object: "f"})
+	h.start("first", &Call{Class: Bind, Object: "a"})
+	h.start("report", &Call{Class: Report, Priority: 1000, Object: "b"})
+	h.start("bind-low", &Call{Class: Bind, Priority: 1, Object: "c"})
+	h.start("bind-high", &Call{Class: Bind, Priority: 100, Object: "d"})
+	h.start("bind-high-2", &Call{Class: Bind, Priority: 100, Object: "e"})
+	h.start("evict", &Call{Class: Evict, Object: "f"})
 	for _, name := range []string{"first", "evict", "bind-high", "bind-high-2", "bind-low", "report"} {
 		h.waitFor(func() bool { r := h.running(); return len(r) > 0 && r[len(r)-1] == name })
 		if err := h.finish(name); err != nil {
@@ -108,10 +103,10 @@ func TestDispatchOrder(t *testing.T) {
 
 func TestDispatchWindowAndObjects(t *testing.T) {
 	h := newHarness(t, 2, nil)
-	h.start("a1", &call{class: classReport, object: "a"})
-	h.start("a2", &call{class: classBind, object: "a"})
-	h.start("b", &call{class: classBind, object: "b"})
-	h.start("c", &call{class: classBind, object: "c"})
+	h.start("a1", &Call{Class: Report, Object: "a"})
+	h.start("a2", &Call{Class: Bind, Object: "a"})
+	h.start("b", &Call{Class: Bind, Object: "b"})
+	h.start("c", &Call{Class: Bind, Object: "c"})
 	h.waitFor(func() bool { return len(h.running()) == 2 })
 	// a2 waits behind a1 (same object) although it is of a better class; b and c
 	// share the window's other slot.
@@ -140,14 +135,14 @@ func TestDispatchWindowAndObjects(t *testing.T) {
 // pod's queued report: neither dropped call is made, and both callers see success.
 func TestDispatchSupersedes(t *testing.T) {
 	h := newHarness(t, 1, nil)
-	h.start("busy", &call{class: classBind, object: "x"})
-	h.start("report-1", &call{class: classReport, object: "p", key: "PodScheduled/p"})
-	h.start("report-2", &call{class: classReport, object: "p", key: "PodScheduled/p"})
+	h.start("busy", &Call{Class: Bind, Object: "x"})
+	h.start("report-1", &Call{Class: Report, Object: "p", Key: "PodScheduled/p"})
+	h.start("report-2", &Call{Class: Report, Object: "p", Key: "PodScheduled/p"})
 	if err := <-h.results["report-1"]; err != nil {
 		t.Errorf("superseded call returned %v", err)
 	}
-	h.start("report-q", &call{class: classReport, object: "q", key: "PodScheduled/q"})
-	h.start("bind-q", &call{class: classBind, object: "q", drops: []string{"PodScheduled/q"}})
+	h.start("report-q", &Call{Class: Report, Object: "q", Key: "PodScheduled/q"})
+	h.start("bind-q", &Call{Class: Bind, Object: "q", Drops: []string{"PodScheduled/q"}})
 	if err := <-h.results["report-q"]; err != nil {
 		t.Errorf("dropped call returned %v", err)
 	}
@@ -160,7 +155,11 @@ func TestDispatchSupersedes(t *testing.T) {
 	if got := fmt.Sprint(h.running()); got != "[busy bind-q report-2]" {
 		t.Errorf("ran %s", got)
 	}
-	if got := metricValue(t, h.reg, "phalanx_api_calls_superseded_total", "report"); got != 2 {
+	var superseded dto.Metric
+	if err := h.d.metrics.dropped.WithLabelValues("report").Write(&superseded); err != nil {
+		t.Fatal(err)
+	}
+	if got := superseded.GetCounter().GetValue(); got != 2 {
 		t.Errorf("superseded metric %v, want 2", got)
 	}
 }
@@ -183,10 +182,10 @@ func (l *recordingLimiter) Wait(ctx context.Context) error {
 // The rate limiter's wait is not covered by the call's deadline; the request is.
 func TestDispatchDeadlineCoversTheRequestOnly(t *testing.T) {
 	lim := &recordingLimiter{}
-	d := newDispatcher(4, lim, time.Minute, newDispatchMetrics(prometheus.NewRegistry()))
-	defer d.stop()
+	d := New(4, lim, time.Minute, NewMetrics(prometheus.NewRegistry()))
+	defer d.Stop()
 	var requestDeadline bool
-	err := d.do(context.Background(), &call{object: "p"}, func(ctx context.Context) error {
+	err := d.Do(context.Background(), &Call{Object: "p"}, func(ctx context.Context) error {
 		_, requestDeadline = ctx.Deadline()
 		return nil
 	})
@@ -203,17 +202,17 @@ func TestDispatchDeadlineCoversTheRequestOnly(t *testing.T) {
 
 func TestDispatchWindowAdapts(t *testing.T) {
 	now := time.Unix(0, 0)
-	d := newDispatcher(8, nil, time.Minute, newDispatchMetrics(prometheus.NewRegistry()))
-	defer d.stop()
+	d := New(8, nil, time.Minute, NewMetrics(prometheus.NewRegistry()))
+	defer d.Stop()
 	d.now = func() time.Time { return now }
-	d.throttled()
-	d.throttled() // the same second: once
+	d.Throttled()
+	d.Throttled() // the same second: once
 	if d.window != 4 {
 		t.Fatalf("window %v after a 429, want 4", d.window)
 	}
 	now = now.Add(2 * time.Second)
 	for range 3 {
-		d.throttled()
+		d.Throttled()
 		now = now.Add(2 * time.Second)
 	}
 	if d.window != 1 {
@@ -221,7 +220,7 @@ func TestDispatchWindowAdapts(t *testing.T) {
 	}
 	calls := 0
 	for d.window < 8 {
-		if err := d.do(context.Background(), &call{object: "p"}, func(context.Context) error { return nil }); err != nil {
+		if err := d.Do(context.Background(), &Call{Object: "p"}, func(context.Context) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		calls++
@@ -233,7 +232,7 @@ func TestDispatchWindowAdapts(t *testing.T) {
 	if calls < 20 || calls > 40 {
 		t.Errorf("%d successes to grow from 1 to 8", calls)
 	}
-	_ = d.do(context.Background(), &call{object: "p"}, func(context.Context) error { return errors.New("x") })
+	_ = d.Do(context.Background(), &Call{Object: "p"}, func(context.Context) error { return errors.New("x") })
 	if d.window != 8 {
 		t.Errorf("window %v: a failure other than 429 changes nothing", d.window)
 	}
@@ -241,11 +240,11 @@ func TestDispatchWindowAdapts(t *testing.T) {
 
 func TestDispatchCancelAndStop(t *testing.T) {
 	h := newHarness(t, 1, nil)
-	h.start("busy", &call{object: "x"})
+	h.start("busy", &Call{Object: "x"})
 	ctx, cancel := context.WithCancel(context.Background())
 	result := make(chan error, 1)
 	go func() {
-		result <- h.d.do(ctx, &call{object: "y"}, func(context.Context) error {
+		result <- h.d.Do(ctx, &Call{Object: "y"}, func(context.Context) error {
 			t.Error("a cancelled call ran")
 			return nil
 		})
@@ -255,12 +254,12 @@ func TestDispatchCancelAndStop(t *testing.T) {
 	if err := <-result; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled call: %v", err)
 	}
-	h.start("queued", &call{object: "z"})
-	h.d.stop()
-	if err := <-h.results["queued"]; !errors.Is(err, errStopped) {
+	h.start("queued", &Call{Object: "z"})
+	h.d.Stop()
+	if err := <-h.results["queued"]; !errors.Is(err, ErrStopped) {
 		t.Errorf("queued call after stop: %v", err)
 	}
-	if err := h.d.do(context.Background(), &call{object: "w"}, func(context.Context) error { return nil }); !errors.Is(err, errStopped) {
+	if err := h.d.Do(context.Background(), &Call{Object: "w"}, func(context.Context) error { return nil }); !errors.Is(err, ErrStopped) {
 		t.Errorf("call after stop: %v", err)
 	}
 	if err := h.finish("busy"); err != nil {
@@ -268,41 +267,16 @@ func TestDispatchCancelAndStop(t *testing.T) {
 	}
 }
 
-// metricValue is the value of a counter or gauge sample whose one label has value label
-// ("" for a metric without labels).
-func metricValue(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if label != "" && (len(m.GetLabel()) != 1 || m.GetLabel()[0].GetValue() != label) {
-				continue
-			}
-			if c := m.GetCounter(); c != nil {
-				return c.GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	return 0
-}
-
 // A call queued behind a less urgent one of the same object lends it its rank: a
 // preemptor's nomination, queued behind its own failure report, does not wait for every
 // other report.
 func TestDispatchRankInheritance(t *testing.T) {
 	h := newHarness(t, 1, nil)
-	h.start("busy", &call{class: classBind, object: "x"})
-	h.start("report-r", &call{class: classReport, object: "r"})
-	h.start("report-p", &call{class: classReport, object: "p"})
-	h.start("bind-q", &call{class: classBind, object: "q"})
-	h.start("nominate-p", &call{class: classNominate, object: "p"})
+	h.start("busy", &Call{Class: Bind, Object: "x"})
+	h.start("report-r", &Call{Class: Report, Object: "r"})
+	h.start("report-p", &Call{Class: Report, Object: "p"})
+	h.start("bind-q", &Call{Class: Bind, Object: "q"})
+	h.start("nominate-p", &Call{Class: Nominate, Object: "p"})
 	for _, name := range []string{"busy", "bind-q", "report-p", "nominate-p", "report-r"} {
 		h.waitFor(func() bool { r := h.running(); return len(r) > 0 && r[len(r)-1] == name })
 		if err := h.finish(name); err != nil {

@@ -1,13 +1,14 @@
-package preemption
+package gangvector
 
 import (
 	"math/bits"
 	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
-// planMaxLeaves bounds the sets of victims planByNodes weighs on one node (it tries every
+// planMaxLeaves bounds the sets of victims PlanByNodes weighs on one node (it tries every
 // count of each class of alike units there), planMaxStates the states of its program,
 // planMaxSpanning the units spanning nodes it may take (every set of them up to
 // planExactSpanning, a local search beyond), and planBudget its work in all (sets weighed,
@@ -38,7 +39,7 @@ const (
 // good a set on its own, as it does for gangs of several kinds of members among many
 // candidates (docs/decisions/0022).
 type nodePlanner struct {
-	o *gangVectorOracle
+	o *Oracle
 	// A state is a number in mixed radix: per dimension (each kind of member, then each
 	// budget) a count up to limit, weighted by stride.
 	limit, stride []int
@@ -49,24 +50,24 @@ type nodePlanner struct {
 	// budgets are the budgets kept (covering some candidate); use, per unit, how many of
 	// its pods each covers (nil: none).
 	budgets []*framework.PDBInfo
-	use     map[*unit][]int
+	use     map[*preemption.Unit][]int
 	// base is each node's room with every unit in place; local its own units, least
 	// important first; spanning the units on several nodes.
 	base     [][]int64
-	local    [][]*unit
-	spanning []*unit
+	local    [][]*preemption.Unit
+	spanning []*preemption.Unit
 	// touch has, per node, the bits of the spanning units with pods there (the first
 	// planMaxSpanning; the others stay).
 	touch []uint64
 	// The units allowed in the current plan, and the spanning units gone in the current
 	// evaluation (bits of spanning). Each node's options are kept by what they depend on
 	// (optionKey).
-	allowed func(*unit) bool
+	allowed func(*preemption.Unit) bool
 	gone    uint64
 	cache   []map[optionKey][]nodeOption
 	// Scratch for the options of one node: the cheapest set of victims per state.
 	cheapest []planCost
-	subset   [][]*unit
+	subset   [][]*preemption.Unit
 	// work counts toward planBudget.
 	work int
 	// inexact is set when the program left something out (a node's sets past
@@ -81,7 +82,7 @@ func (p *nodePlanner) spend(n int) bool {
 	return p.work <= planBudget
 }
 
-// planByNodes is the oracle's plan for the exact search (units most important first; the
+// PlanByNodes is the oracle's plan for the exact search (units most important first; the
 // oracle as it starts: every unit off): its victims and the members' placement (nil when
 // no plan is found), and whether it is the least disruptive set of the model. Priority
 // levels are tried from the lowest, first keeping every budget, then (when no level can)
@@ -89,15 +90,15 @@ func (p *nodePlanner) spend(n int) bool {
 // budget: each part of the cost order is then decided exactly (no violation, the lowest
 // level, the least sum and number, the least important top victim). With onlyExact, it
 // gives up as soon as the plan cannot be exact.
-func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*unit, any, bool) {
+func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
 	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
 			continue
 		}
 		p.onlyExact = onlyExact
-		for _, level := range priorityLevels(units) {
-			victims, assignment := p.planAt(func(u *unit) bool { return u.priority <= level })
+		for _, level := range preemption.PriorityLevels(units) {
+			victims, assignment := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= level })
 			if onlyExact && p.inexact {
 				return nil, nil, false
 			}
@@ -121,16 +122,16 @@ func (o *gangVectorOracle) planByNodes(units []*unit, pdbs []*framework.PDBInfo,
 // it can be at the plan's cost: of the units of that priority, least important first, the
 // fewest that must be allowed for a plan as cheap (a binary search: allowing more never
 // costs more).
-func (p *nodePlanner) leastImportantTop(units []*unit, level int32, victims []*unit, assignment any) ([]*unit, any) {
+func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, victims []*preemption.Unit, assignment any) ([]*preemption.Unit, any) {
 	cost := planCostOf(victims)
-	rank := map[*unit]int{}
+	rank := map[*preemption.Unit]int{}
 	for i := len(units) - 1; i >= 0; i-- {
-		if units[i].priority == level {
+		if units[i].Priority == level {
 			rank[units[i]] = len(rank)
 		}
 	}
-	upTo := func(t int) func(*unit) bool {
-		return func(u *unit) bool { return u.priority < level || (u.priority == level && rank[u] <= t) }
+	upTo := func(t int) func(*preemption.Unit) bool {
+		return func(u *preemption.Unit) bool { return u.Priority < level || (u.Priority == level && rank[u] <= t) }
 	}
 	// The plan's most important victim of that priority bounds the search from above.
 	lo, hi := 0, 0
@@ -150,7 +151,7 @@ func (p *nodePlanner) leastImportantTop(units []*unit, level int32, victims []*u
 	return victims, assignment
 }
 
-func planCostOf(units []*unit) planCost {
+func planCostOf(units []*preemption.Unit) planCost {
 	var c planCost
 	for _, u := range units {
 		c = c.plus(unitPlanCost(u))
@@ -160,8 +161,8 @@ func planCostOf(units []*unit) planCost {
 
 // newNodePlanner sets the program up, keeping the budgets given; nil when it would have
 // too many states.
-func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBInfo) *nodePlanner {
-	p := &nodePlanner{o: o, states: 1, use: map[*unit][]int{}}
+func (o *Oracle) newNodePlanner(units []*preemption.Unit, pdbs []*framework.PDBInfo) *nodePlanner {
+	p := &nodePlanner{o: o, states: 1, use: map[*preemption.Unit][]int{}}
 	if len(o.kinds) == 1 {
 		p.limit = []int{o.need}
 	} else {
@@ -172,8 +173,8 @@ func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBIn
 	for i, pdb := range pdbs {
 		covers := false
 		for _, u := range units {
-			for _, q := range u.pods {
-				if covered(pdb, q) {
+			for _, q := range u.Pods {
+				if preemption.Covered(pdb, q) {
 					if p.use[u] == nil {
 						p.use[u] = make([]int, len(pdbs))
 					}
@@ -213,7 +214,7 @@ func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBIn
 	for n := range o.nodes {
 		p.base[n] = slices.Clone(o.free[n])
 	}
-	p.local = make([][]*unit, len(o.nodes))
+	p.local = make([][]*preemption.Unit, len(o.nodes))
 	for i := len(units) - 1; i >= 0; i-- {
 		u := units[i]
 		on := o.on[u]
@@ -244,7 +245,7 @@ func (o *gangVectorOracle) newNodePlanner(units []*unit, pdbs []*framework.PDBIn
 		p.cache[n] = map[optionKey][]nodeOption{}
 	}
 	p.cheapest = make([]planCost, p.states)
-	p.subset = make([][]*unit, p.states)
+	p.subset = make([][]*preemption.Unit, p.states)
 	return p
 }
 
@@ -276,7 +277,7 @@ func (p *nodePlanner) optionKey(n int) optionKey {
 // they start all gone when nothing fits otherwise, then each is put back or taken off,
 // one at a time, as long as that lowers the plan's cost (a local optimum: the exact
 // search improves on it).
-func (p *nodePlanner) planAt(allowed func(*unit) bool) ([]*unit, any) {
+func (p *nodePlanner) planAt(allowed func(*preemption.Unit) bool) ([]*preemption.Unit, any) {
 	p.allowed = allowed
 	var groups uint64
 	for g, u := range p.spanning {
@@ -324,13 +325,13 @@ func (p *nodePlanner) planAt(allowed func(*unit) bool) ([]*unit, any) {
 
 // withSpanning is the plan of a solution with the spanning units of gone among the
 // victims.
-func (p *nodePlanner) withSpanning(steps [][]planStep, end int, gone uint64) ([]*unit, any) {
+func (p *nodePlanner) withSpanning(steps [][]planStep, end int, gone uint64) ([]*preemption.Unit, any) {
 	victims, assignment := p.plan(steps, end)
 	for g, u := range p.spanning {
 		if gone&(1<<g) != 0 {
 			victims = append(victims, u)
 		}
 	}
-	sortUnits(victims)
+	preemption.SortUnits(victims)
 	return victims, assignment
 }

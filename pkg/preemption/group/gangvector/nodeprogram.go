@@ -1,8 +1,11 @@
-package preemption
+package gangvector
 
-import "github.com/phalanx-dev/phalanx/pkg/framework"
+import (
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
+)
 
-// The dynamic program of a nodePlanner (gangnodes.go): states, their costs and how the
+// The dynamic program of a nodePlanner (nodeplan.go): states, their costs and how the
 // program moves from node to node.
 
 // planCost orders plans: the shifted sum of victim priorities, then how many they are.
@@ -22,8 +25,8 @@ func (a planCost) less(b planCost) bool {
 
 func (a planCost) plus(b planCost) planCost { return planCost{a.sum + b.sum, a.count + b.count} }
 
-func unitPlanCost(u *unit) planCost {
-	return planCost{sum: int64(len(u.pods)) * shifted(u.priority), count: len(u.pods)}
+func unitPlanCost(u *preemption.Unit) planCost {
+	return planCost{sum: int64(len(u.Pods)) * preemption.Shifted(u.Priority), count: len(u.Pods)}
 }
 
 // nodeOption is what one node can do: reach a state alone (members hosted, budget spent)
@@ -31,7 +34,7 @@ func unitPlanCost(u *unit) planCost {
 type nodeOption struct {
 	state   int
 	cost    planCost
-	victims []*unit
+	victims []*preemption.Unit
 }
 
 // planStep is how the program reached a state at a node: from the state before it, with
@@ -47,7 +50,7 @@ type planStep struct {
 func (p *nodePlanner) evaluate(gone uint64) (planCost, int, [][]planStep) {
 	p.gone = gone
 	var cost planCost
-	var spanning []*unit
+	var spanning []*preemption.Unit
 	for g, u := range p.spanning {
 		if gone&(1<<g) != 0 {
 			cost = cost.plus(unitPlanCost(u))
@@ -114,8 +117,8 @@ func (p *nodePlanner) solve(start int) (planCost, int, [][]planStep) {
 
 // plan is a solution's victims of single nodes and the members' placement, in node
 // order.
-func (p *nodePlanner) plan(steps [][]planStep, state int) ([]*unit, []framework.Assignment) {
-	var victims []*unit
+func (p *nodePlanner) plan(steps [][]planStep, state int) ([]*preemption.Unit, []framework.Assignment) {
+	var victims []*preemption.Unit
 	hosted := make([][]int, len(p.o.nodes))
 	for n := len(p.o.nodes) - 1; n >= 0; n-- {
 		step := steps[n][state]
@@ -175,7 +178,7 @@ func (p *nodePlanner) add(a, b int) (int, bool) {
 
 // spent is the state of the budgets once these units are gone; false when one would lose
 // more pods than it allows.
-func (p *nodePlanner) spent(units []*unit) (int, bool) {
+func (p *nodePlanner) spent(units []*preemption.Unit) (int, bool) {
 	s := 0
 	for _, u := range units {
 		b, ok := p.budgetState(u)

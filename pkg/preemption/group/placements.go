@@ -1,4 +1,4 @@
-package preemption
+package group
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
 // DefaultMaxPlacements is how many placements a group's preemption simulates by default,
@@ -46,26 +47,26 @@ type PlacementOptions struct {
 // The outcomes: the best decision (Eligible); Eligible with a Message saying how many
 // placements were simulated and how many were too small when none holds the group; not
 // Eligible when the group waits.
-func (e *GroupEvaluator) preemptInPlacements(ctx context.Context, pr *preemptor, cands *framework.PlacementCandidates) (*GroupResult, error) {
+func (e *Evaluator) preemptInPlacements(ctx context.Context, pr *preemptor, cands *framework.PlacementCandidates) (*Result, error) {
 	logger := klog.FromContext(ctx)
 	opts := e.Placements
 	if p := e.nominatedPlacement(pr.members, cands.List); p != nil {
 		wait, err := e.waitingForVictims(ctx, pr, domain{nodes: p.Nodes})
 		if err != nil || wait {
-			return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
+			return &Result{Waiting: true, Message: "preemption: " + MsgWaitingVictims}, err
 		}
 	}
 	if !e.anyLowerPriority(pr, cands.List) {
-		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
+		return &Result{Eligible: true, Message: "preemption: " + msgGroupNoVictims}, nil
 	}
 	lb := newDisruptionBound(e.Handle.Snapshot(), pr)
 	type ranked struct {
 		p     *framework.Placement
-		bound Cost
+		bound preemption.Cost
 		index int
 	}
 	// Bounds are independent per placement: computed in parallel, as filters are.
-	bounds := make([]Cost, len(cands.List))
+	bounds := make([]preemption.Cost, len(cands.List))
 	feasible := make([]bool, len(cands.List))
 	e.Handle.Parallelizer().Until(ctx, len(cands.List), func(i int) {
 		bounds[i], feasible[i] = lb.of(cands.List[i].Nodes)
@@ -130,19 +131,19 @@ func (e *GroupEvaluator) preemptInPlacements(ctx context.Context, pr *preemptor,
 		best.res.Eligible = true
 		return best.res, nil
 	}
-	return &GroupResult{Eligible: true, Message: fmt.Sprintf(
+	return &Result{Eligible: true, Message: fmt.Sprintf(
 		"preemption: no placement can hold the pod group even with its lower-priority pods preempted (%d simulated, %d too small with them gone).",
 		simulated, tooSmall)}, nil
 }
 
 // anyLowerPriority reports whether any placement runs a pod of lower priority than the
 // group (one of its own members aside).
-func (e *GroupEvaluator) anyLowerPriority(pr *preemptor, list []*framework.Placement) bool {
+func (e *Evaluator) anyLowerPriority(pr *preemptor, list []*framework.Placement) bool {
 	snap := e.Handle.Snapshot()
 	for _, p := range list {
 		for _, n := range p.Nodes {
 			for _, q := range n.Pods {
-				if !pr.owns(q) && VictimPriority(snap, q) < pr.g.Priority {
+				if !pr.owns(q) && preemption.VictimPriority(snap, q) < pr.g.Priority {
 					return true
 				}
 			}
@@ -153,7 +154,7 @@ func (e *GroupEvaluator) anyLowerPriority(pr *preemptor, list []*framework.Place
 
 // nominatedPlacement returns the first placement that holds every node the members are
 // nominated to, or nil when none is nominated.
-func (e *GroupEvaluator) nominatedPlacement(members []*framework.PodInfo, list []*framework.Placement) *framework.Placement {
+func (e *Evaluator) nominatedPlacement(members []*framework.PodInfo, list []*framework.Placement) *framework.Placement {
 	nodes := map[string]bool{}
 	for _, m := range members {
 		if n := e.Handle.Nominator().NominatedNode(m.Key); n != "" {
@@ -180,14 +181,14 @@ func (e *GroupEvaluator) nominatedPlacement(members []*framework.PodInfo, list [
 // placementChoice is a decided preemption inside one placement, with what it costs. Its
 // score is computed only when it must break a tie.
 type placementChoice struct {
-	res    *GroupResult
+	res    *Result
 	rank   int
 	p      *framework.Placement
 	score  int64
 	scored bool
 }
 
-func (e *GroupEvaluator) scoreChoice(ctx context.Context, c *placementChoice, cands *framework.PlacementCandidates) int64 {
+func (e *Evaluator) scoreChoice(ctx context.Context, c *placementChoice, cands *framework.PlacementCandidates) int64 {
 	if c.scored || cands.Score == nil {
 		return c.score
 	}
@@ -214,7 +215,7 @@ func (e *GroupEvaluator) scoreChoice(ctx context.Context, c *placementChoice, ca
 
 // better reports whether c disrupts less than o, or as little and meets more Preferred
 // levels, or as many and scores higher.
-func (c *placementChoice) better(ctx context.Context, e *GroupEvaluator, o *placementChoice, cands *framework.PlacementCandidates) bool {
+func (c *placementChoice) better(ctx context.Context, e *Evaluator, o *placementChoice, cands *framework.PlacementCandidates) bool {
 	if r := c.res.Cost.Compare(o.res.Cost); r != 0 {
 		return r < 0
 	}

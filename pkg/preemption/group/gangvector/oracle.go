@@ -1,94 +1,28 @@
-package preemption
+package gangvector
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
-	"k8s.io/klog/v2"
-
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// preemptByResources decides a group's preemption in dom on resource vectors first, as the
-// pod path does for a resource-only rejection: every candidate unit of the domain, an
-// exact search (within vectorExactMaxUnits and vectorSearchBudget; beyond, up to
-// vectorPlanMaxUnits, only a plan by nodes that is exact) over a model where
-// members fit where the static filters let them and the room is enough. That model is a
-// relaxation of the real one (a placement that passes every filter passes it), so a set
-// the real placement confirms is the least disruptive of all. The members' placement in
-// the model is confirmed by the group's placer with the victims gone; nil when the model
-// does not apply (members that need other pods nearby, devices, too few alike members) or
-// its decision is not confirmed, and the caller then simulates.
-func (e *GroupEvaluator) preemptByResources(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
-	snap := e.Handle.Snapshot()
-	limit := e.Pod.vectorExactMax()
-	if limit <= 0 {
-		return nil, nil
-	}
-	// Beyond vectorPlanMaxUnits, the simulation's planning decides, as before.
-	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), max(limit, vectorPlanMaxUnits))
-	if len(all.units) > max(limit, vectorPlanMaxUnits) {
-		return nil, nil
-	}
-	o := e.newGangVectorOracle(ctx, pr, dom, all)
-	if o == nil || !o.start(all) {
-		return nil, nil
-	}
-	units := o.helping(all.units, snap.PDBs())
-	var victims []*unit
-	var witness any
-	approximate := false
-	if len(units) > limit {
-		// Too many for the exact search: an exact plan decides, or the simulation does.
-		var exact bool
-		if victims, witness, exact = o.planByNodes(units, snap.PDBs(), true); victims == nil || !exact {
-			return nil, nil
-		}
-	} else {
-		search := &victimSearch{units: units, pdbs: snap.PDBs(), o: o, exactMax: limit, budget: vectorSearchBudget,
-			monotone: true, logger: klog.FromContext(ctx), second: o.largestLast(units),
-			plan: func() ([]*unit, any, bool) { return o.planByNodes(units, snap.PDBs(), false) }}
-		var err error
-		if victims, witness, err = search.runWithWitness(); err != nil {
-			return nil, err
-		}
-		// An exact plan is the least disruptive set whatever greedy reprieval's packing did.
-		approximate = !search.planned && (search.exhaustedSaid || o.cut)
-	}
-	sortUnits(victims)
-	gone := slices.Clone(all.leaving)
-	for _, u := range victims {
-		gone = append(gone, u.pods...)
-	}
-	assignment, err := e.confirm(ctx, pr, dom, gone, witness.([]framework.Assignment))
-	if err != nil || assignment == nil {
-		return nil, err
-	}
-	klog.FromContext(ctx).V(4).Info("Group preemption decided on resource vectors", "podgroup", pr.g.Key,
-		"units", len(units), "victims", len(victims), "exact", !approximate)
-	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
-		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(all.units) - len(victims),
-		Approximate: approximate}
-	for _, a := range assignment {
-		res.Nominations[a.Pod] = a.Node.Name
-	}
-	return res, nil
-}
-
-// gangVectorOracle simulates a group's preemption in a domain on resource vectors. Members
-// come in kinds (alike members, the placer's AlikeKey); a kind may go to a node where its
+// Oracle simulates a group's preemption in a domain on resource vectors (a
+// preemption.RoomOracle, AlikeOracle and VictimCounter). Members come in kinds (alike
+// members, the placer's AlikeKey); a kind may go to a node where its
 // static filters pass and its requests fit the room. With one kind, the members that fit
 // are counted node by node; with several (every member then needed), they are packed
 // exactly by a depth-first search over how many of each kind each node takes, within
 // packSteps steps per check and packBudget per decision (past them the members are taken
 // not to fit, which may cost an extra victim but never a wrong decision: every decision is
 // confirmed; the decision is then not proven the least disruptive).
-type gangVectorOracle struct {
-	pr    *preemptor
+type Oracle struct {
+	gang  Gang
 	idx   []int8 // the resources members ask for, pod slots included
-	kinds []gangKind
+	kinds []memberKind
 	need  int
 	nodes []*framework.NodeInfo
 	// free is each node's room (per resource of idx); ok[k][n] whether kind k may go to
@@ -98,10 +32,10 @@ type gangVectorOracle struct {
 	count []int
 	total int
 	// on are the pods of each unit on the domain's nodes: node and requests.
-	on map[*unit][]podRoom
+	on map[*preemption.Unit][]podRoom
 	// room and keys: what each unit frees in aggregate, and its alike key.
-	room map[*unit][]int64
-	keys map[*unit]string
+	room map[*preemption.Unit][]int64
+	keys map[*preemption.Unit]string
 	// agg is the aggregate room of the nodes as the simulation stands, want what the
 	// members need of it.
 	agg, want, scratch []int64
@@ -113,7 +47,7 @@ type gangVectorOracle struct {
 	steps, spent int
 	cut          bool
 	// least is the members' smallest request per resource (a member of any kind needs
-	// at least that). For fewestVictims: the candidates' pods per node, per resource in
+	// at least that). For FewestVictims: the candidates' pods per node, per resource in
 	// the order of what they free.
 	items   [][]nodeItem
 	largest [][][]int
@@ -127,7 +61,19 @@ type gangVectorOracle struct {
 	fewest, next []int
 }
 
-type gangKind struct {
+// Gang is what the model needs of the group that preempts.
+type Gang struct {
+	// Members are the pending members the scheduler can place; Need of them must fit.
+	Members []*framework.PodInfo
+	Need    int
+	// AlikeKey tells which members are alike (the group placer's, framework.GroupPlacer):
+	// they are one kind in the model.
+	AlikeKey func(*framework.PodInfo) string
+}
+
+// memberKind is a kind of member: its requests (per resource of the model), and its
+// members.
+type memberKind struct {
 	req     []int64
 	members []*framework.PodInfo
 }
@@ -137,17 +83,27 @@ type podRoom struct {
 	req  []int64
 }
 
-// newGangVectorOracle builds the model of dom, or returns nil when it does not apply. Its
-// nodes are those where a member may go and would fit with every candidate gone.
-func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor, dom domain, all domainUnits) *gangVectorOracle {
-	h := e.Handle
-	snap := h.Snapshot()
-	dra := snap.DRA()
+// New builds the model of a domain (its nodes) with every candidate off: the units, most
+// important first, and the pods already leaving. It returns nil when the model does not
+// apply (members that need other pods nearby, devices, too few alike members), and
+// whether the members fit it. Its nodes are those where a member may go and would fit
+// with every candidate gone.
+func New(ctx context.Context, h framework.Handle, gang Gang, nodes []*framework.NodeInfo, leaving []*framework.PodInfo, units []*preemption.Unit) (*Oracle, bool) {
+	o := build(ctx, h, gang, nodes, leaving, units)
+	if o == nil {
+		return nil, false
+	}
+	return o, o.start(leaving, units)
+}
+
+// build is New's model, before anything is taken off.
+func build(ctx context.Context, h framework.Handle, gang Gang, nodes []*framework.NodeInfo, leaving []*framework.PodInfo, units []*preemption.Unit) *Oracle {
+	dra := h.Snapshot().DRA()
 	byKey := map[string]int{}
-	var kinds []gangKind
+	var kinds []memberKind
 	var reps []*framework.PodInfo
 	var idx []int8
-	for _, m := range pr.members {
+	for _, m := range gang.Members {
 		if m.HasInterPodConstraints() || m.UsesClaims() {
 			return nil
 		}
@@ -157,22 +113,22 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 			}
 		}
 		idx = append(idx, m.RequestIdx...)
-		key := pr.placer.AlikeKey(m)
+		key := gang.AlikeKey(m)
 		if k, ok := byKey[key]; ok && key != "" {
 			kinds[k].members = append(kinds[k].members, m)
 			continue
 		}
 		byKey[key] = len(kinds)
-		kinds = append(kinds, gangKind{members: []*framework.PodInfo{m}})
+		kinds = append(kinds, memberKind{members: []*framework.PodInfo{m}})
 		reps = append(reps, m)
 	}
-	if len(kinds) > 1 && pr.need < len(pr.members) {
+	if len(kinds) > 1 && gang.Need < len(gang.Members) {
 		return nil // which members to leave out would be one more choice
 	}
-	idx = withPods(idx)
+	idx = preemption.WithPodSlot(idx)
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
-	o := &gangVectorOracle{pr: pr, idx: idx, need: pr.need}
+	o := &Oracle{gang: gang, idx: idx, need: gang.Need}
 	for k := range kinds {
 		kinds[k].req = make([]int64, len(idx))
 		for j, i := range idx {
@@ -221,18 +177,18 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 			v[j] += q.Requests.Vector[i]
 		}
 	}
-	for _, q := range all.leaving {
+	for _, q := range leaving {
 		free(q)
 	}
-	for _, u := range all.units {
-		if !u.bestEffort() {
-			for _, q := range u.pods {
+	for _, u := range units {
+		if !u.BestEffort() {
+			for _, q := range u.Pods {
 				free(q)
 			}
 		}
 	}
 	off := make([]int64, len(idx))
-	for _, n := range dom.nodesOr(snap.NodeInfos()) {
+	for _, n := range nodes {
 		free := make([]int64, len(idx))
 		overcommitted := false
 		for j, i := range idx {
@@ -269,7 +225,7 @@ func (e *GroupEvaluator) newGangVectorOracle(ctx context.Context, pr *preemptor,
 
 // start takes every candidate off (and the pods already leaving) and reports whether the
 // members fit then.
-func (o *gangVectorOracle) start(all domainUnits) bool {
+func (o *Oracle) start(leaving []*framework.PodInfo, units []*preemption.Unit) bool {
 	at := make(map[string]int, len(o.nodes))
 	for n, node := range o.nodes {
 		at[node.Name] = n
@@ -286,15 +242,15 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 		}
 		return pr, true
 	}
-	for _, q := range all.leaving {
+	for _, q := range leaving {
 		take(q)
 	}
-	o.on = make(map[*unit][]podRoom, len(all.units))
-	for _, u := range all.units {
-		if u.bestEffort() {
+	o.on = make(map[*preemption.Unit][]podRoom, len(units))
+	for _, u := range units {
+		if u.BestEffort() {
 			continue // it keeps its slot and frees nothing else
 		}
-		for _, q := range u.pods {
+		for _, q := range u.Pods {
 			if pr, ok := take(q); ok {
 				o.on[u] = append(o.on[u], pr)
 			}
@@ -329,17 +285,17 @@ func (o *gangVectorOracle) start(all domainUnits) bool {
 	return o.fits()
 }
 
-// helping returns the units that free room where a member may go, with every candidate
+// Helping returns the units that free room where a member may go, with every candidate
 // off; the others stay (they change nothing in the model).
-func (o *gangVectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*unit {
+func (o *Oracle) Helping(units []*preemption.Unit, pdbs []*framework.PDBInfo) []*preemption.Unit {
 	useful := make([]bool, len(o.nodes))
 	for n := range o.nodes {
 		for k := range o.kinds {
 			useful[n] = useful[n] || (o.ok[n][k] && fitCount(o.free[n], o.kinds[k].req) > 0)
 		}
 	}
-	o.room, o.keys = make(map[*unit][]int64, len(units)), make(map[*unit]string, len(units))
-	var out []*unit
+	o.room, o.keys = make(map[*preemption.Unit][]int64, len(units)), make(map[*preemption.Unit]string, len(units))
+	var out []*preemption.Unit
 	for _, u := range units {
 		helps := false
 		for _, p := range o.on[u] {
@@ -357,8 +313,8 @@ func (o *gangVectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*
 		}
 		o.room[u] = v
 		out = append(out, u)
-		if !u.group && len(o.on[u]) == 1 && !underBudget(u.pods[0], pdbs) {
-			o.keys[u] = fmt.Sprint(o.on[u][0].node, o.on[u][0].req, u.priority, u.qos)
+		if !u.Group && len(o.on[u]) == 1 && !preemption.UnderBudget(u.Pods[0], pdbs) {
+			o.keys[u] = fmt.Sprint(o.on[u][0].node, o.on[u][0].req, u.Priority, u.QOS)
 		}
 	}
 	for n := range o.nodes {
@@ -369,7 +325,7 @@ func (o *gangVectorOracle) helping(units []*unit, pdbs []*framework.PDBInfo) []*
 
 // adjust puts a unit's pods back on their nodes (sign -1: their room is taken again) or
 // takes them off (1).
-func (o *gangVectorOracle) adjust(u *unit, sign int64) {
+func (o *Oracle) adjust(u *preemption.Unit, sign int64) {
 	for _, p := range o.on[u] {
 		for j, r := range p.req {
 			o.free[p.node][j] += sign * r
@@ -380,7 +336,7 @@ func (o *gangVectorOracle) adjust(u *unit, sign int64) {
 }
 
 // recount is how many members of a single kind fit on node n.
-func (o *gangVectorOracle) recount(n int) {
+func (o *Oracle) recount(n int) {
 	if len(o.kinds) != 1 {
 		return
 	}
@@ -392,7 +348,9 @@ func (o *gangVectorOracle) recount(n int) {
 	o.count[n] = c
 }
 
-func (o *gangVectorOracle) keep(u *unit) (bool, error) {
+// Keep puts u's pods back on their nodes (preemption.Oracle): kept when the members
+// still fit the model.
+func (o *Oracle) Keep(u *preemption.Unit) (bool, error) {
 	o.adjust(u, -1)
 	if o.fits() {
 		return true, nil
@@ -401,14 +359,15 @@ func (o *gangVectorOracle) keep(u *unit) (bool, error) {
 	return false, nil
 }
 
-func (o *gangVectorOracle) drop(u *unit) error {
+// Drop takes u's pods off again (preemption.Oracle).
+func (o *Oracle) Drop(u *preemption.Unit) error {
 	o.adjust(u, 1)
 	return nil
 }
 
-// witness is the members' placement in the model as it stands: node by node, the members
+// Witness is the members' placement in the model as it stands: node by node, the members
 // that fit, for one kind; the packing found, for several.
-func (o *gangVectorOracle) witness() any {
+func (o *Oracle) Witness() any {
 	var out []framework.Assignment
 	if len(o.kinds) == 1 {
 		ms := o.kinds[0].members
@@ -434,17 +393,23 @@ func (o *gangVectorOracle) witness() any {
 	return out
 }
 
-// The aggregate room, for the exact search's bound (roomOracle): with every member needed
-// placed, the domain's room summed over its nodes covers their requests summed.
-func (o *gangVectorOracle) freed(u *unit) []int64 { return o.room[u] }
+// Cut reports whether a packing stopped at its limit of steps: a decision on the model is
+// then not proven the least disruptive.
+func (o *Oracle) Cut() bool { return o.cut }
 
-func (o *gangVectorOracle) slack() []int64 {
+// Freed is what u frees of the domain's aggregate room, for the exact search's bound
+// (preemption.RoomOracle): with every member needed placed, the domain's room summed over
+// its nodes covers their requests summed.
+func (o *Oracle) Freed(u *preemption.Unit) []int64 { return o.room[u] }
+
+// Slack is the domain's room beyond what the members need of it (preemption.RoomOracle).
+func (o *Oracle) Slack() []int64 {
 	for j := range o.idx {
 		o.scratch[j] = o.agg[j] - o.want[j]
 	}
 	return o.scratch
 }
 
-// alikeKey: single pods under no budget with the same requests on the same node, of one
+// AlikeKey: single pods under no budget with the same requests on the same node, of one
 // priority and QoS class, are interchangeable in the model.
-func (o *gangVectorOracle) alikeKey(u *unit) string { return o.keys[u] }
+func (o *Oracle) AlikeKey(u *preemption.Unit) string { return o.keys[u] }

@@ -1,4 +1,4 @@
-package preemption_test
+package group_test
 
 import (
 	"context"
@@ -23,17 +23,29 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/podfit"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/group"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/internal/preempttest"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
 // groupPriority is the preempting group's priority in these tests.
 const groupPriority = 100
 
+// The clusters of these tests are built as pod preemption's are: PodGroups in namespace
+// default (all: of disruption mode All), running pods of lower priority asking for cpu,
+// nodes with cpu, pods being deleted.
+var (
+	podGroup = preempttest.PodGroup
+	low      = preempttest.Low
+	cpuNodes = preempttest.CPUNodes
+	deleting = preempttest.Deleting
+)
+
 // groupEnv is a cluster, the default profile over it, and a group preemption evaluator
 // whose members are placed by the group cycle's placer (wrapped to count its calls).
 type groupEnv struct {
 	c      *cache.Cache
-	e      *preemption.GroupEvaluator
+	e      *group.Evaluator
 	g      *framework.GroupInfo
 	placer *countingPlacer
 }
@@ -78,27 +90,16 @@ func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptio
 	}
 	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd})
 	placer := placement.New(placement.Options{Framework: fwk, Pods: finder.For(fwk), Snapshot: c, Rand: rnd, Metrics: metrics.New(), FeasiblePlacementsToFind: 1})
-	h := handleOf(t, fwk, c)
+	h := preempttest.Handle(fwk, c)
 	pod := &preemption.Evaluator{Handle: h, MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100,
 		ResourcePlugins: []string{noderesources.FitName}, ExactSearchMaxUnits: o.exactMax}
 	maxPlacements := o.maxPlacements
 	if maxPlacements == 0 {
-		maxPlacements = preemption.DefaultMaxPlacements
+		maxPlacements = group.DefaultMaxPlacements
 	}
-	e := &preemption.GroupEvaluator{Handle: h, Pod: pod, BinarySearch: o.binarySearch,
-		Placements: preemption.PlacementOptions{MaxPlacements: maxPlacements}}
+	e := &group.Evaluator{Handle: h, Pod: pod, BinarySearch: o.binarySearch,
+		Placements: group.PlacementOptions{MaxPlacements: maxPlacements}}
 	return &groupEnv{c: c, e: e, g: g, placer: &countingPlacer{GroupPlacer: placer.For(g, framework.NewCycleState())}}
-}
-
-// podGroup is a gang in namespace default; all makes it a preemption unit of disruption
-// mode All.
-func podGroup(name string, priority, minCount int32, all bool) *framework.GroupInfo {
-	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
-	pg.Spec.SchedulingPolicy.Gang = &v1alpha1.GangSchedulingPolicy{MinCount: minCount}
-	if all {
-		pg.Spec.DisruptionMode = &v1alpha1.DisruptionMode{All: &v1alpha1.AllDisruptionMode{}}
-	}
-	return &framework.GroupInfo{PodGroup: pg, Key: "default/" + name, Priority: priority}
 }
 
 // attempt is the group's failed cycle for its pending members.
@@ -111,7 +112,7 @@ func (ge *groupEnv) attempt(members ...*v1.Pod) *framework.GroupAttempt {
 }
 
 // part prepares the decision's parts for members in a domain (nil nodes: the cluster).
-func (ge *groupEnv) part(nodes []string, members ...*v1.Pod) *preemption.GroupPart {
+func (ge *groupEnv) part(nodes []string, members ...*v1.Pod) *group.Part {
 	var dom []*framework.NodeInfo
 	for _, n := range nodes {
 		dom = append(dom, ge.c.Get(n))
@@ -130,19 +131,6 @@ func (ge *groupEnv) nodeOf(name string) string {
 // member is a pending member of the group asking for cpu.
 func member(name, cpu string) *v1.Pod {
 	return testutil.Pod(name).Labels(v1alpha1.LabelPodGroup, "g").Priority(groupPriority).Req("cpu", cpu).Obj()
-}
-
-// low is a running pod of a lower priority than the group.
-func low(name string, priority int32, cpu, node string) *v1.Pod {
-	return testutil.Pod(name).Priority(priority).Req("cpu", cpu).Node(node).Obj()
-}
-
-func cpuNodes(cpu string, names ...string) []*v1.Node {
-	var out []*v1.Node
-	for _, n := range names {
-		out = append(out, testutil.Node(n).Capacity("cpu", cpu).Obj())
-	}
-	return out
 }
 
 // budget is a PodDisruptionBudget over the pods labelled app=app, allowing none.
@@ -203,7 +191,7 @@ func (p *countingPlacer) Confirm(ctx context.Context, as []framework.Assignment)
 }
 
 // nominations renders a decision's nominations, "member node", sorted.
-func nominations(res *preemption.GroupResult) []string {
+func nominations(res *group.Result) []string {
 	out := []string{}
 	for m, n := range res.Nominations {
 		out = append(out, m.Pod.Name+" "+n)
@@ -213,7 +201,7 @@ func nominations(res *preemption.GroupResult) []string {
 }
 
 func sortedNames(pods []*framework.PodInfo) []string {
-	out := names(pods)
+	out := preempttest.Names(pods)
 	slices.Sort(out)
 	return out
 }

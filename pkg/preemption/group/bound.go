@@ -1,12 +1,12 @@
-package preemption
+package group
 
 import (
 	"cmp"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
@@ -62,12 +62,9 @@ func newDisruptionBound(snap framework.Snapshot, pr *preemptor) *disruptionBound
 	return b
 }
 
-// latest stands for "no earlier start is known" in a bound: a later start is cheaper.
-var latest = time.Unix(1<<62, 0)
-
 // of returns the bound for the nodes, or false when even every lower-priority pod there
 // would not free enough room. It only reads, so placements are bounded in parallel.
-func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
+func (b *disruptionBound) of(nodes []*framework.NodeInfo) (preemption.Cost, bool) {
 	scratch := boundScratch.Get().(*boundBuffers)
 	defer boundScratch.Put(scratch)
 	// The bound works on the first boundResources resources the members ask for: fewer
@@ -88,7 +85,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 			if q.Holder() || b.pr.owns(q) {
 				continue
 			}
-			p := VictimPriority(b.snap, q)
+			p := preemption.VictimPriority(b.snap, q)
 			if p >= b.pr.g.Priority {
 				continue
 			}
@@ -97,7 +94,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 				for j, i := range idx {
 					deficit[j] -= q.Requests.Vector[i]
 				}
-			case !freesNoResources(q):
+			case !preemption.FreesNoResources(q):
 				c := boundCand{prio: p}
 				for j, i := range idx {
 					c.req[j] = q.Requests.Vector[i]
@@ -108,7 +105,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 	}
 	k := len(idx)
 	if deficit.covered(k) {
-		return Cost{Highest: NoCost.Highest, TopQOS: -1, TopStart: latest}, true
+		return preemption.Cost{Highest: preemption.NoCost.Highest}.WithLeastTop(), true
 	}
 	sortByPriority(cands)
 	rem := deficit
@@ -123,7 +120,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 		}
 	}
 	if level < 0 {
-		return Cost{}, false
+		return preemption.Cost{}, false
 	}
 	top := cands[level].prio
 	usable := cands[:level+1]
@@ -142,7 +139,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (Cost, bool) {
 			count = max(count, int((deficit[j]+largest-1)/largest))
 		}
 	}
-	return Cost{Highest: top, Sum: shifted(top) + int64(count-1)*shifted(usable[0].prio), Count: count, TopQOS: -1, TopStart: latest}, true
+	return preemption.Cost{Highest: top, Sum: preemption.Shifted(top) + int64(count-1)*preemption.Shifted(usable[0].prio), Count: count}.WithLeastTop(), true
 }
 
 // boundResources is how many resources a disruption bound looks at.

@@ -1,4 +1,4 @@
-package preemption
+package group
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
 // domain is where a group's preemption is simulated: the whole cluster (no nodes), a
@@ -36,7 +37,7 @@ func (d domain) nodesOr(all []*framework.NodeInfo) []*framework.NodeInfo {
 // frees enough room, and the nodes where it is cheapest. Those parts of the domain come
 // cheapest first (lowest level, then fewest nodes), so the first that holds the group is
 // the decision; otherwise the whole domain is searched.
-func (e *GroupEvaluator) preemptIn(ctx context.Context, pr *preemptor, dom domain) (*GroupResult, error) {
+func (e *Evaluator) preemptIn(ctx context.Context, pr *preemptor, dom domain) (*Result, error) {
 	if res, err := e.preemptByResources(ctx, pr, dom); err != nil || res != nil {
 		return res, err
 	}
@@ -66,8 +67,8 @@ func (e *GroupEvaluator) preemptIn(ctx context.Context, pr *preemptor, dom domai
 
 // manyUnits reports whether the nodes hold more candidate units than an exact search
 // takes; the count stops there, so a full cluster costs little.
-func (e *GroupEvaluator) manyUnits(pr *preemptor, nodes []*framework.NodeInfo) bool {
-	limit := e.Pod.exactMax()
+func (e *Evaluator) manyUnits(pr *preemptor, nodes []*framework.NodeInfo) bool {
+	limit := e.Pod.ExactMax()
 	return len(e.candidates(pr, nodes, limit).units) > limit
 }
 
@@ -78,28 +79,28 @@ const maxLevel = int32(1<<31 - 1)
 // that is not leaving, most important first, and the lower-priority pods already leaving
 // (room, and nobody's victims).
 type domainUnits struct {
-	units   []*unit
+	units   []*preemption.Unit
 	leaving []*framework.PodInfo
 }
 
 // candidates lists the candidates on the nodes. With a positive limit it stops as soon as
 // it has more units than that (and then holds only those, unsorted).
-func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, limit int) domainUnits {
+func (e *Evaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, limit int) domainUnits {
 	snap := e.Handle.Snapshot()
-	idx := newUnitIndex(snap)
+	idx := preemption.NewUnitIndex(snap)
 	var d domainUnits
 	seen := map[string]bool{}
 	for _, n := range nodes {
 		for _, q := range n.Pods {
-			if q.Holder() || pr.owns(q) || VictimPriority(snap, q) >= pr.g.Priority {
+			if q.Holder() || pr.owns(q) || preemption.VictimPriority(snap, q) >= pr.g.Priority {
 				continue
 			}
 			if q.Terminating {
 				d.leaving = append(d.leaving, q)
 				continue
 			}
-			if u := idx.of(q); u.priority < pr.g.Priority && !seen[u.key] && u.mayHelp(pr.members) {
-				seen[u.key] = true
+			if u := idx.Of(q); u.Priority < pr.g.Priority && !seen[u.Key] && u.MayHelp(pr.members) {
+				seen[u.Key] = true
 				d.units = append(d.units, u)
 				if limit > 0 && len(d.units) > limit {
 					return d
@@ -107,7 +108,7 @@ func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, 
 			}
 		}
 	}
-	sortUnits(d.units)
+	preemption.SortUnits(d.units)
 	return d
 }
 
@@ -118,24 +119,24 @@ func (e *GroupEvaluator) candidates(pr *preemptor, nodes []*framework.NodeInfo, 
 // far as the group still fits, and the units a budget protects widen it again to every
 // level, so that a protected low-priority unit is never preempted while an unprotected one
 // of higher priority would do.
-func (e *GroupEvaluator) decide(ctx context.Context, pr *preemptor, dom domain, level int32, binarySearch bool) (*GroupResult, error) {
+func (e *Evaluator) decide(ctx context.Context, pr *preemptor, dom domain, level int32, binarySearch bool) (*Result, error) {
 	snap := e.Handle.Snapshot()
 	all := e.candidates(pr, dom.nodesOr(snap.NodeInfos()), 0)
 	if len(all.units) == 0 && len(all.leaving) == 0 {
 		return nil, nil
 	}
-	upTo := func(l int32) []*unit {
-		var out []*unit
+	upTo := func(l int32) []*preemption.Unit {
+		var out []*preemption.Unit
 		for _, u := range all.units {
-			if u.priority <= l {
+			if u.Priority <= l {
 				out = append(out, u)
 			}
 		}
 		return out
 	}
 	units := upTo(level)
-	if binarySearch && len(units) > e.Pod.exactMax() {
-		levels := priorityLevels(units)
+	if binarySearch && len(units) > e.Pod.ExactMax() {
+		levels := preemption.PriorityLevels(units)
 		lo, hi := 0, len(levels)-1
 		for lo < hi {
 			mid := (lo + hi) / 2
@@ -151,7 +152,7 @@ func (e *GroupEvaluator) decide(ctx context.Context, pr *preemptor, dom domain, 
 		}
 		if len(levels) > 0 {
 			narrowed := upTo(levels[lo])
-			if violating, _ := splitUnitsByPDB(narrowed, snap.PDBs()); len(violating) == 0 {
+			if violating, _ := preemption.SplitUnitsByPDB(narrowed, snap.PDBs()); len(violating) == 0 {
 				units = narrowed
 				klog.FromContext(ctx).V(5).Info("Binary search narrowed the victims' priority", "podgroup", pr.g.Key, "level", levels[lo], "units", len(units))
 			}
@@ -170,11 +171,11 @@ func (e *GroupEvaluator) decide(ctx context.Context, pr *preemptor, dom domain, 
 // units (most important first).
 type candidateSet struct {
 	leaving []*framework.PodInfo
-	units   []*unit
+	units   []*preemption.Unit
 }
 
 // probe reports whether the group fits with the candidates removed.
-func (e *GroupEvaluator) probe(ctx context.Context, pr *preemptor, dom domain, cs candidateSet) (bool, error) {
+func (e *Evaluator) probe(ctx context.Context, pr *preemptor, dom domain, cs candidateSet) (bool, error) {
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
@@ -185,7 +186,7 @@ func (e *GroupEvaluator) probe(ctx context.Context, pr *preemptor, dom domain, c
 // searchUnits runs the victim search over the candidate units and returns the decision,
 // its members' nodes confirmed with the victims gone; nil when the group does not fit
 // even with every unit removed.
-func (e *GroupEvaluator) searchUnits(ctx context.Context, pr *preemptor, dom domain, cs candidateSet) (*GroupResult, error) {
+func (e *Evaluator) searchUnits(ctx context.Context, pr *preemptor, dom domain, cs candidateSet) (*Result, error) {
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
@@ -194,22 +195,22 @@ func (e *GroupEvaluator) searchUnits(ctx context.Context, pr *preemptor, dom dom
 	if err != nil || !ok {
 		return nil, err
 	}
-	search := &victimSearch{units: cs.units, pdbs: snap.PDBs(), o: o, exactMax: e.Pod.exactMax(), shared: &e.budget, logger: klog.FromContext(ctx)}
-	victims, witness, err := search.runWithWitness()
+	search := &preemption.VictimSearch{Units: cs.units, PDBs: snap.PDBs(), Oracle: o, ExactMax: e.Pod.ExactMax(), Shared: &e.budget, Logger: klog.FromContext(ctx)}
+	victims, witness, err := search.RunWithWitness()
 	if err != nil {
 		return nil, err
 	}
 	snap.Rollback(cp)
 	gone := slices.Clone(cs.leaving)
 	for _, u := range victims {
-		gone = append(gone, u.pods...) // members elsewhere of a victim group leave too
+		gone = append(gone, u.Pods...) // members elsewhere of a victim group leave too
 	}
 	assignment, err := e.confirm(ctx, pr, dom, gone, witness.([]framework.Assignment))
 	if err != nil || assignment == nil {
 		return nil, err
 	}
-	res := &GroupResult{Nominations: map[*framework.PodInfo]string{}, Victims: podsOf(victims),
-		Cost: costOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims), Approximate: search.exhaustedSaid}
+	res := &Result{Nominations: map[*framework.PodInfo]string{}, Victims: preemption.PodsOf(victims),
+		Cost: preemption.CostOfUnits(victims, snap.PDBs()), Reprieved: len(cs.units) - len(victims), Approximate: search.Approximate()}
 	for _, a := range assignment {
 		res.Nominations[a.Pod] = a.Node.Name
 	}
@@ -221,7 +222,7 @@ func (e *GroupEvaluator) searchUnits(ctx context.Context, pr *preemptor, dom dom
 // on its node afresh, in order, each seeing those before it. When the search's placement
 // does not pass (a member whose constraints the oracle's local checks saw too leniently),
 // the members are placed again from scratch; nil when they cannot be.
-func (e *GroupEvaluator) confirm(ctx context.Context, pr *preemptor, dom domain, gone []*framework.PodInfo, assignment []framework.Assignment) ([]framework.Assignment, error) {
+func (e *Evaluator) confirm(ctx context.Context, pr *preemptor, dom domain, gone []*framework.PodInfo, assignment []framework.Assignment) ([]framework.Assignment, error) {
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
@@ -251,14 +252,4 @@ func (e *GroupEvaluator) confirm(ctx context.Context, pr *preemptor, dom domain,
 		return nil, err
 	}
 	return placed.Assignments, nil
-}
-
-// priorityLevels are the distinct priorities of units, ascending.
-func priorityLevels(us []*unit) []int32 {
-	var out []int32
-	for _, u := range us {
-		out = append(out, u.priority)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -1,4 +1,4 @@
-package preemption
+package group
 
 import (
 	"context"
@@ -9,19 +9,20 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 )
 
 // Messages of workload-aware preemption.
 const (
-	MsgGroupWaitingVictims = "not eligible due to terminating pods on the nominated nodes of the pod group."
-	msgGroupNoVictims      = "no lower-priority pods to preempt for the pod group"
-	msgGroupDoesNotFit     = "the pod group does not fit even with every lower-priority pod preempted"
-	msgNothingToMakeRoom   = "nothing to make room for"
+	MsgWaitingVictims    = "not eligible due to terminating pods on the nominated nodes of the pod group."
+	msgGroupNoVictims    = "no lower-priority pods to preempt for the pod group"
+	msgGroupDoesNotFit   = "the pod group does not fit even with every lower-priority pod preempted"
+	msgNothingToMakeRoom = "nothing to make room for"
 )
 
-// GroupEvaluator is workload-aware preemption for a pod group (KEP-5710). Victims are
-// units (pods, or whole groups of disruption mode All) of lower priority, and every
-// decision is compared by the same Cost as a pod's. A group that needs one more member
+// Evaluator is workload-aware preemption for a pod group (KEP-5710). Victims are units
+// (pods, or whole groups of disruption mode All) of lower priority, and every decision is
+// compared by the same preemption.Cost as a pod's. A group that needs one more member
 // decides exactly as a pod would (Pod.PreemptOn, for each distinct pending member). A
 // group that needs several is placed in a domain (the whole cluster, or each of its
 // topology placements) with every candidate unit removed, and the least disruptive set of
@@ -31,11 +32,11 @@ const (
 // when a unit put back collides with the current placement, the members are placed again
 // before the unit is declared a victim. A group preempts only when enough of its members
 // fit to start it, on nodes the decision names and checks: never a useless preemption.
-type GroupEvaluator struct {
+type Evaluator struct {
 	Handle framework.Handle
 	// Pod is the pod evaluator, used for groups that need a single member; its exact
 	// search bound is the group's too.
-	Pod *Evaluator
+	Pod *preemption.Evaluator
 	// BinarySearch first finds the lowest priority level below which removing every unit
 	// lets the group fit (the KEP draft's binary search), when there are too many units to
 	// search exactly, so that units of higher priority are never even removed.
@@ -47,13 +48,13 @@ type GroupEvaluator struct {
 	budget int
 }
 
-// GroupResult is the outcome of a group preemption.
-type GroupResult struct {
+// Result is the outcome of a group preemption.
+type Result struct {
 	// Nominations place every member the decision placed.
 	Nominations map[*framework.PodInfo]string
 	Victims     []*framework.PodInfo
 	// Cost is how much preempting the victims disrupts.
-	Cost Cost
+	Cost preemption.Cost
 	// Reprieved counts the potential victim units put back.
 	Reprieved int
 	// Approximate: the victim search stopped at its budget, so the victims are the best
@@ -126,11 +127,11 @@ func (pr *preemptor) place(ctx context.Context, dom domain) (*framework.GroupPla
 // The outcomes: a decision (Nominations for every placed member, Victims, Cost); Eligible
 // with a Message when no set of lower-priority units lets enough members fit; not Eligible
 // with a Message when the policy forbids it or the group waits (Waiting).
-func (e *GroupEvaluator) Preempt(ctx context.Context, a *framework.GroupAttempt) (*GroupResult, error) {
+func (e *Evaluator) Preempt(ctx context.Context, a *framework.GroupAttempt) (*Result, error) {
 	if a.Group.PreemptionPolicy == v1.PreemptNever {
-		return &GroupResult{Message: "preemption: " + MsgNeverPolicy}, nil
+		return &Result{Message: "preemption: " + preemption.MsgNeverPolicy}, nil
 	}
-	e.budget = decisionSearchBudget
+	e.budget = preemption.DecisionSearchBudget
 	snap := e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
@@ -141,16 +142,16 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, a *framework.GroupAttempt)
 	}
 	pr := newPreemptor(snap, a)
 	if len(pr.members) < pr.need || (a.Placements != nil && len(a.Placements.List) == 0) {
-		return &GroupResult{Eligible: true, Message: "preemption: " + msgNothingToMakeRoom}, nil
+		return &Result{Eligible: true, Message: "preemption: " + msgNothingToMakeRoom}, nil
 	}
 	if a.Placements != nil {
 		return e.preemptInPlacements(ctx, pr, a.Placements)
 	}
 	wait, err := e.waitingForVictims(ctx, pr, domain{})
 	if err != nil || wait {
-		return &GroupResult{Waiting: true, Message: "preemption: " + MsgGroupWaitingVictims}, err
+		return &Result{Waiting: true, Message: "preemption: " + MsgWaitingVictims}, err
 	}
-	var res *GroupResult
+	var res *Result
 	if pr.need == 1 && !pr.g.IsComposite() {
 		// (A composite's member is never placed alone: its group must be complete too.)
 		res, err = e.preemptForOne(ctx, pr)
@@ -161,7 +162,7 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, a *framework.GroupAttempt)
 		return nil, err
 	}
 	if res == nil {
-		return &GroupResult{Eligible: true, Message: "preemption: " + msgGroupDoesNotFit}, nil
+		return &Result{Eligible: true, Message: "preemption: " + msgGroupDoesNotFit}, nil
 	}
 	res.Eligible = true
 	return res, nil
@@ -170,9 +171,9 @@ func (e *GroupEvaluator) Preempt(ctx context.Context, a *framework.GroupAttempt)
 // preemptForOne decides for a group that needs one more member exactly as for a pod: each
 // distinct pending member is evaluated like a preemptor pod (candidate nodes, victims per
 // node, the least Cost), and the member whose best candidate disrupts least is nominated.
-func (e *GroupEvaluator) preemptForOne(ctx context.Context, pr *preemptor) (*GroupResult, error) {
+func (e *Evaluator) preemptForOne(ctx context.Context, pr *preemptor) (*Result, error) {
 	seen := map[string]bool{}
-	var best *Candidate
+	var best *preemption.Candidate
 	var bestMember *framework.PodInfo
 	for _, m := range pr.members {
 		if k := pr.placer.AlikeKey(m); k != "" {
@@ -200,13 +201,13 @@ func (e *GroupEvaluator) preemptForOne(ctx context.Context, pr *preemptor) (*Gro
 		return nil, nil
 	}
 	klog.FromContext(ctx).V(4).Info("Group preemption decided as a pod's", "podgroup", pr.g.Key, "member", bestMember.Key, "node", best.Node.Name, "victims", len(best.Victims))
-	return &GroupResult{Nominations: map[*framework.PodInfo]string{bestMember: best.Node.Name},
-		Victims: best.Victims, Cost: best.Cost, Approximate: best.approximate}, nil
+	return &Result{Nominations: map[*framework.PodInfo]string{bestMember: best.Node.Name},
+		Victims: best.Victims, Cost: best.Cost, Approximate: best.Approximate()}, nil
 }
 
 // diagnose runs a member's PreFilter and Filter on every node, as the pod cycle does
 // before PostFilter; nil statuses when PreFilter rejects it outright.
-func (e *GroupEvaluator) diagnose(ctx context.Context, m *framework.PodInfo) (*framework.CycleState, *framework.NodeToStatus, error) {
+func (e *Evaluator) diagnose(ctx context.Context, m *framework.PodInfo) (*framework.CycleState, *framework.NodeToStatus, error) {
 	h := e.Handle
 	state := framework.NewCycleState()
 	res, st := h.RunPreFilterPlugins(ctx, state, m)
@@ -238,7 +239,7 @@ func (e *GroupEvaluator) diagnose(ctx context.Context, m *framework.PodInfo) (*f
 // waitingForVictims reports whether the group should wait for the victims of its last
 // preemption instead of preempting again: its members are nominated, lower-priority pods
 // are still leaving those nodes, and with them gone enough members fit in dom.
-func (e *GroupEvaluator) waitingForVictims(ctx context.Context, pr *preemptor, dom domain) (bool, error) {
+func (e *Evaluator) waitingForVictims(ctx context.Context, pr *preemptor, dom domain) (bool, error) {
 	snap := e.Handle.Snapshot()
 	nodes := map[string]bool{}
 	for _, m := range pr.members {
@@ -250,7 +251,7 @@ func (e *GroupEvaluator) waitingForVictims(ctx context.Context, pr *preemptor, d
 	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		if n := snap.Get(name); n != nil {
 			for _, q := range n.Pods {
-				if q.Terminating && VictimPriority(snap, q) < pr.g.Priority {
+				if q.Terminating && preemption.VictimPriority(snap, q) < pr.g.Priority {
 					leaving = append(leaving, q)
 				}
 			}

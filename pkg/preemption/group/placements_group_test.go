@@ -1,4 +1,4 @@
-package preemption_test
+package group_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
-	"github.com/phalanx-dev/phalanx/pkg/preemption"
+	"github.com/phalanx-dev/phalanx/pkg/preemption/group"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
@@ -37,7 +37,7 @@ func TestPreemptInPlacements(t *testing.T) {
 		nodes      []*v1.Node
 		pods       []*v1.Pod
 		placements []string // ranks: a name with a "+" suffix is of rank 1
-		opts       preemption.PlacementOptions
+		opts       group.PlacementOptions
 		nominate   map[string]string // member -> node
 		// want are the victims of the decision (nil: none), wantSimulated the placements
 		// simulated, in order.
@@ -62,7 +62,7 @@ func TestPreemptInPlacements(t *testing.T) {
 		},
 		{
 			name:       "PreferredLevelsFirst: a placement of a better rank wins, whatever it disrupts",
-			placements: []string{"r1", "r2+"}, opts: preemption.PlacementOptions{PreferredLevelsFirst: true},
+			placements: []string{"r1", "r2+"}, opts: group.PlacementOptions{PreferredLevelsFirst: true},
 			want: []string{"v1", "v2"}, wantNominated: []string{"m1 n1", "m2 n2"}, wantSimulated: []string{"r1"},
 		},
 		{
@@ -73,13 +73,13 @@ func TestPreemptInPlacements(t *testing.T) {
 		{
 			// r2's bound is the lowest, but its nodes are tainted: its simulation fails.
 			name:  "MaxPlacements: the simulations stop at the limit",
-			nodes: racks(tainted("n3"), tainted("n4")), placements: []string{"r1", "r2"}, opts: preemption.PlacementOptions{MaxPlacements: 1},
+			nodes: racks(tainted("n3"), tainted("n4")), placements: []string{"r1", "r2"}, opts: group.PlacementOptions{MaxPlacements: 1},
 			wantSimulated: []string{"r2"},
 			wantMessage:   "preemption: no placement can hold the pod group even with its lower-priority pods preempted (1 simulated, 0 too small with them gone).",
 		},
 		{
 			name:  "MaxPlacements: the next placement by bound once the first fails",
-			nodes: racks(tainted("n3"), tainted("n4")), placements: []string{"r1", "r2"}, opts: preemption.PlacementOptions{MaxPlacements: 2},
+			nodes: racks(tainted("n3"), tainted("n4")), placements: []string{"r1", "r2"}, opts: group.PlacementOptions{MaxPlacements: 2},
 			want: []string{"v1", "v2"}, wantNominated: []string{"m1 n1", "m2 n2"}, wantSimulated: []string{"r2", "r1"},
 		},
 		{
@@ -101,7 +101,7 @@ func TestPreemptInPlacements(t *testing.T) {
 			placements:    []string{"r1", "r2"},
 			nominate:      map[string]string{"m1": "n3", "m2": "n4"},
 			wantSimulated: []string{},
-			wantMessage:   "preemption: " + preemption.MsgGroupWaitingVictims, wantWaiting: true,
+			wantMessage:   "preemption: " + group.MsgWaitingVictims, wantWaiting: true,
 		},
 	}
 	for _, tc := range tests {

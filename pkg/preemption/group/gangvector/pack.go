@@ -1,4 +1,4 @@
-package preemption
+package gangvector
 
 // packSteps bounds the packing search of one check, packBudget those of one decision.
 const (
@@ -24,7 +24,7 @@ func fitCount(free, req []int64) int {
 	return max(n, 0)
 }
 
-func (o *gangVectorOracle) fits() bool {
+func (o *Oracle) fits() bool {
 	if len(o.kinds) == 1 {
 		return o.total >= o.need
 	}
@@ -47,7 +47,7 @@ func (o *gangVectorOracle) fits() bool {
 
 // lastHolds reports whether the last packing found still fits the nodes' room: most
 // checks change the room of a few nodes only.
-func (o *gangVectorOracle) lastHolds() bool {
+func (o *Oracle) lastHolds() bool {
 	if o.last == nil {
 		o.last = make([][]int, len(o.kinds))
 		for k := range o.last {
@@ -70,12 +70,12 @@ func (o *gangVectorOracle) lastHolds() bool {
 
 // mayPack rules out, cheaply, packings that cannot exist: each kind must fit by count where
 // it may go, and all members with the least request each.
-func (o *gangVectorOracle) mayPack() bool {
+func (o *Oracle) mayPack() bool {
 	total := 0
 	for n := range o.nodes {
 		total += fitCount(o.free[n], o.least)
 	}
-	if total < len(o.pr.members) {
+	if total < len(o.gang.Members) {
 		return false
 	}
 	for k, kd := range o.kinds {
@@ -94,7 +94,7 @@ func (o *gangVectorOracle) mayPack() bool {
 
 // pack places the members of kind k from node n on, left of them still to place; bound
 // caches, per node from n on, how many of kind k fit alone (nil: not yet computed).
-func (o *gangVectorOracle) pack(k, n, left int, bound []int) bool {
+func (o *Oracle) pack(k, n, left int, bound []int) bool {
 	if left == 0 {
 		if k+1 == len(o.kinds) {
 			return true

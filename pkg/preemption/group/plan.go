@@ -1,10 +1,11 @@
-package preemption
+package group
 
 import (
 	"context"
 	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
@@ -28,7 +29,7 @@ const maxDomainTries = 4
 // priority level are gone, the lowest level that makes room for enough of them, and the
 // nodes where that room is cheapest (free room first, then room from the lowest levels).
 // It returns nil when the members are not alike, so that the caller simulates everything.
-func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []*framework.NodeInfo) *domainPlan {
+func (e *Evaluator) planDomain(ctx context.Context, pr *preemptor, nodes []*framework.NodeInfo) *domainPlan {
 	if !alike(pr.placer, pr.members) {
 		return nil
 	}
@@ -39,13 +40,13 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []
 	if _, st := h.RunPreFilterPlugins(ctx, state, rep); !st.IsSuccess() {
 		return nil
 	}
-	idx := withPods(rep.RequestIdx)
+	idx := preemption.WithPodSlot(rep.RequestIdx)
 
 	// The priority levels of the pods that could be victims.
 	var levels []int32
 	for _, n := range nodes {
 		for _, q := range n.Pods {
-			if p := VictimPriority(snap, q); p < g.Priority && !q.Terminating && !q.Holder() && !pr.owns(q) {
+			if p := preemption.VictimPriority(snap, q); p < g.Priority && !q.Terminating && !q.Holder() && !pr.owns(q) {
 				levels = append(levels, p)
 			}
 		}
@@ -70,8 +71,8 @@ func (e *GroupEvaluator) planDomain(ctx context.Context, pr *preemptor, nodes []
 			byLevel[0][i] = n.Allocatable[i] - n.Requested[i]
 		}
 		for _, q := range n.Pods {
-			p := VictimPriority(snap, q)
-			if p >= g.Priority || q.Holder() || pr.owns(q) || (freesNoResources(q) && !q.Terminating) {
+			p := preemption.VictimPriority(snap, q)
+			if p >= g.Priority || q.Holder() || pr.owns(q) || (preemption.FreesNoResources(q) && !q.Terminating) {
 				// A BestEffort pod frees no room as a victim (only its slot, which it keeps).
 				continue
 			}

@@ -1,4 +1,4 @@
-package preemption
+package group
 
 import (
 	"context"
@@ -6,18 +6,20 @@ import (
 	"slices"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemption"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
 
-// groupOracle simulates a group's preemption in a domain. Units come back to where they
+// oracle simulates a group's preemption in a domain (a preemption.RoomOracle, on the
+// domain's room in aggregate). Units come back to where they
 // ran, and the group must still fit: first its current placement is checked locally (the
 // members on the nodes the unit returns to, and those whose constraints involve other
 // pods, filtered afresh); when that fails, the members are placed again (those that no
 // longer fit alone, else all of them) by the group cycle's placement, so no member is
-// pinned to where it happened to go first. Each successful keep is a snapshot
-// checkpoint, so drop returns exactly to the state before it, placement included.
-type groupOracle struct {
-	e   *GroupEvaluator
+// pinned to where it happened to go first. Each successful Keep is a snapshot
+// checkpoint, so Drop returns exactly to the state before it, placement included.
+type oracle struct {
+	e   *Evaluator
 	ctx context.Context
 	pr  *preemptor
 	// dom restricts the members and the room; with no nodes (the whole cluster), the
@@ -27,9 +29,9 @@ type groupOracle struct {
 
 	// removed are the pods of each unit taken off (those in the domain); home is where
 	// each ran.
-	removed map[*unit][]*framework.PodInfo
+	removed map[*preemption.Unit][]*framework.PodInfo
 	home    map[*framework.PodInfo]*framework.NodeInfo
-	holders slotHolders
+	holders preemption.SlotHolders
 
 	// assign is the members' current placement, present in the snapshot.
 	assign []framework.Assignment
@@ -41,7 +43,7 @@ type groupOracle struct {
 	room  framework.Capacity
 	nodes []*framework.NodeInfo
 
-	// agg is the domain's room in aggregate, for the exact search's bound (roomOracle).
+	// agg is the domain's room in aggregate, for the exact search's bound (RoomOracle).
 	agg aggregateRoom
 }
 
@@ -53,19 +55,19 @@ type aggregateRoom struct {
 	// want is what the members need; free the room with every candidate off and no
 	// member placed; kept what the units put back take again.
 	want, free, kept []int64
-	units            map[*unit][]int64
+	units            map[*preemption.Unit][]int64
 	scratch          []int64
 }
 
-// groupFrame undoes one keep: the checkpoint taken before it and the placement then.
+// groupFrame undoes one Keep: the checkpoint taken before it and the placement then.
 type groupFrame struct {
 	cp     framework.Checkpoint
 	assign []framework.Assignment
 }
 
-func (e *GroupEvaluator) newOracle(ctx context.Context, pr *preemptor, dom domain) *groupOracle {
-	o := &groupOracle{e: e, ctx: ctx, pr: pr, dom: dom,
-		removed: map[*unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: slotHolders{}}
+func (e *Evaluator) newOracle(ctx context.Context, pr *preemptor, dom domain) *oracle {
+	o := &oracle{e: e, ctx: ctx, pr: pr, dom: dom,
+		removed: map[*preemption.Unit][]*framework.PodInfo{}, home: map[*framework.PodInfo]*framework.NodeInfo{}, holders: preemption.SlotHolders{}}
 	o.nodes = dom.nodesOr(e.Handle.Snapshot().NodeInfos())
 	if dom.nodes != nil {
 		o.inDomain = make(map[*framework.NodeInfo]bool, len(dom.nodes))
@@ -77,7 +79,7 @@ func (e *GroupEvaluator) newOracle(ctx context.Context, pr *preemptor, dom domai
 }
 
 // node is where q runs, when that is in the domain.
-func (o *groupOracle) node(q *framework.PodInfo) *framework.NodeInfo {
+func (o *oracle) node(q *framework.PodInfo) *framework.NodeInfo {
 	n := o.e.Handle.Snapshot().Get(q.NodeName)
 	if n == nil || (o.inDomain != nil && !o.inDomain[n]) {
 		return nil
@@ -87,7 +89,7 @@ func (o *groupOracle) node(q *framework.PodInfo) *framework.NodeInfo {
 
 // start takes off the leaving pods and every unit, and places the members; it reports
 // whether enough of them fit. The caller owns a checkpoint around the oracle's life.
-func (o *groupOracle) start(cs candidateSet) (bool, error) {
+func (o *oracle) start(cs candidateSet) (bool, error) {
 	room, err := o.pr.placer.Capacity(o.ctx, o.pr.members)
 	if err != nil {
 		return false, err
@@ -100,14 +102,14 @@ func (o *groupOracle) start(cs candidateSet) (bool, error) {
 		}
 	}
 	for _, u := range cs.units {
-		for _, q := range u.pods {
+		for _, q := range u.Pods {
 			n := o.node(q)
 			if n == nil {
 				continue
 			}
 			o.removed[u] = append(o.removed[u], q)
 			o.home[q] = n
-			o.holders.track(u)
+			o.holders.Track(u)
 			o.remove(q)
 		}
 	}
@@ -117,7 +119,7 @@ func (o *groupOracle) start(cs candidateSet) (bool, error) {
 
 // measure takes the domain's aggregate room, every candidate off, and what each unit
 // frees in it.
-func (o *groupOracle) measure(units []*unit) {
+func (o *oracle) measure(units []*preemption.Unit) {
 	a := &o.agg
 	rp := framework.NewRequestPrefixes(o.pr.members)
 	dra := o.e.Handle.Snapshot().DRA()
@@ -139,11 +141,11 @@ func (o *groupOracle) measure(units []*unit) {
 		}
 		back[n] = r
 	}
-	a.units = make(map[*unit][]int64, len(units))
+	a.units = make(map[*preemption.Unit][]int64, len(units))
 	for _, u := range units {
 		v := make([]int64, len(a.idx))
 		for _, q := range o.removed[u] {
-			if !o.holders.has(q) {
+			if !o.holders.Has(q) {
 				r := back[o.home[q]]
 				for j, i := range a.idx {
 					v[j] += q.Requests.Vector[i]
@@ -165,9 +167,9 @@ func (o *groupOracle) measure(units []*unit) {
 	}
 }
 
-func (o *groupOracle) freed(u *unit) []int64 { return o.agg.units[u] }
+func (o *oracle) Freed(u *preemption.Unit) []int64 { return o.agg.units[u] }
 
-func (o *groupOracle) slack() []int64 {
+func (o *oracle) Slack() []int64 {
 	a := &o.agg
 	for j := range a.idx {
 		a.scratch[j] = a.free[j] - a.kept[j] - a.want[j]
@@ -175,16 +177,16 @@ func (o *groupOracle) slack() []int64 {
 	return a.scratch
 }
 
-func (o *groupOracle) remove(q *framework.PodInfo) {
-	o.holders.takeOff(o.e.Handle.Snapshot(), q, o.home[q].Name)
+func (o *oracle) remove(q *framework.PodInfo) {
+	o.holders.TakeOff(o.e.Handle.Snapshot(), q, o.home[q].Name)
 }
 
-func (o *groupOracle) restore(q *framework.PodInfo) {
-	o.holders.putBack(o.e.Handle.Snapshot(), q, o.home[q].Name)
+func (o *oracle) restore(q *framework.PodInfo) {
+	o.holders.PutBack(o.e.Handle.Snapshot(), q, o.home[q].Name)
 }
 
 // place places the members from scratch; on success the placement becomes current.
-func (o *groupOracle) place() (bool, error) {
+func (o *oracle) place() (bool, error) {
 	placed, err := o.pr.place(o.ctx, o.dom)
 	if err != nil || len(placed.Assignments) < o.pr.need {
 		return false, err
@@ -193,7 +195,7 @@ func (o *groupOracle) place() (bool, error) {
 	return true, nil
 }
 
-func (o *groupOracle) keep(u *unit) (bool, error) {
+func (o *oracle) Keep(u *preemption.Unit) (bool, error) {
 	snap := o.e.Handle.Snapshot()
 	cp := snap.Checkpoint()
 	old := o.assign
@@ -212,7 +214,7 @@ func (o *groupOracle) keep(u *unit) (bool, error) {
 }
 
 // account adds (sign 1) or takes off (-1) the room a unit put back takes again.
-func (o *groupOracle) account(u *unit, sign int64) {
+func (o *oracle) account(u *preemption.Unit, sign int64) {
 	for j, v := range o.agg.units[u] {
 		o.agg.kept[j] += sign * v
 	}
@@ -222,7 +224,7 @@ func (o *groupOracle) account(u *unit, sign int64) {
 // the local checks pass; else by moving only the members that no longer fit (those whose
 // constraints involve other pods never move alone); else by placing them all again. Both
 // moves are tried only when the domain's room, the members taken off, may hold them.
-func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
+func (o *oracle) fitAfterReturn(u *preemption.Unit) (bool, error) {
 	failed, err := o.stillFits(u)
 	if err != nil || len(failed) == 0 {
 		return err == nil, err
@@ -271,12 +273,12 @@ func (o *groupOracle) fitAfterReturn(u *unit) (bool, error) {
 
 // takeOff takes a placed member off its node, with what Reserve recorded for it (its
 // claims' devices, its volumes), so that it can be placed elsewhere.
-func (o *groupOracle) takeOff(a framework.Assignment) {
+func (o *oracle) takeOff(a framework.Assignment) {
 	o.e.Handle.RunReservePluginsUnreserve(o.ctx, a.State, a.Pod, a.Node.Name)
 	o.e.Handle.Snapshot().RemovePod(a.Pod)
 }
 
-func (o *groupOracle) drop(u *unit) error {
+func (o *oracle) Drop(u *preemption.Unit) error {
 	o.account(u, -1)
 	f := o.stack[len(o.stack)-1]
 	o.stack = o.stack[:len(o.stack)-1]
@@ -285,13 +287,13 @@ func (o *groupOracle) drop(u *unit) error {
 	return nil
 }
 
-func (o *groupOracle) witness() any { return slices.Clone(o.assign) }
+func (o *oracle) Witness() any { return slices.Clone(o.assign) }
 
 // stillFits re-filters the members the unit's return can affect: those on the nodes it
 // returns to, and, since any pod may count for them, those whose constraints involve
 // other pods; every member when a returning pod has affinity terms of its own. It returns
 // the indexes of the members that no longer fit.
-func (o *groupOracle) stillFits(u *unit) ([]int, error) {
+func (o *oracle) stillFits(u *preemption.Unit) ([]int, error) {
 	back := o.removed[u]
 	if len(back) == 0 {
 		return nil, nil

@@ -1,4 +1,11 @@
-package kube
+// Package dispatch is the queue of the kube driver's API calls (docs/decisions/0012):
+// bindings, evictions and status writes wait for their turn here, not in the HTTP client,
+// ordered by class, pod priority and age, one call per object at a time, at most a window
+// of them in flight (halved when the API server answers 429, grown back with successes).
+// A call takes its rate-limiter token only once dispatched, and its deadline starts then.
+// The driver says which calls to make (Call) and how (the function Do runs); the
+// dispatcher knows nothing of Kubernetes objects.
+package dispatch
 
 import (
 	"container/heap"
@@ -10,52 +17,52 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 )
 
-// callClass orders the actuator's API calls: a lower class goes first.
-type callClass int8
+// Class orders the actuator's API calls: a lower class goes first.
+type Class int8
 
 const (
-	// classEvict: a victim's DisruptionTarget condition and deletion. Its grace period
-	// starts when it is deleted, so the preemptor's wait starts then too.
-	classEvict callClass = iota
-	// classBind: bindings.
-	classBind
-	// classNominate: a preemptor's nominatedNodeName, PodGroup status.
-	classNominate
-	// classReport: PodScheduled=False conditions. They explain, they decide nothing, and a
+	// Evict: a victim's DisruptionTarget condition and deletion. Its grace period starts
+	// when it is deleted, so the preemptor's wait starts then too.
+	Evict Class = iota
+	// Bind: bindings, and the PreBind writes before them.
+	Bind
+	// Nominate: a preemptor's nominatedNodeName, PodGroup status.
+	Nominate
+	// Report: PodScheduled=False conditions. They explain, they decide nothing, and a
 	// newer one makes an older one moot.
-	classReport
-	// classEvent: events, which have a budget of their own (eventSink), and take a slot
-	// only when no other call wants it.
-	classEvent
+	Report
+	// Event: events, which have a budget of their own (the driver's event sink), and take
+	// a slot only when no other call wants it.
+	Event
 	numClasses
 )
 
 var classNames = [numClasses]string{"evict", "bind", "nominate", "report", "event"}
 
-func (c callClass) String() string { return classNames[c] }
+func (c Class) String() string { return classNames[c] }
 
-// call is one API call waiting for its turn.
-type call struct {
-	class    callClass
-	priority int32
-	// object serialises calls: at most one call per object runs at a time, in the order
+// Call is one API call waiting for its turn. The caller sets the exported fields.
+type Call struct {
+	Class    Class
+	Priority int32
+	// Object serialises calls: at most one call per object runs at a time, in the order
 	// they were made, so the server sees a pod's writes in the scheduler's order (a
 	// failure report made before a retried binding never lands after it).
-	object string
-	// key, when set, makes this call replace a queued call with the same key (the latest
+	Object string
+	// Key, when set, makes this call replace a queued call with the same key (the latest
 	// PodScheduled condition of a pod is the only one worth writing).
-	key string
-	// drops are keys of queued calls this one makes moot (a binding drops the pod's queued
+	Key string
+	// Drops are keys of queued calls this one makes moot (a binding drops the pod's queued
 	// PodScheduled=False report).
-	drops []string
-	// ownBudget says the caller took its rate-limiter token from a budget of its own.
-	ownBudget bool
+	Drops []string
+	// OwnBudget says the caller took its rate-limiter token from a budget of its own.
+	OwnBudget bool
 
 	// rank and rankPriority order the call in the ready heap: its own class and
 	// priority, or those of a more urgent call of its object queued behind it (a
 	// preemptor's nomination must not wait for the report queued before it to get
 	// through every binding).
-	rank         callClass
+	rank         Class
 	rankPriority int32
 
 	seq     uint64
@@ -65,23 +72,23 @@ type call struct {
 	started bool
 }
 
-// dispatcher runs the actuator's API calls. A burst of decisions waits here, not in the
+// Dispatcher runs the actuator's API calls. A burst of decisions waits here, not in the
 // HTTP client: calls run at most window at a time, highest class, then highest pod
 // priority, then oldest first; a call takes a token from the client-side rate limiter
 // (if any) only once it is dispatched, and its deadline starts after that, so it covers
 // the request alone. The window grows by one per window's worth of successful calls and
 // halves when the API server throttles us (HTTP 429), at most once a second: Priority
 // and Fairness sets the pace, not a guess.
-type dispatcher struct {
+type Dispatcher struct {
 	limiter flowcontrol.RateLimiter // nil: no client-side rate limit
 	timeout time.Duration
-	// life ends with stop: waits that are not bounded by a call's deadline (the rate
+	// life ends with Stop: waits that are not bounded by a call's deadline (the rate
 	// limiter's, resolving a binding's outcome) end with it.
 	life     context.Context
 	stopLife context.CancelFunc
 	max      int
 	now      func() time.Time
-	metrics  *dispatchMetrics
+	metrics  *Metrics
 
 	mu          sync.Mutex
 	window      float64
@@ -90,29 +97,35 @@ type dispatcher struct {
 	seq         uint64
 	ready       callHeap
 	// lanes holds each object's calls in order; the first is in flight or in ready.
-	lanes map[string][]*call
+	lanes map[string][]*Call
 	// byKey holds the queued (not started) calls that have a key.
-	byKey map[string]*call
+	byKey map[string]*Call
 	// stopped makes every queued and future call fail.
 	stopped bool
 }
 
-func newDispatcher(maxInflight int, limiter flowcontrol.RateLimiter, timeout time.Duration, m *dispatchMetrics) *dispatcher {
+// New returns a dispatcher of at most maxInflight calls at once, each taking a token of
+// limiter (nil: none) when its turn comes and bounded by timeout from then on.
+func New(maxInflight int, limiter flowcontrol.RateLimiter, timeout time.Duration, m *Metrics) *Dispatcher {
 	life, stop := context.WithCancel(context.Background())
-	return &dispatcher{
+	return &Dispatcher{
 		limiter: limiter, timeout: timeout, max: maxInflight, now: time.Now, metrics: m, life: life, stopLife: stop,
-		window: float64(maxInflight), lanes: map[string][]*call{}, byKey: map[string]*call{},
+		window: float64(maxInflight), lanes: map[string][]*Call{}, byKey: map[string]*Call{},
 	}
 }
 
-// errStopped is returned for calls made or queued after stop.
-var errStopped = errors.New("the API client is shutting down")
+// ErrStopped is returned for calls made or queued after Stop.
+var ErrStopped = errors.New("the API client is shutting down")
 
-// do runs fn when the call's turn comes, with a context bounded by the dispatcher's
+// ErrOutcomeUnknown is wrapped by the error of a call that could not find out what the
+// server did before the client shut down; the call is counted with the result unknown.
+var ErrOutcomeUnknown = errors.New("outcome unknown")
+
+// Do runs fn when the call's turn comes, with a context bounded by the dispatcher's
 // timeout, and returns its error; nil when the call was dropped for a newer one.
-func (d *dispatcher) do(ctx context.Context, c *call, fn func(context.Context) error) error {
+func (d *Dispatcher) Do(ctx context.Context, c *Call, fn func(context.Context) error) error {
 	if !d.enqueue(c) {
-		return errStopped
+		return ErrStopped
 	}
 	select {
 	case <-c.ready:
@@ -134,15 +147,40 @@ func (d *dispatcher) do(ctx context.Context, c *call, fn func(context.Context) e
 	}
 	if d.stoppedNow() {
 		d.finish(c, nil)
-		return errStopped
+		return ErrStopped
 	}
 	err := d.run(ctx, c, fn)
 	d.finish(c, err)
 	return err
 }
 
-func (d *dispatcher) run(ctx context.Context, c *call, fn func(context.Context) error) error {
-	if d.limiter != nil && !c.ownBudget {
+// Timeout is how long a call may take once sent.
+func (d *Dispatcher) Timeout() time.Duration { return d.timeout }
+
+// UntilStopped returns a context that also ends when the dispatcher stops: a wait a call
+// makes that its deadline does not bound (reading a binding back until the server
+// answers) ends with the client.
+func (d *Dispatcher) UntilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
+	return mergeDone(ctx, d.life)
+}
+
+// Filed counts the calls ever filed (queued, running, dropped or done): a call made on
+// another goroutine is queued once the count has grown past it.
+func (d *Dispatcher) Filed() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.seq
+}
+
+// mergeDone returns a context that ends when either does (or cancel is called).
+func mergeDone(a, b context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(a)
+	stop := context.AfterFunc(b, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func (d *Dispatcher) run(ctx context.Context, c *Call, fn func(context.Context) error) error {
+	if d.limiter != nil && !c.OwnBudget {
 		waitCtx, cancel := mergeDone(ctx, d.life)
 		err := d.limiter.Wait(waitCtx)
 		cancel()
@@ -154,11 +192,11 @@ func (d *dispatcher) run(ctx context.Context, c *call, fn func(context.Context) 
 	defer cancel()
 	start := d.now()
 	err := fn(ctx)
-	d.metrics.observe(c.class, err, d.now().Sub(start))
+	d.metrics.observe(c.Class, err, d.now().Sub(start))
 	return err
 }
 
-func (d *dispatcher) stoppedNow() bool {
+func (d *Dispatcher) stoppedNow() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.stopped
@@ -166,7 +204,7 @@ func (d *dispatcher) stoppedNow() bool {
 
 // enqueue files a call: it replaces and drops the queued calls it supersedes, waits
 // behind its object's earlier calls, and is dispatched if there is room.
-func (d *dispatcher) enqueue(c *call) bool {
+func (d *Dispatcher) enqueue(c *Call) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopped {
@@ -174,36 +212,36 @@ func (d *dispatcher) enqueue(c *call) bool {
 	}
 	d.seq++
 	c.seq, c.index, c.ready = d.seq, -1, make(chan struct{})
-	for _, k := range append(c.drops, c.key) {
+	for _, k := range append(c.Drops, c.Key) {
 		if old := d.byKey[k]; k != "" && old != nil {
 			d.remove(old)
 			old.dropped = true
 			close(old.ready)
-			d.metrics.dropped.WithLabelValues(old.class.String()).Inc()
+			d.metrics.dropped.WithLabelValues(old.Class.String()).Inc()
 		}
 	}
-	if c.key != "" {
-		d.byKey[c.key] = c
+	if c.Key != "" {
+		d.byKey[c.Key] = c
 	}
-	lane := append(d.lanes[c.object], c)
-	d.lanes[c.object] = lane
+	lane := append(d.lanes[c.Object], c)
+	d.lanes[c.Object] = lane
 	if len(lane) == 1 {
 		d.pushHead(lane)
 	} else {
 		d.rerank(lane)
 	}
-	d.metrics.queued.WithLabelValues(c.class.String()).Inc()
+	d.metrics.queued.WithLabelValues(c.Class.String()).Inc()
 	d.dispatchLocked()
 	return true
 }
 
 // remove takes a call that has not started out of the queue; the next call of its object
 // becomes ready if it was the first.
-func (d *dispatcher) remove(c *call) {
-	if d.byKey[c.key] == c {
-		delete(d.byKey, c.key)
+func (d *Dispatcher) remove(c *Call) {
+	if d.byKey[c.Key] == c {
+		delete(d.byKey, c.Key)
 	}
-	lane := d.lanes[c.object]
+	lane := d.lanes[c.Object]
 	for i, q := range lane {
 		if q != c {
 			continue
@@ -219,18 +257,18 @@ func (d *dispatcher) remove(c *call) {
 		}
 		break
 	}
-	d.setLane(c.object, lane)
-	d.metrics.queued.WithLabelValues(c.class.String()).Dec()
+	d.setLane(c.Object, lane)
+	d.metrics.queued.WithLabelValues(c.Class.String()).Dec()
 }
 
 // pushHead makes the first call of an object's lane ready, ranked by its lane.
-func (d *dispatcher) pushHead(lane []*call) {
+func (d *Dispatcher) pushHead(lane []*Call) {
 	setRank(lane)
 	heap.Push(&d.ready, lane[0])
 }
 
 // rerank ranks a lane's first call again after the lane changed, if it is ready.
-func (d *dispatcher) rerank(lane []*call) {
+func (d *Dispatcher) rerank(lane []*Call) {
 	if len(lane) > 0 && lane[0].index >= 0 {
 		setRank(lane)
 		heap.Fix(&d.ready, lane[0].index)
@@ -238,16 +276,16 @@ func (d *dispatcher) rerank(lane []*call) {
 }
 
 // setRank gives a lane's first call the most urgent class and priority of the lane.
-func setRank(lane []*call) {
+func setRank(lane []*Call) {
 	head := lane[0]
-	head.rank, head.rankPriority = head.class, head.priority
+	head.rank, head.rankPriority = head.Class, head.Priority
 	for _, c := range lane[1:] {
-		head.rank = min(head.rank, c.class)
-		head.rankPriority = max(head.rankPriority, c.priority)
+		head.rank = min(head.rank, c.Class)
+		head.rankPriority = max(head.rankPriority, c.Priority)
 	}
 }
 
-func (d *dispatcher) setLane(object string, lane []*call) {
+func (d *Dispatcher) setLane(object string, lane []*Call) {
 	if len(lane) == 0 {
 		delete(d.lanes, object)
 		return
@@ -256,15 +294,15 @@ func (d *dispatcher) setLane(object string, lane []*call) {
 }
 
 // dispatchLocked starts ready calls while the window has room.
-func (d *dispatcher) dispatchLocked() {
+func (d *Dispatcher) dispatchLocked() {
 	for d.inflight < max(1, int(d.window)) && d.ready.Len() > 0 {
-		c := heap.Pop(&d.ready).(*call)
-		if d.byKey[c.key] == c {
-			delete(d.byKey, c.key)
+		c := heap.Pop(&d.ready).(*Call)
+		if d.byKey[c.Key] == c {
+			delete(d.byKey, c.Key)
 		}
 		c.started = true
 		d.inflight++
-		d.metrics.queued.WithLabelValues(c.class.String()).Dec()
+		d.metrics.queued.WithLabelValues(c.Class.String()).Dec()
 		d.metrics.inflight.Inc()
 		close(c.ready)
 	}
@@ -272,19 +310,19 @@ func (d *dispatcher) dispatchLocked() {
 
 // finish ends a call: its object's next call becomes ready, the window adapts, and
 // waiting calls are dispatched.
-func (d *dispatcher) finish(c *call, err error) {
+func (d *Dispatcher) finish(c *Call, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.inflight--
 	d.metrics.inflight.Dec()
-	lane := d.lanes[c.object]
+	lane := d.lanes[c.Object]
 	if len(lane) > 0 && lane[0] == c {
 		lane = lane[1:]
 		if len(lane) > 0 {
 			d.pushHead(lane)
 		}
 	}
-	d.setLane(c.object, lane)
+	d.setLane(c.Object, lane)
 	if err == nil && d.window < float64(d.max) {
 		d.window = min(float64(d.max), d.window+1/d.window)
 	}
@@ -292,8 +330,8 @@ func (d *dispatcher) finish(c *call, err error) {
 	d.dispatchLocked()
 }
 
-// throttled halves the window: the API server answered 429 Too Many Requests.
-func (d *dispatcher) throttled() {
+// Throttled halves the window: the API server answered 429 Too Many Requests.
+func (d *Dispatcher) Throttled() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
@@ -306,14 +344,14 @@ func (d *dispatcher) throttled() {
 	d.metrics.throttled.Inc()
 }
 
-// stop fails every queued call and every call made from now on.
-func (d *dispatcher) stop() {
+// Stop fails every queued call and every call made from now on.
+func (d *Dispatcher) Stop() {
 	d.stopLife()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.stopped = true
 	for d.ready.Len() > 0 {
-		c := heap.Pop(&d.ready).(*call)
+		c := heap.Pop(&d.ready).(*Call)
 		c.started = true
 		d.inflight++
 		close(c.ready)
@@ -333,7 +371,7 @@ func (d *dispatcher) stop() {
 
 // callHeap orders ready calls: rank (class), then rank priority (higher first), then
 // arrival.
-type callHeap []*call
+type callHeap []*Call
 
 func (h callHeap) Len() int { return len(h) }
 func (h callHeap) Less(i, j int) bool {
@@ -351,7 +389,7 @@ func (h callHeap) Swap(i, j int) {
 	h[i].index, h[j].index = i, j
 }
 func (h *callHeap) Push(x any) {
-	c := x.(*call)
+	c := x.(*Call)
 	c.index = len(*h)
 	*h = append(*h, c)
 }
