@@ -181,11 +181,15 @@ func isEntry(t string) bool {
 	return ok
 }
 
+// maxImplicitKey is the longest implicit key YAML allows (1024 characters, YAML 1.2
+// section 7.4.2); the general converter refuses a longer one.
+const maxImplicitKey = 1024
+
 // splitEntry splits "key: value" or "key:"; the key must be a plain string of safe
-// characters.
+// characters, no longer than YAML allows.
 func splitEntry(t string) (key, rest string, ok bool) {
 	k := strings.Index(t, ":")
-	if k <= 0 {
+	if k <= 0 || k > maxImplicitKey {
 		return "", "", false
 	}
 	key = t[:k]

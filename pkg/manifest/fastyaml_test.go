@@ -76,6 +76,8 @@ func TestFastYAML(t *testing.T) {
 		{"top-level sequence", "- a\n- b\n", true},
 		{"scalar document falls back", "hello\n", false},
 		{"huge integer falls back", "a: 99999999999999999999\n", false},
+		{"key of 1024 characters", strings.Repeat("k", 1024) + ": v\n", true},
+		{"longer key falls back (YAML's limit)", "a:\n  " + strings.Repeat("k", 1025) + ": v\n", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
