@@ -118,7 +118,9 @@ func TestAnswer(t *testing.T) {
 	if err := WriteHTML(&page, a, runs.WhatIf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<h1>phalanx what-if report</h1>", "1 of 3 new workloads would not schedule.", "Job ml/train preempts", "at once, on spare"} {
+	// The answer is a section of its own, above the simulation's, and the footer names
+	// the command.
+	for _, want := range []string{"<h1>phalanx what-if report</h1>", `<section id="answer"><h2>1 of 3 new workloads would not schedule.</h2>`, "Job ml/train preempts", "at once, on spare", "Written by phalanx whatif."} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("HTML lacks %q", want)
 		}

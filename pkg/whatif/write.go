@@ -149,7 +149,7 @@ func WriteHTML(w io.Writer, a *Answer, r *report.Report) error {
 
 var introTemplate = template.Must(template.New("whatif").Funcs(template.FuncMap{
 	"at": at, "seconds": seconds, "restart": restart, "deref": func(f *float64) float64 { return *f },
-}).Parse(`<section><h2>{{.Verdict}}</h2>
+}).Parse(`<section id="answer"><h2>{{.Verdict}}</h2>
 <p class="note">The cluster ({{.Cluster.Nodes}} nodes, {{.Cluster.Pods}} pods, {{.Cluster.Pending}} pending) with the new objects arriving at time 0; times are virtual seconds from now. The report below is the run with the new objects.</p>
 <table><tr><th>workload</th><th>schedules</th><th>pods bound</th><th>starts</th><th>nodes</th><th>domains</th><th>preempts</th></tr>
 {{- range .Workloads}}

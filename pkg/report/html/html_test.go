@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,6 +174,19 @@ func TestWriteHTMLNoVirtualTime(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	if strings.Contains(page, `id="moment"`) {
+		t.Errorf("a run without virtual time has a moment slider")
+	}
+}
+
+// The moment slider runs over the plot's columns, starting at the end; the page's script
+// draws the cursors and says what is there (hack/browsertest drives it in a browser).
+func TestWriteHTMLMomentSlider(t *testing.T) {
+	page := render(t, smallReport())
+	want := `<input id="moment" type="range" min="0" max="` + strconv.Itoa(plotWidth) + `" step="1" value="` + strconv.Itoa(plotWidth) + `"`
+	if !strings.Contains(page, want) || !strings.Contains(page, `<output id="moment-at" for="moment">`) {
+		t.Errorf("page lacks the moment slider %s", want)
 	}
 }
 
