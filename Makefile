@@ -21,8 +21,11 @@ build: ## build bin/phalanx, stamped with VERSION
 image: ## build the container image $(IMAGE):$(VERSION) from the Dockerfile
 	docker build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) -t $(IMAGE):$(VERSION) .
 
-test: ## unit, scenario and CLI tests
+test: ## unit, scenario and CLI tests; the HTML reports in headless Chromium
 	$(GO) test -count=1 $(PKGS)
+	@mkdir -p $(BIN) && rm -f $(BIN)/browser-figures.txt
+	cd hack/browsertest && BROWSERTEST_FIGURES=$(CURDIR)/$(BIN)/browser-figures.txt $(GO) test -count=1 ./...
+	@cat $(BIN)/browser-figures.txt
 
 test-race: ## the tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)
@@ -39,6 +42,10 @@ fuzz: ## run each fuzz target briefly (FUZZTIME=10s by default)
 
 bench: ## Go benchmarks of the scheduling cycles (pods/s)
 	hack/bench.sh
+
+.PHONY: bench-browser
+bench-browser: ## time opening the 5,000-node HTML report in headless Chromium (must be under 3 s)
+	cd hack/browsertest && $(GO) test -count=1 -run '^$$' -bench OpenLargeReport -benchtime 5x ./...
 
 bench-sim: ## time the whole `phalanx simulate` process on the benchmark cluster
 	hack/bench-simulate.sh

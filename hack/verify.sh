@@ -20,6 +20,11 @@ echo "== staticcheck"
 go tool -modfile=hack/tools/go.mod staticcheck ./...
 go tool -modfile=hack/tools/go.mod staticcheck -tags e2e ./test/e2e/...
 
+echo "== the browser test's module (hack/browsertest)"
+go -C hack/browsertest vet ./...
+go build -modfile=hack/tools/go.mod -o bin/staticcheck honnef.co/go/tools/cmd/staticcheck
+(cd hack/browsertest && ../../bin/staticcheck ./...)
+
 echo "== generated files"
 hack/verify-codegen.sh
 

@@ -1,0 +1,2 @@
+// Package browsertest opens phalanx's HTML reports in headless Chromium.
+package browsertest
