@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -156,6 +157,7 @@ func nodeErrors(n *v1.Node) field.ErrorList {
 		}
 		seen[t.Effect].Insert(t.Key)
 	}
+	errs = append(errs, declaredFeaturesErrors(n.Status.DeclaredFeatures, field.NewPath("status", "declaredFeatures"))...)
 	for _, l := range []struct {
 		name string
 		list v1.ResourceList
@@ -191,6 +193,33 @@ func nameErrors(value string, valid apivalidation.ValidateNameFunc, path *field.
 	var errs field.ErrorList
 	for _, msg := range valid(value, false) {
 		errs = append(errs, field.Invalid(path, value, msg))
+	}
+	return errs
+}
+
+// declaredFeatureName is how Kubernetes 1.37 spells a node's declared feature.
+var declaredFeatureName = regexp.MustCompile(`^[A-Z][a-zA-Z0-9]*(\/[a-zA-Z][a-zA-Z0-9]*)*$`)
+
+// declaredFeaturesErrors is validateNodeDeclaredFeatures: names of at most 253 characters
+// in their form, sorted, no duplicates (NodeDeclaredFeatures relies on the order).
+func declaredFeaturesErrors(features []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range features {
+		if len(f) > validation.DNS1123SubdomainMaxLength {
+			errs = append(errs, field.Invalid(path.Index(i), f, fmt.Sprintf("invalid feature name %q: must be no more than %d characters", f, validation.DNS1123SubdomainMaxLength)))
+		}
+		if !declaredFeatureName.MatchString(f) {
+			errs = append(errs, field.Invalid(path.Index(i), f, fmt.Sprintf("invalid feature name %q: must start with an UpperCamelCase segment, "+
+				"with subsequent segments separated by '/' (e.g., MyFeature or MyFeature/mySubFeature), and contain only alphanumeric characters and slashes", f)))
+		}
+		if i+1 < len(features) {
+			switch next := features[i+1]; {
+			case f == next:
+				errs = append(errs, field.Duplicate(path.Index(i+1), next))
+			case f > next:
+				errs = append(errs, field.Invalid(path.Index(i+1), next, "list must be sorted alphabetically"))
+			}
+		}
 	}
 	return errs
 }

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -59,9 +60,7 @@ func podSpecErrors(spec *v1.PodSpec) field.ErrorList {
 			}
 			errs = append(errs, resourcesErrors(&c.Resources, p.Child("resources"))...)
 			errs = append(errs, portErrors(c.Ports, p.Child("ports"))...)
-			if c.RestartPolicy != nil && (group.name == "containers" || *c.RestartPolicy != v1.ContainerRestartPolicyAlways) {
-				errs = append(errs, field.NotSupported(p.Child("restartPolicy"), *c.RestartPolicy, []string{string(v1.ContainerRestartPolicyAlways)}))
-			}
+			errs = append(errs, containerRestartErrors(c.RestartPolicy, c.RestartPolicyRules, p)...)
 		}
 	}
 	if spec.Resources != nil {
@@ -365,6 +364,46 @@ func spreadErrors(constraints []v1.TopologySpreadConstraint, path *field.Path) f
 		errs = append(errs, metavalidation.ValidateLabelSelector(c.LabelSelector, metavalidation.LabelSelectorValidationOptions{}, p.Child("labelSelector"))...)
 		for k, key := range c.MatchLabelKeys {
 			errs = append(errs, metavalidation.ValidateLabelName(key, p.Child("matchLabelKeys").Index(k))...)
+		}
+	}
+	return errs
+}
+
+// containerRestartErrors is validateContainerRestartPolicy of Kubernetes 1.37 with
+// ContainerRestartRules and RestartAllContainersOnContainerExits on (both beta, on by
+// default): a container's restartPolicy (an init container's Always makes it a sidecar)
+// and its restart rules.
+func containerRestartErrors(policy *v1.ContainerRestartPolicy, rules []v1.ContainerRestartRule, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if policy == nil {
+		if len(rules) > 0 {
+			errs = append(errs, field.Required(path.Child("restartPolicy"), "must specify restartPolicy when restart rules are used"))
+		}
+		return errs
+	}
+	policies := []string{string(v1.ContainerRestartPolicyAlways), string(v1.ContainerRestartPolicyNever), string(v1.ContainerRestartPolicyOnFailure)}
+	if !slices.Contains(policies, string(*policy)) {
+		errs = append(errs, field.NotSupported(path.Child("restartPolicy"), *policy, policies))
+	}
+	if len(rules) > 20 {
+		errs = append(errs, field.TooMany(path.Child("restartPolicyRules"), len(rules), 20))
+	}
+	actions := []string{string(v1.ContainerRestartRuleActionRestart), string(v1.ContainerRestartRuleActionRestartAllContainers)}
+	for i, r := range rules {
+		rp := path.Child("restartPolicyRules").Index(i)
+		if !slices.Contains(actions, string(r.Action)) {
+			errs = append(errs, field.NotSupported(rp.Child("action"), r.Action, actions))
+		}
+		if r.ExitCodes == nil {
+			errs = append(errs, field.Required(rp.Child("exitCodes"), "must be specified"))
+			continue
+		}
+		ops := []string{string(v1.ContainerRestartRuleOnExitCodesOpIn), string(v1.ContainerRestartRuleOnExitCodesOpNotIn)}
+		if !slices.Contains(ops, string(r.ExitCodes.Operator)) {
+			errs = append(errs, field.NotSupported(rp.Child("exitCodes", "operator"), r.ExitCodes.Operator, ops))
+		}
+		if len(r.ExitCodes.Values) > 255 {
+			errs = append(errs, field.TooMany(rp.Child("exitCodes", "values"), len(r.ExitCodes.Values), 255))
 		}
 	}
 	return errs

@@ -27,6 +27,8 @@ type NodeStore struct {
 	antiNodes     nodeSet // nodes running a pod with required anti-affinity
 	affinityNodes nodeSet // nodes running a pod with any affinity term
 
+	images imageStates // per image name, its size and how many live nodes list it (images.go)
+
 	// watchers are told of every pod added or removed, after the move is logged.
 	watchers []podWatcher
 	// faults are misuses the store refused (a pod added twice); Verify reports them.
@@ -51,6 +53,7 @@ func newNodeStore(undo *undoLog) *NodeStore {
 		labels:        newLabelIndex(),
 		antiNodes:     newNodeSet(),
 		affinityNodes: newNodeSet(),
+		images:        imageStates{},
 	}
 }
 
@@ -92,6 +95,7 @@ func (s *NodeStore) NodesWithAffinityPods() []*framework.NodeInfo { return s.aff
 // AddNode adds a node, or updates it when it exists (or returns from deletion).
 func (s *NodeStore) AddNode(node *v1.Node) *framework.NodeInfo {
 	if n := s.Get(node.Name); n != nil {
+		s.setImages(n, n.Node(), node)
 		n.SetNode(node)
 		return n
 	}
@@ -103,6 +107,7 @@ func (s *NodeStore) AddNode(node *v1.Node) *framework.NodeInfo {
 	} else {
 		n = framework.NewNodeInfo(node)
 	}
+	s.setImages(n, nil, node)
 	n.Index = len(s.nodes)
 	s.nodeIndex[node.Name] = n.Index
 	s.nodes = append(s.nodes, n)
@@ -129,6 +134,7 @@ func (s *NodeStore) RemoveNode(name string) {
 		s.nodes[j].Index = j
 	}
 	s.layoutVersion++
+	s.setImages(n, n.Node(), nil)
 	if len(n.Pods) > 0 {
 		s.relabel(n, false)
 		n.SetNode(nil)

@@ -6,13 +6,13 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// verify checks the NodeStore's indexes: the nodes, the pods on them, the label index and
-// the node sets; and reports the first misuse it refused.
+// verify checks the NodeStore's indexes: the nodes, the pods on them, the label index, the
+// node sets and the image counts; and reports the first misuse it refused.
 func (s *NodeStore) verify() error {
 	if len(s.faults) > 0 {
 		return fmt.Errorf("refused: %s", s.faults[0])
 	}
-	for _, check := range []func() error{s.verifyNodes, s.verifyPods, s.verifyLabels, s.verifyNodeSets} {
+	for _, check := range []func() error{s.verifyNodes, s.verifyPods, s.verifyLabels, s.verifyNodeSets, s.verifyImages} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -32,6 +32,8 @@ var DefaultPlugins = []DefaultPlugin{
 	{Name: "PodTopologySpread", Weight: 2},
 	{Name: "InterPodAffinity", Weight: 2},
 	{Name: "NodeResourcesBalancedAllocation", Weight: 1},
+	{Name: "ImageLocality", Weight: 1},
+	{Name: "NodeDeclaredFeatures"},
 	{Name: "DynamicResources"},
 	{Name: "GangScheduling"},
 	{Name: "TopologyPlacement"},

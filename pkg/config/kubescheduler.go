@@ -41,11 +41,18 @@ type RunSettings struct {
 	EnableContentionProfiling *bool
 }
 
-// upstreamOnlyPlugins are kube-scheduler's plugins phalanx does not implement. Disabling
-// one is what phalanx does anyway; enabling one is an error.
+// upstreamOnlyPlugins are kube-scheduler v1.37's plugins phalanx does not implement, none
+// of them in kube-scheduler's default profile (their feature gates are off by default).
+// Disabling one is what phalanx does anyway; enabling one, or giving it arguments, is an
+// error that says why. Every other v1.37 plugin phalanx implements under the same name
+// (kubeSchedulerPlugins in the tests lists them all).
 var upstreamOnlyPlugins = map[string]string{
-	"ImageLocality":        "phalanx does not track container images on nodes",
-	"NodeDeclaredFeatures": "phalanx does not implement node declared features",
+	"DeferredPodScheduling": "phalanx does not schedule the deferred resizes of running pods " +
+		"(InPlacePodVerticalScalingSchedulerPreemption, alpha in v1.37)",
+	"TopologyPlacementGenerator": "phalanx's placement generator for node labels is TopologyPlacement " +
+		"(TopologyAwareWorkloadScheduling, alpha in v1.37)",
+	"PodGroupPodsCount": "phalanx's placement scorers are PlacementPodCount and PlacementBinPacking " +
+		"(TopologyAwareWorkloadScheduling, alpha in v1.37)",
 }
 
 // phalanx's content types: protobuf for Kubernetes' own APIs, JSON for its CRD.

@@ -89,9 +89,7 @@ func TestKubeSchedulerConfiguration(t *testing.T) {
 			{
 				SchedulerName: "ml",
 				Plugins: Plugins{
-					// ImageLocality is kube-scheduler's, not phalanx's: disabling it is what
-					// phalanx does anyway.
-					Disabled: []Plugin{{Name: "NodeResourcesBalancedAllocation"}},
+					Disabled: []Plugin{{Name: "ImageLocality"}, {Name: "NodeResourcesBalancedAllocation"}},
 					Score: PluginSet{
 						Disabled: []Plugin{{Name: "PodTopologySpread"}},
 						Enabled:  []Plugin{{Name: "NodeResourcesFit", Weight: 5}},
@@ -150,8 +148,8 @@ func TestKubeSchedulerConfigurationErrors(t *testing.T) {
 		{"a profile's percentage", head + "percentageOfNodesToScore: 10\nprofiles: [{percentageOfNodesToScore: 20}]\n",
 			[]string{"profiles[0].percentageOfNodesToScore", "20", "top level"}},
 		{"duplicate profiles", head + "profiles: [{schedulerName: a}, {schedulerName: a}]\n", []string{"profiles[1].schedulerName", "Duplicate"}},
-		{"enabling a plugin phalanx does not have", profile("  plugins: {multiPoint: {enabled: [{name: ImageLocality}]}}\n"),
-			[]string{"profiles[0].plugins.multiPoint.enabled[0].name", "ImageLocality", "images"}},
+		{"enabling a plugin phalanx does not have", profile("  plugins: {multiPoint: {enabled: [{name: DeferredPodScheduling}]}}\n"),
+			[]string{"profiles[0].plugins.multiPoint.enabled[0].name", "DeferredPodScheduling", "resizes"}},
 		{"typo in a disabled list", profile("  plugins: {score: {disabled: [{name: NodeResourceFit}]}}\n"),
 			[]string{"profiles[0].plugins.score.disabled[0].name", `"NodeResourceFit"`, "NodeResourcesFit"}},
 		{"typo in multiPoint's disabled list", profile("  plugins: {multiPoint: {disabled: [{name: ImageLocality}, {name: TaintTolerations}]}}\n"),
@@ -166,8 +164,8 @@ func TestKubeSchedulerConfigurationErrors(t *testing.T) {
 			[]string{"profiles[0].plugins.score.enabled[0].weight", "200"}},
 		{"args of an unknown plugin", profile("  pluginConfig: [{name: Coscheduling, args: {}}]\n"),
 			[]string{"profiles[0].pluginConfig[0].name", `"Coscheduling"`}},
-		{"args of a plugin phalanx does not have", profile("  pluginConfig: [{name: ImageLocality, args: {}}]\n"),
-			[]string{"profiles[0].pluginConfig[0].name", "ImageLocality"}},
+		{"args of a plugin phalanx does not have", profile("  pluginConfig: [{name: PodGroupPodsCount, args: {}}]\n"),
+			[]string{"profiles[0].pluginConfig[0].name", "PodGroupPodsCount", "PlacementPodCount"}},
 		{"args of another kind", profile("  pluginConfig: [{name: NodeResourcesFit, args: {kind: NodeAffinityArgs}}]\n"),
 			[]string{"profiles[0].pluginConfig[0].args.kind", "NodeAffinityArgs", "NodeResourcesFitArgs"}},
 		{"args of another version", profile("  pluginConfig: [{name: NodeAffinity, args: {apiVersion: kubescheduler.config.k8s.io/v1beta3}}]\n"),

@@ -38,6 +38,8 @@ const (
 	UpdateNodeTaint
 	UpdateNodeCondition
 	UpdateNodeSchedulable
+	// UpdateNodeDeclaredFeature is a change of the node's status.declaredFeatures.
+	UpdateNodeDeclaredFeature
 	UpdatePodLabel
 	UpdatePodScaleDown
 	UpdatePodToleration
@@ -46,7 +48,7 @@ const (
 	UpdateOther
 
 	Update = UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition |
-		UpdateNodeSchedulable | UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration |
+		UpdateNodeSchedulable | UpdateNodeDeclaredFeature | UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration |
 		UpdatePodSchedulingGates | UpdateOther
 	All ActionType = 1<<iota - 1
 )

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
+	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 
 	"github.com/phalanx-dev/phalanx/pkg/resource"
 )
@@ -21,13 +22,20 @@ type NodeInfo struct {
 	// Index is the node's position in the cache's node list, for per-node arrays.
 	Index int
 	// StaticGeneration changes when what static filters read (labels, taints,
-	// unschedulable, allocatable) changes; cached static verdicts of older generations are
+	// unschedulable, allocatable, declared features) changes; cached static verdicts of older generations are
 	// stale.
 	StaticGeneration int64
 	// Unschedulable and Taints copy the node's spec so filters read them from this small,
 	// hot struct rather than from the large Node object.
 	Unschedulable bool
 	Taints        []v1.Taint
+	// DeclaredFeatures are the node's status.declaredFeatures that the node declared
+	// features library knows, as its feature set (NodeDeclaredFeatures reads them).
+	DeclaredFeatures ndf.FeatureSet
+	// Images are the image names the node lists in status.images, each with the state the
+	// live nodes listing it share (ImageLocality reads them); the cache sets them (nil for a
+	// node it does not hold, and for a ghost).
+	Images map[string]*ImageState
 
 	Allocatable resource.Vector
 	Requested   resource.Vector
@@ -111,7 +119,13 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 	}
 	n.Name = node.Name
 	alloc := AllocatableOf(node)
-	if old == nil || alloc != n.Allocatable || !maps.Equal(old.Labels, node.Labels) || old.Spec.Unschedulable != node.Spec.Unschedulable ||
+	features := old == nil || !slices.Equal(old.Status.DeclaredFeatures, node.Status.DeclaredFeatures)
+	if features {
+		// The API server keeps the list sorted, as TryMap needs; features the library
+		// does not know are left out, as kube-scheduler leaves them out.
+		n.DeclaredFeatures = ndf.DefaultFramework.TryMap(node.Status.DeclaredFeatures)
+	}
+	if features || alloc != n.Allocatable || !maps.Equal(old.Labels, node.Labels) || old.Spec.Unschedulable != node.Spec.Unschedulable ||
 		!slices.EqualFunc(old.Spec.Taints, node.Spec.Taints, func(a, b v1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value }) {
 		n.StaticGeneration = staticGenerations.Add(1)
 	}

@@ -8,8 +8,10 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins/draplacement"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/dynamicresources"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/gangscheduling"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/imagelocality"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeaffinity"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/nodedeclaredfeatures"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodename"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/nodeports"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
@@ -33,6 +35,8 @@ func NewRegistry() runtime.Registry {
 		prioritysort.Name:                    prioritysort.New,
 		schedulinggates.Name:                 schedulinggates.New,
 		nodeunschedulable.Name:               nodeunschedulable.New,
+		nodedeclaredfeatures.Name:            nodedeclaredfeatures.New,
+		imagelocality.Name:                   imagelocality.New,
 		nodename.Name:                        nodename.New,
 		noderesources.FitName:                noderesources.NewFit,
 		noderesources.BalancedAllocationName: noderesources.NewBalancedAllocation,

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -159,6 +160,10 @@ func (s *Scheduler) UpdateNode(old, node *v1.Node) {
 	}
 	if old.Spec.Unschedulable != node.Spec.Unschedulable {
 		action |= framework.UpdateNodeSchedulable
+	}
+	// The API server keeps the list sorted: comparing in order is comparing the sets.
+	if !slices.Equal(old.Status.DeclaredFeatures, node.Status.DeclaredFeatures) {
+		action |= framework.UpdateNodeDeclaredFeature
 	}
 	if action != 0 {
 		s.retries.onNodeEvent(framework.ClusterEvent{Resource: framework.Node, Action: action, Label: "NodeUpdate"}, n)

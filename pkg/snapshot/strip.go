@@ -70,6 +70,7 @@ func pod(p *v1.Pod, now time.Time) *v1.Pod {
 		TopologySpreadConstraints: s.TopologySpreadConstraints, Overhead: s.Overhead, Resources: s.Resources,
 		ResourceClaims: s.ResourceClaims, SchedulingGates: s.SchedulingGates, SchedulingGroup: s.SchedulingGroup,
 		TerminationGracePeriodSeconds: s.TerminationGracePeriodSeconds, RestartPolicy: s.RestartPolicy,
+		HostNetwork: s.HostNetwork, HostUsers: s.HostUsers,
 		InitContainers: containers(s.InitContainers), Containers: containers(s.Containers), Volumes: volumes(s.Volumes),
 	}}
 	out.Status = v1.PodStatus{Phase: p.Status.Phase, NominatedNodeName: p.Status.NominatedNodeName,
@@ -91,12 +92,13 @@ func pod(p *v1.Pod, now time.Time) *v1.Pod {
 	return out
 }
 
-// containers keep their names, images, requests and limits, host ports and (for init
-// containers) restart policy: no commands, arguments, environment or mounts.
+// containers keep their names, images, requests and limits, host ports, restart policy
+// and restart rules (what a node must declare, NodeDeclaredFeatures): no commands,
+// arguments, environment or mounts.
 func containers(cs []v1.Container) []v1.Container {
 	var out []v1.Container
 	for _, c := range cs {
-		k := v1.Container{Name: c.Name, Image: c.Image, Resources: c.Resources, RestartPolicy: c.RestartPolicy}
+		k := v1.Container{Name: c.Name, Image: c.Image, Resources: c.Resources, RestartPolicy: c.RestartPolicy, RestartPolicyRules: c.RestartPolicyRules}
 		for _, p := range c.Ports {
 			if p.HostPort != 0 {
 				k.Ports = append(k.Ports, v1.ContainerPort{ContainerPort: p.ContainerPort, HostPort: p.HostPort, HostIP: p.HostIP, Protocol: p.Protocol})
@@ -107,8 +109,8 @@ func containers(cs []v1.Container) []v1.Container {
 	return out
 }
 
-// volumes keep the kinds scheduling reads (claims, ephemeral claims, CSI and the disks
-// whose conflicts and limits are checked), without their secrets; secrets, config maps
+// volumes keep the kinds scheduling reads (claims, ephemeral claims, CSI, images and the
+// disks whose conflicts and limits are checked), without their secrets; secrets, config maps
 // and the like are dropped, names and all.
 func volumes(vs []v1.Volume) []v1.Volume {
 	var out []v1.Volume
@@ -124,6 +126,8 @@ func volumes(vs []v1.Volume) []v1.Volume {
 				ObjectMeta: metav1.ObjectMeta{Labels: t.Labels}, Spec: t.Spec}}
 		case src.CSI != nil:
 			k.CSI = &v1.CSIVolumeSource{Driver: src.CSI.Driver, ReadOnly: src.CSI.ReadOnly}
+		case src.Image != nil: // ImageLocality scores the image
+			k.Image = &v1.ImageVolumeSource{Reference: src.Image.Reference}
 		case src.GCEPersistentDisk != nil:
 			k.GCEPersistentDisk = src.GCEPersistentDisk
 		case src.AWSElasticBlockStore != nil:
@@ -144,12 +148,15 @@ func volumes(vs []v1.Volume) []v1.Volume {
 	return out
 }
 
-// node keeps labels, taints, cordon and allocatable (capacity only when allocatable is
-// not reported).
+// node keeps labels, taints, cordon, allocatable (capacity only when allocatable is not
+// reported), the images it holds (ImageLocality) and its declared features
+// (NodeDeclaredFeatures).
 func node(n *v1.Node) *v1.Node {
 	out := &v1.Node{TypeMeta: typeMeta("v1", "Node"), ObjectMeta: meta(&n.ObjectMeta),
 		Spec: v1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable}}
 	out.Status.Allocatable = n.Status.Allocatable
+	out.Status.Images = n.Status.Images
+	out.Status.DeclaredFeatures = n.Status.DeclaredFeatures
 	if len(out.Status.Allocatable) == 0 {
 		out.Status.Capacity = n.Status.Capacity
 	}

@@ -156,8 +156,8 @@ func TestNewErrors(t *testing.T) {
 			profile: config.Profile{Plugins: config.Plugins{Disabled: []config.Plugin{{Name: "NodeResourceFit"}}}},
 			field:   "profiles[0].plugins.disabled[0].name", typ: field.ErrorTypeNotSupported, msg: []string{`"NodeResourceFit"`, "NodeResourcesFit"}},
 		{name: "unknown plugin at a point",
-			profile: config.Profile{Plugins: config.Plugins{Score: config.PluginSet{Enabled: []config.Plugin{{Name: "ImageLocality"}}}}},
-			field:   "profiles[0].plugins.score.enabled[0].name", typ: field.ErrorTypeNotSupported, msg: []string{`"ImageLocality"`}},
+			profile: config.Profile{Plugins: config.Plugins{Score: config.PluginSet{Enabled: []config.Plugin{{Name: "Coscheduling"}}}}},
+			field:   "profiles[0].plugins.score.enabled[0].name", typ: field.ErrorTypeNotSupported, msg: []string{`"Coscheduling"`}},
 		{name: "unknown plugin disabled at a point",
 			profile: config.Profile{Plugins: config.Plugins{Filter: config.PluginSet{Disabled: []config.Plugin{{Name: "*"}, {Name: "NodePort"}}}}},
 			field:   "profiles[0].plugins.filter.disabled[1].name", typ: field.ErrorTypeNotSupported, msg: []string{`"NodePort"`}},
@@ -383,7 +383,7 @@ profiles:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := pluginNames(f.Plugins()), without(defaultNames(), "NodePorts"); !slices.Equal(got, want) {
+	if got, want := pluginNames(f.Plugins()), without(defaultNames(), "ImageLocality", "NodePorts"); !slices.Equal(got, want) {
 		t.Errorf("plugins %v, want %v", got, want)
 	}
 	if got := pluginNames(f.ActiveDynamicFilters(framework.NewCycleState())); slices.Contains(got, "InterPodAffinity") || slices.Contains(got, "NodePorts") {
