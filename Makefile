@@ -18,11 +18,12 @@ help: ## list the targets
 build: ## build bin/phalanx, stamped with VERSION
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/phalanx ./cmd/phalanx
 
-image: ## build the container image $(IMAGE):$(VERSION) from the Dockerfile
-	docker build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) -t $(IMAGE):$(VERSION) .
+image: ## build the image $(IMAGE):$(VERSION): docker/podman, else in Go into bin/image, checked (PUSH=1 pushes)
+	IMAGE=$(IMAGE) VERSION=$(VERSION) GIT_COMMIT=$(GIT_COMMIT) hack/image.sh
 
-test: ## unit, scenario and CLI tests
+test: ## unit, scenario and CLI tests (and the image builder's, hack/image)
 	$(GO) test -count=1 $(PKGS)
+	cd hack/image && GOWORK=off $(GO) test -count=1 -timeout 30m ./...
 
 test-race: ## the tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)
