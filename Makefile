@@ -18,11 +18,12 @@ help: ## list the targets
 build: ## build bin/phalanx, stamped with VERSION
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/phalanx ./cmd/phalanx
 
-image: ## build the container image $(IMAGE):$(VERSION) from the Dockerfile
-	docker build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) -t $(IMAGE):$(VERSION) .
+image: ## build the image $(IMAGE):$(VERSION): docker/podman, else in Go into bin/image, checked (PUSH=1 pushes)
+	IMAGE=$(IMAGE) VERSION=$(VERSION) GIT_COMMIT=$(GIT_COMMIT) hack/image.sh
 
-test: ## unit, scenario and CLI tests; the HTML reports in headless Chromium
+test: ## unit, scenario and CLI tests; the image builder's (hack/image); the HTML reports in headless Chromium
 	$(GO) test -count=1 $(PKGS)
+	cd hack/image && GOWORK=off $(GO) test -count=1 -timeout 30m ./...
 	@mkdir -p $(BIN) && rm -f $(BIN)/browser-figures.txt
 	cd hack/browsertest && BROWSERTEST_FIGURES=$(CURDIR)/$(BIN)/browser-figures.txt $(GO) test -count=1 ./...
 	@cat $(BIN)/browser-figures.txt

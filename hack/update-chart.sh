@@ -4,7 +4,9 @@
 #   charts/phalanx/templates/crds.yaml          the CRDs of config/crd, behind crds.install
 #   charts/phalanx/dashboards/*.json            the Grafana dashboard of config/grafana
 #   deploy/phalanx.yaml                         the release manifest: the chart rendered with
-#                                               its defaults into phalanx-system, namespace included
+#                                               its defaults and namespace.create=true (a
+#                                               manifest has no --create-namespace) into
+#                                               phalanx-system
 # hack/update-codegen.sh (make generate) runs it; hack/verify-chart.sh checks the result.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,8 +33,9 @@ cp config/grafana/*.json "$CHART/dashboards/"
 
 mkdir -p deploy
 {
-	echo "# phalanx $(sed -n 's/^appVersion: //p' "$CHART/Chart.yaml"): the release manifest, rendered from charts/phalanx with its"
-	echo "# defaults by hack/update-chart.sh (do not edit). Install with"
+	echo "# phalanx $(sed -n 's/^appVersion: //p' "$CHART/Chart.yaml"): the release manifest, rendered from charts/phalanx by"
+	echo "# hack/update-chart.sh (do not edit) with the chart's defaults and one more value,"
+	echo "# namespace.create=true (the namespace phalanx-system is in it). Install with"
 	echo "#   kubectl apply --server-side -f deploy/phalanx.yaml"
 	helm template phalanx "$CHART" --namespace phalanx-system --set namespace.create=true
 } >deploy/phalanx.yaml

@@ -17,7 +17,9 @@ helm() { go tool -modfile="$ROOT/hack/tools/go.mod" helm "$@"; }
 helm lint --strict "$CHART"
 for values in "$CHART"/ci/*-values.yaml; do
 	helm lint --strict "$CHART" --values "$values" >/dev/null
-	helm template phalanx "$CHART" --namespace phalanx-system --values "$values" >"$TMP/$(basename "$values")"
+	# (as on a cluster with the Prometheus Operator: the ServiceMonitor needs its API)
+	helm template phalanx "$CHART" --namespace phalanx-system --values "$values" \
+		--api-versions monitoring.coreos.com/v1/ServiceMonitor >"$TMP/$(basename "$values")"
 	echo "verify-chart: $(basename "$values") lints and renders ($(grep -c '^kind:' "$TMP/$(basename "$values")") objects)"
 done
 
@@ -44,6 +46,8 @@ refuse schedulerName --set schedulerName=default-scheduler
 refuse leaderElection --set leaderElection.enabled=false
 refuse nativePodGroups --set rbac.nativePodGroups=false --set podGroupSource=native
 refuse format --set logging.format=yaml
+# A ServiceMonitor where the Prometheus Operator's API is not served.
+refuse "ServiceMonitor CRD" --set metrics.serviceMonitor.enabled=true
 echo "verify-chart: bad values are refused"
 
 # Generated files: regenerate in a temporary copy and compare.

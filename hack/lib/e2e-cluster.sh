@@ -29,8 +29,9 @@ e2e::die() { e2e::log "ERROR: $*"; exit 1; }
 
 # Version stamping as kubernetes' hack/lib/version.sh does it, so that /version
 # and the compatibility-version logic see the release, not v0.0.0-master.
+# e2e::kube_ldflags [VERSION]: E2E_KUBE_VERSION's by default.
 e2e::kube_ldflags() {
-  local v=${E2E_KUBE_VERSION} pkg minor
+  local v=${1:-${E2E_KUBE_VERSION}} pkg minor
   minor=${v#v1.}
   minor=${minor%%.*}
   local flags="-s -w"
@@ -99,6 +100,7 @@ e2e::build() {
   for b in etcd kwok e2ectl; do
     [[ -x "${E2E_BIN_DIR}/${b}" ]] || rm -f "${E2E_BIN_DIR}"/.stamp-*
   done
+  [[ -x "${E2E_BIN_DIR}/kubectl" ]] || rm -f "${E2E_BIN_DIR}/.stamp-kubectl"
   for b in kube-apiserver kube-controller-manager; do
     [[ -x "${E2E_KUBE_BIN_DIR}/${b}" ]] || rm -f "${E2E_KUBE_BIN_DIR}"/.stamp-*
   done
@@ -106,6 +108,10 @@ e2e::build() {
     e2e::build_kube kube-apiserver kube-controller-manager
     e2e::build_one e2ectl "${E2E_BIN_DIR}" "${c}" "${c}/go.mod" "${c}/go.sum" "${c}"/e2ectl/*.go -- \
       -ldflags="-s -w" ./e2ectl
+    # kubectl v1.37.2 (its own module, hack/cluster/kubectl), for both releases: the
+    # install test runs the commands of docs/install.md with it.
+    e2e::build_one kubectl "${E2E_BIN_DIR}" "${c}/kubectl" "${c}/kubectl/go.mod" "${c}/kubectl/go.sum" \
+      "${c}/kubectl/main.go" -- -ldflags="$(e2e::kube_ldflags v1.37.2)" .
   } &
   pids+=($!)
   {

@@ -60,7 +60,8 @@ func TestInstallDryRun(t *testing.T) {
 	}
 	for _, v := range values {
 		renderings["chart with "+filepath.Base(v)] = tool(t, root, "helm", "template", "phalanx", "charts/phalanx",
-			"--namespace", e2eutil.PhalanxNamespace, "--values", v)
+			"--namespace", e2eutil.PhalanxNamespace, "--values", v,
+			"--api-versions", "monitoring.coreos.com/v1/ServiceMonitor")
 	}
 	renderings["kustomize build config"] = tool(t, root, "kustomize", "build", "config")
 

@@ -489,3 +489,36 @@ func chartMeta(t *testing.T) chartMetadata {
 
 // chartAppVersion is phalanx's release, as the chart names it.
 func chartAppVersion(t *testing.T) string { return chartMeta(t).AppVersion }
+
+// The install from a checkout and the release manifest can replace each other
+// (docs/install.md, "Move between installs"): the same Deployment selector (immutable
+// once created), and each has a metrics Service that selects the Deployment's pods on
+// their http port, named alike.
+func TestKustomizeAndReleaseAgree(t *testing.T) {
+	own, release := loadManifests(t, configDir), loadManifests(t, releaseManifest)
+	for _, tc := range []struct {
+		name string
+		m    *manifests
+	}{{"config/", own}, {"deploy/phalanx.yaml", release}} {
+		if len(tc.m.deployments) != 1 || len(tc.m.services) != 1 {
+			t.Fatalf("%s: %d Deployments and %d Services, want one of each", tc.name, len(tc.m.deployments), len(tc.m.services))
+		}
+		dep, svc := tc.m.deployments[0], tc.m.services[0]
+		if svc.Name != "phalanx-metrics" || len(svc.Spec.Selector) == 0 {
+			t.Errorf("%s: Service %s selector %v: want phalanx-metrics, selecting the pods", tc.name, svc.Name, svc.Spec.Selector)
+		}
+		for k, v := range svc.Spec.Selector {
+			if dep.Spec.Template.Labels[k] != v {
+				t.Errorf("%s: Service %s selects %s=%s, which the Deployment's pods do not have", tc.name, svc.Name, k, v)
+			}
+		}
+		if p := svc.Spec.Ports; len(p) != 1 || p[0].TargetPort.StrVal != "http" || p[0].Name != "http-metrics" || p[0].Port != 10251 {
+			t.Errorf("%s: Service ports %+v: want http-metrics (10251) to the pods' http port", tc.name, p)
+		}
+	}
+	a, b := own.deployments[0], release.deployments[0]
+	if a.Name != b.Name || a.Namespace != b.Namespace || !reflect.DeepEqual(a.Spec.Selector, b.Spec.Selector) {
+		t.Errorf("config/ installs Deployment %s/%s selecting %v, the release manifest %s/%s selecting %v: one cannot replace the other",
+			a.Namespace, a.Name, a.Spec.Selector, b.Namespace, b.Name, b.Spec.Selector)
+	}
+}

@@ -108,6 +108,13 @@ func (c *Cluster) PhalanxKubeconfig(t testing.TB) string {
 	return rbacKubeconfig
 }
 
+// ForgetPhalanxRBAC makes the next PhalanxKubeconfig install phalanx's namespace and RBAC
+// again and issue a new token: for a test that uninstalled them (the install test).
+func ForgetPhalanxRBAC() {
+	rbacOnce = sync.Once{}
+	rbacKubeconfig, rbacErr = "", nil
+}
+
 func (c *Cluster) installRBAC(t testing.TB) (string, error) {
 	root := RepoRoot(t)
 	files := []string{filepath.Join(root, "config", "namespace.yaml")}
