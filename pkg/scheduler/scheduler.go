@@ -132,7 +132,7 @@ func New(opts Options) (*Scheduler, error) {
 		// assemble, once the queue exists.
 		preemptions: &preemptexec.Preemptions{},
 	}
-	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
+	for i, pool := range metrics.QueuePools {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
 	}
 	rnd := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
@@ -171,6 +171,11 @@ func New(opts Options) (*Scheduler, error) {
 			return nil, &ConfigurationError{Err: err}
 		}
 		s.profiles[prof.SchedulerName] = fwk
+		var plugins []string
+		for _, p := range fwk.Plugins() {
+			plugins = append(plugins, p.Name())
+		}
+		s.metrics.InitProfile(prof.SchedulerName, plugins)
 		if s.first == nil {
 			s.first = fwk
 		}
