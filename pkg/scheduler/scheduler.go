@@ -234,7 +234,7 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, groupStore: s.cache.Groups(), nominations: s.cache.Nominations(), queue: s.queue, profiles: s.profiles,
 		actuator: act, status: s.status, groupAPI: s.groupAPI, preemptions: s.preemptions, profileFor: s.profileFor,
 		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, composites: map[string]*groupState{},
-		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}}
+		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}, refused: map[string]bool{}}
 	// The profiles were given s.preemptions before the queue existed: it is filled in place.
 	*s.preemptions = *preemptexec.New(preemptexec.Options{Actuator: act, Exec: preemptExec, Clock: s.clock, Logger: s.logger,
 		Metrics: s.metrics, Queue: s.queue, Snapshot: s.cache, Nodes: s.cache.Nodes(), Nominations: s.cache.Nominations(),
