@@ -132,6 +132,8 @@ func TestConfigurationErrorsNameTheFile(t *testing.T) {
 			`pod.yaml: kind: Unsupported value: "Pod" (v1): not a scheduler configuration; --config takes a SchedulerConfiguration`},
 		{"plugin.yaml", "apiVersion: config.phalanx.dev/v1alpha1\nkind: SchedulerConfiguration\nprofiles:\n- schedulerName: phalanx\n  plugins: {disabled: [{name: NodeResourceFit}]}\n",
 			`plugin.yaml: profiles[0].plugins.disabled[0].name: Unsupported value: "NodeResourceFit"`},
+		{"typo.yaml", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: phalanx\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy: {type: MostAllocated}\n      scoreStrategyy: x\n",
+			`typo.yaml: line 9: unknown field "scoreStrategyy" in profiles[0].pluginConfig[0].args (NodeResourcesFitArgs)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := write(tc.name, tc.content)
