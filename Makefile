@@ -15,8 +15,9 @@ LDFLAGS    := -X github.com/phalanx-dev/phalanx/pkg/version.gitVersion=$(VERSION
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-build: ## build bin/phalanx, stamped with VERSION
+build: ## build bin/phalanx, stamped with VERSION, and bin/kubectl-phalanx (kubectl's plugin)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/phalanx ./cmd/phalanx
+	ln -sf phalanx $(BIN)/kubectl-phalanx
 
 image: ## build the image $(IMAGE):$(VERSION): docker/podman, else in Go into bin/image, checked (PUSH=1 pushes)
 	IMAGE=$(IMAGE) VERSION=$(VERSION) GIT_COMMIT=$(GIT_COMMIT) hack/image.sh

@@ -29,8 +29,9 @@ const (
 	// fit: resources, affinity, topology, or waiting for its preemption victims to leave.
 	PodGroupReasonUnschedulable = "Unschedulable"
 	// PodGroupReasonSchedulerError goes with PodGroupScheduled=False when the group can never
-	// be scheduled as written: an invalid spec, an unknown priority class, or members whose
-	// priority or preemptionPolicy differ from the group's.
+	// be scheduled as written (an invalid spec, an unknown priority class, or members whose
+	// priority or preemptionPolicy differ from the group's), or when the API server refused
+	// a member's binding and left the group below its minCount bound.
 	PodGroupReasonSchedulerError = "SchedulerError"
 	// PodGroupReasonPreemptionByScheduler goes with DisruptionTarget=True when the scheduler
 	// preempts the group for a higher-priority pod or group.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,8 +28,17 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// pluginName is the name kubectl finds a plugin by: `kubectl phalanx whatif -f job.yaml`
+// runs kubectl-phalanx (this binary, copied or linked under that name) with "whatif -f
+// job.yaml".
+const pluginName = "kubectl-phalanx"
+
 func main() {
 	root := newRootCommand()
+	if isPlugin(os.Args[0]) {
+		// Help and usage say how it was called.
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl phalanx"}
+	}
 	err := root.Execute()
 	if err == nil {
 		os.Exit(exitOK)
@@ -46,6 +56,13 @@ func main() {
 		os.Exit(exitBadInput)
 	}
 	os.Exit(exitFailure)
+}
+
+// isPlugin reports whether the binary runs as kubectl's plugin (kubectl-phalanx, or
+// kubectl-phalanx.exe).
+func isPlugin(argv0 string) bool {
+	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
+	return base == pluginName
 }
 
 // exitError carries a specific exit status.

@@ -70,6 +70,11 @@ func TestExitCodes(t *testing.T) {
 			"apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: r}\n", 2, "skipping kubeflow.org/v1 PyTorchJob"},
 		{"whatif: bad new object", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml", "-f", "testdata/badinput/job-restart-always.yaml"}, "", 2,
 			"job-restart-always.yaml: document 1 (Job default/train): spec.template.spec.restartPolicy"},
+		{"whatif: a snapshot and a cluster", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml", "--context", "prod", "-f", "testdata/whatif/gpu-pod.yaml"}, "", 2,
+			"--snapshot reads a saved cluster; the cluster flags (--kubeconfig, --context, --server ...) name a live one: give one (--context given)"},
+		{"whatif: --kubeconfig missing", []string{"whatif", "--kubeconfig", "no/such/kubeconfig", "-f", "testdata/whatif/gpu-pod.yaml"}, "", 2,
+			"--kubeconfig no/such/kubeconfig: "},
+		{"snapshot: unknown --context", []string{"snapshot", "--kubeconfig", "testdata/whatif/cluster.yaml", "--context", "nope"}, "", 2, "--kubeconfig testdata/whatif/cluster.yaml: "},
 		{"whatif: no -f", []string{"whatif", "--snapshot", "testdata/whatif/cluster.yaml"}, "", 2, "needs the new objects"},
 		{"whatif: two clusters", []string{"whatif", "--snapshot", "x", "--kubeconfig", "y", "-f", "-"}, "", 2, "give one"},
 		{"snapshot: cluster unreachable", []string{"snapshot", "--kubeconfig", "testdata/kubeconfig-unreachable.yaml"}, "", 1, "https://127.0.0.1:1"},
@@ -127,6 +132,8 @@ func TestConfigurationErrorsNameTheFile(t *testing.T) {
 			`pod.yaml: kind: Unsupported value: "Pod" (v1): not a scheduler configuration; --config takes a SchedulerConfiguration`},
 		{"plugin.yaml", "apiVersion: config.phalanx.dev/v1alpha1\nkind: SchedulerConfiguration\nprofiles:\n- schedulerName: phalanx\n  plugins: {disabled: [{name: NodeResourceFit}]}\n",
 			`plugin.yaml: profiles[0].plugins.disabled[0].name: Unsupported value: "NodeResourceFit"`},
+		{"typo.yaml", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: phalanx\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy: {type: MostAllocated}\n      scoreStrategyy: x\n",
+			`typo.yaml: line 9: unknown field "scoreStrategyy" in profiles[0].pluginConfig[0].args (NodeResourcesFitArgs)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := write(tc.name, tc.content)
@@ -223,5 +230,35 @@ func TestVersion(t *testing.T) {
 	got, err := exec.Command(stamped, "--version").Output()
 	if err != nil || !strings.HasPrefix(string(got), "phalanx v9.8.7 (commit feedface, ") {
 		t.Errorf("stamped --version: %q, %v", got, err)
+	}
+}
+
+// Installed as kubectl-phalanx on the PATH, the binary is kubectl's plugin: `kubectl
+// phalanx whatif -f job.yaml` runs it with "whatif -f job.yaml", and its help says
+// `kubectl phalanx` (issue 29).
+func TestKubectlPlugin(t *testing.T) {
+	plugin := filepath.Join(t.TempDir(), "kubectl-phalanx")
+	if err := os.Symlink(binary, plugin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(plugin, "whatif", "--snapshot", "testdata/whatif/cluster.yaml", "-f", "testdata/whatif/gpu-pod.yaml")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl-phalanx whatif: %v\n%s", err, out)
+	}
+	direct, _, _ := run(t, "", "whatif", "--snapshot", "testdata/whatif/cluster.yaml", "-f", "testdata/whatif/gpu-pod.yaml")
+	if string(out) != direct {
+		t.Errorf("kubectl-phalanx whatif says\n%s\nphalanx whatif says\n%s", out, direct)
+	}
+	help, err := exec.Command(plugin, "whatif", "--help").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(help), "kubectl phalanx whatif -f NEW") {
+		t.Errorf("kubectl-phalanx whatif --help does not say kubectl phalanx:\n%s", help)
+	}
+	if help, _ := exec.Command(binary, "whatif", "--help").Output(); !strings.Contains(string(help), "phalanx whatif -f NEW") || strings.Contains(string(help), "kubectl phalanx") {
+		t.Errorf("phalanx whatif --help:\n%s", help)
 	}
 }

@@ -13,23 +13,25 @@ import (
 )
 
 type snapshotOptions struct {
-	kubeconfig string
-	out        string
-	namespace  string
-	selector   string
-	pageSize   int64
+	kube      kubeFlags
+	out       string
+	namespace string
+	selector  string
+	pageSize  int64
 }
 
 func newSnapshotCommand() *cobra.Command {
 	o := &snapshotOptions{}
 	cmd := &cobra.Command{
-		Use:   "snapshot [--kubeconfig FILE] [-o FILE|DIR]",
+		Use:   "snapshot [--kubeconfig FILE] [--context NAME] [-o FILE|DIR]",
 		Short: "Write what the scheduler sees of a cluster as manifests `phalanx simulate -f` reads back",
 		Long: `snapshot lists the nodes, pods (bound and pending), namespaces, PriorityClasses,
 PodDisruptionBudgets, PodGroups and CompositePodGroups (phalanx's and Kubernetes' own, with
 their Workloads), devices (DeviceClasses, ResourceSlices, ResourceClaims and
 their templates) and volumes (PersistentVolumes and their claims, StorageClasses, CSINodes)
-of the cluster --kubeconfig names (or the one it runs in), keeps only what scheduling reads
+of the cluster kubectl would talk to (kubectl's flags and loading rules: --kubeconfig, else
+$KUBECONFIG, else ~/.kube/config, with --context, --cluster, --user, --server ...; the
+cluster it runs in only when none names one), keeps only what scheduling reads
 (no environment, commands, managed fields, secrets' names or unrelated annotations), and
 writes them in a fixed order: two snapshots of an unchanged cluster are byte for byte the
 same. A pod being deleted is written to go at once with the grace period it has left.
@@ -45,7 +47,7 @@ Exit status: 0 when written, 2 for bad flags, 1 when the cluster could not be re
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default: the in-cluster configuration)")
+	o.kube.bind(f)
 	f.StringVarP(&o.out, "output", "o", "", "file, or directory (ending in / or existing), to write to (default: stdout)")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "only the pods of this namespace (other pods are left out, so nodes look emptier)")
 	f.StringVarP(&o.selector, "selector", "l", "", "only the pods with these labels (a label selector)")
@@ -57,7 +59,7 @@ func (o *snapshotOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	if o.pageSize <= 0 {
 		return usageError{fmt.Errorf("--page-size %d: must be positive", o.pageSize)}
 	}
-	snap, err := takeSnapshot(ctx, o.kubeconfig, snapshot.Options{Namespace: o.namespace, Selector: o.selector, PageSize: o.pageSize, Progress: stderr})
+	snap, err := takeSnapshot(ctx, &o.kube, snapshot.Options{Namespace: o.namespace, Selector: o.selector, PageSize: o.pageSize, Progress: stderr})
 	if err != nil {
 		return err
 	}
@@ -85,9 +87,10 @@ func (o *snapshotOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 	return nil
 }
 
-// takeSnapshot reads the cluster of a kubeconfig (or the one the process runs in).
-func takeSnapshot(ctx context.Context, kubeconfig string, opts snapshot.Options) (*snapshot.Snapshot, error) {
-	rc, err := restConfig(kubeconfig)
+// takeSnapshot reads the cluster kubectl's flags and loading rules name (or the one the
+// process runs in).
+func takeSnapshot(ctx context.Context, kube *kubeFlags, opts snapshot.Options) (*snapshot.Snapshot, error) {
+	rc, err := kube.restConfig()
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ const exitWouldNotSchedule = 3
 
 type whatifOptions struct {
 	files           []string
-	kubeconfig      string
+	kube            kubeFlags
 	snapshots       []string
 	configFile      string
 	output          string
@@ -39,12 +40,14 @@ type whatifOptions struct {
 func newWhatifCommand() *cobra.Command {
 	o := &whatifOptions{}
 	cmd := &cobra.Command{
-		Use:   "whatif -f NEW [-f NEW ...] [--kubeconfig FILE | --snapshot FILE]",
+		Use:   "whatif -f NEW [-f NEW ...] [--kubeconfig FILE] [--context NAME] [--snapshot FILE]",
 		Short: "Ask whether new workloads would schedule on a cluster, where, when and whom they would preempt",
-		Long: `whatif takes the cluster (read now from --kubeconfig, or the cluster it runs in, as
-` + "`phalanx snapshot`" + ` reads it; or a saved --snapshot) and the new objects of -f (Jobs,
-Deployments, ReplicaSets, StatefulSets, JobSets, pods, PodGroups and the rest of what
-` + "`phalanx simulate`" + ` reads) arriving now, and runs both forward in virtual time with the
+		Long: `whatif takes the cluster, read now as ` + "`phalanx snapshot`" + ` reads it from the
+cluster kubectl would talk to (kubectl's flags and loading rules: --kubeconfig, else
+$KUBECONFIG, else ~/.kube/config, with --context, --cluster, --user, --server ...; the
+cluster it runs in only when none names one), or a saved --snapshot; and the new objects
+of -f (Jobs, Deployments, ReplicaSets, StatefulSets, JobSets, pods, PodGroups and the rest
+of what ` + "`phalanx simulate`" + ` reads) arriving now, and runs both forward in virtual time with the
 scheduler and profiles of --config, as ` + "`phalanx run`" + ` would schedule them. Running pods
 run on; workloads' pods are made as their controllers would, and preempted pods are
 replaced as theirs would. It runs the cluster once without the new objects too, to tell
@@ -65,7 +68,7 @@ Exit status: 0 when everything new would schedule, 3 when something new would no
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil, "the new objects: a file, directory, or - for stdin (repeatable)")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default: the in-cluster configuration)")
+	o.kube.bind(f)
 	f.StringArrayVar(&o.snapshots, "snapshot", nil, "a snapshot (file or directory, or several) to ask instead of a live cluster")
 	f.StringVar(&o.configFile, "config", "", "scheduler configuration file, as for phalanx run")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or html")
@@ -82,8 +85,8 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 	if len(o.files) == 0 {
 		return usageError{errors.New("whatif needs the new objects: -f FILE")}
 	}
-	if len(o.snapshots) > 0 && o.kubeconfig != "" {
-		return usageError{errors.New("--snapshot and --kubeconfig: give one")}
+	if given := o.kube.given(); len(o.snapshots) > 0 && len(given) > 0 {
+		return usageError{fmt.Errorf("%w (%s given)", errNoKubeFlags, strings.Join(given, ", "))}
 	}
 	if err := checkOutput(o.output, o.until); err != nil {
 		return err
@@ -107,7 +110,7 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 			return inputError(err)
 		}
 	} else {
-		snap, err := takeSnapshot(ctx, o.kubeconfig, snapshot.Options{Progress: stderr})
+		snap, err := takeSnapshot(ctx, &o.kube, snapshot.Options{Progress: stderr})
 		if err != nil {
 			return err
 		}

@@ -38,6 +38,9 @@ func FuzzParse(f *testing.F) {
 		"seed: 9223372036854775807\ngangWaitTimeout: 2562047h47m16.854775807s",
 		"apiVersion: 1\nkind: [x]",
 		"&a [*a]",
+		"profiles: &p [{pluginConfg: *p}]",
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {typ: x}}}, {name: &n PodTopologySpread, args: {<<: {x: 1}}}]}]",
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{pluginConfig: [{name: [x], args: {a: 1}}, {args: &a {b: *a}}]}]",
 		"a: &a\n  b: *a",
 		"? [a, b]\n: c",
 	} {

@@ -3,7 +3,9 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -77,9 +79,13 @@ func isKubeScheduler(data []byte) (apiVersion string, ok bool) {
 // into phalanx's configuration. Everything in it is honoured or refused with an error
 // naming the field; nothing is dropped silently.
 func fromKubeScheduler(data []byte) (*Configuration, error) {
+	// A typo anywhere, in plugin arguments too, is named with its line and path.
+	if msg := unknownField(data, reflect.TypeFor[schedv1.KubeSchedulerConfiguration](), upstreamArgsType); msg != "" {
+		return nil, errors.New(msg)
+	}
 	in := &schedv1.KubeSchedulerConfiguration{}
 	if err := yaml.UnmarshalStrict(data, in); err != nil {
-		return nil, err
+		return nil, decodeError(err, data, reflect.TypeFor[schedv1.KubeSchedulerConfiguration](), upstreamArgsType)
 	}
 	var errs field.ErrorList
 	if in.APIVersion != KubeSchedulerAPIVersion {
@@ -277,6 +283,22 @@ func pluginNames() []string {
 // file's arguments are read strictly as that type (as kube-scheduler reads them), then
 // passed on as phalanx's, which spell every field the same, minus what phalanx cannot
 // honour.
+// upstreamArgsTypes are the types of upstreamArgs' arguments, by plugin.
+var upstreamArgsTypes = map[string]reflect.Type{
+	"DefaultPreemption":               reflect.TypeFor[schedv1.DefaultPreemptionArgs](),
+	"InterPodAffinity":                reflect.TypeFor[schedv1.InterPodAffinityArgs](),
+	"NodeAffinity":                    reflect.TypeFor[schedv1.NodeAffinityArgs](),
+	"NodeResourcesFit":                reflect.TypeFor[schedv1.NodeResourcesFitArgs](),
+	"NodeResourcesBalancedAllocation": reflect.TypeFor[schedv1.NodeResourcesBalancedAllocationArgs](),
+	"PodTopologySpread":               reflect.TypeFor[schedv1.PodTopologySpreadArgs](),
+	"VolumeBinding":                   reflect.TypeFor[schedv1.VolumeBindingArgs](),
+	"DynamicResources":                reflect.TypeFor[schedv1.DynamicResourcesArgs](),
+}
+
+// upstreamArgsType is the type of a plugin's arguments in a KubeSchedulerConfiguration
+// (nil for phalanx's own plugins, whose arguments the plugin reads).
+func upstreamArgsType(plugin string) reflect.Type { return upstreamArgsTypes[plugin] }
+
 var upstreamArgs = map[string]func(raw []byte, path *field.Path) (json.RawMessage, field.ErrorList){
 	"DefaultPreemption":               asIs(&schedv1.DefaultPreemptionArgs{}),
 	"InterPodAffinity":                asIs(&schedv1.InterPodAffinityArgs{}),
@@ -316,7 +338,9 @@ func typed[T any](check func(*T, *field.Path) field.ErrorList) func([]byte, *fie
 	return func(raw []byte, path *field.Path) (json.RawMessage, field.ErrorList) {
 		a := new(T)
 		if err := yaml.UnmarshalStrict(raw, a); err != nil {
-			return nil, field.ErrorList{field.Invalid(path, string(raw), err.Error())}
+			// The error names the field; the arguments are not repeated whole.
+			err = decodeError(err, raw, reflect.TypeFor[T](), nil)
+			return nil, field.ErrorList{field.Invalid(path, field.OmitValueType{}, err.Error())}
 		}
 		if errs := check(a, path); len(errs) > 0 {
 			return nil, errs

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -33,7 +34,7 @@ func Parse(data []byte) (*Configuration, error) {
 	}
 	c := &Configuration{}
 	if err := yaml.UnmarshalStrict(data, c); err != nil {
-		return nil, err
+		return nil, decodeError(err, data, reflect.TypeFor[Configuration](), nil)
 	}
 	SetDefaults(c)
 	if errs := Validate(c); len(errs) > 0 {

@@ -160,5 +160,39 @@ func New() *Metrics {
 		m.PodGroupPreemptionVictims, m.PodGroupPreemptionReprieved)
 	m.Registry.MustRegister(m.ScheduleAttempts, m.SchedulingAttemptDuration, m.PendingPods,
 		m.PreemptionAttempts, m.PreemptionVictims, m.PreemptionGoroutineDuration, m.PreemptionGoroutines)
+	// The labelled metrics have a series for every value they know from the start, so a
+	// dashboard's panel reads 0, not "No data", until the first pod group or preemption.
+	for _, pool := range QueuePools {
+		m.PendingPodGroups.WithLabelValues(pool)
+	}
+	for _, stage := range []string{"generated", "pruned", "evaluated", "feasible"} {
+		m.PodGroupPlacements.WithLabelValues(stage)
+	}
+	for _, phase := range []string{"generate", "evaluate", "score"} {
+		m.PodGroupPlacementDuration.WithLabelValues(phase)
+	}
+	for _, result := range []string{"success", "error", "unschedulable"} {
+		m.PodGroupPreemptionAttempts.WithLabelValues(result)
+	}
+	for _, result := range []string{"success", "error"} {
+		m.PreemptionGoroutineDuration.WithLabelValues(result)
+		m.PreemptionGoroutines.WithLabelValues(result)
+	}
 	return m
+}
+
+// QueuePools are the pools of the scheduling queue, as the queue label names them.
+var QueuePools = []string{"active", "backoff", "unschedulable", "gated"}
+
+// InitProfile gives the series labelled with a profile (and its plugins) their first
+// value, so a dashboard's panel filtered by profile reads 0 until the first attempt.
+func (m *Metrics) InitProfile(profile string, plugins []string) {
+	for _, result := range []string{ResultScheduled, ResultUnschedulable, ResultError} {
+		m.ScheduleAttempts.WithLabelValues(result, profile)
+		m.PodGroupScheduleAttempts.WithLabelValues(result, profile)
+	}
+	m.PodGroupWaitDuration.WithLabelValues(profile)
+	for _, p := range plugins {
+		m.UnschedulablePods.WithLabelValues(p, profile)
+	}
 }

@@ -92,6 +92,11 @@ func (c *groupCycle) assume(ctx context.Context, a groupAttempt, placed *framewo
 // reportScheduled sets a group's (or composite's) PodGroupScheduled condition and emits
 // its Scheduled event, once.
 func (c *groupCycle) reportScheduled(a groupAttempt, g *framework.GroupInfo, pods int, where *framework.Placement) {
+	if c.pending.refused[unitKey(g)] {
+		// A member's binding was refused: the group is Scheduled again once enough
+		// members are bound (finishMemberBinding), not when they are placed.
+		return
+	}
 	if !c.groupAPI.SetCondition(g, true, v1alpha1.PodGroupReasonScheduled, "") {
 		return
 	}
@@ -121,10 +126,95 @@ func (c *groupCycle) finishMemberBinding(a groupAttempt, as assumed, o bindOutco
 	switch o {
 	case bindSucceeded:
 		c.binder.recordScheduled(as)
+		c.boundAfterRefusal(a, as)
 	case bindFailed:
 		c.binder.forget(context.Background(), a.fwk, as)
 		c.status.reportFailure(as.pod, v1.PodReasonSchedulerError, "Binding rejected: "+st.Message())
 		c.pending.addMember(as.pod, a.gs.profile, true)
 		c.queue.Backoff(a.gs.entryKey())
+		c.bindingRefused(a, as, st)
+	}
+}
+
+// memberGroups are the group of a member and, when its unit is a composite, the composite.
+func (c *groupCycle) memberGroups(a groupAttempt, as assumed) []*framework.GroupInfo {
+	var groups []*framework.GroupInfo
+	if g := c.cache.Group(framework.GroupKey(as.pod)); g != nil {
+		groups = append(groups, g)
+	}
+	if u := a.gs.info; u != nil && u.IsComposite() {
+		groups = append(groups, u)
+	}
+	return groups
+}
+
+// boundMembers counts a group's members (a composite's: those of its groups) whose
+// binding is not in flight: bound, or assumed and bound already (the informer has not
+// said so yet). count is what the group's minCount counts (its bound members; a
+// composite's groups with their minCount bound), and short says it is below it.
+func (c *groupCycle) boundMembers(g *framework.GroupInfo) (bound, count int, short bool) {
+	keys := []string{g.Key}
+	if g.IsComposite() {
+		keys = c.cache.CompositeGroups(g.Key)
+	}
+	for _, k := range keys {
+		pg := c.cache.Group(k)
+		if pg == nil {
+			continue
+		}
+		n := 0
+		for _, m := range c.cache.GroupMembers(k) {
+			if c.binder.binding[m.Key] != m {
+				n++
+			}
+		}
+		bound += n
+		if n >= pg.MinCount() {
+			count++
+		}
+	}
+	if !g.IsComposite() {
+		count = bound
+	}
+	return bound, count, count < g.MinCount()
+}
+
+// bindingRefused reports a member's binding the API server refused (RBAC without
+// pods/binding, an admission webhook, a quota): an error log line, and, for the member's
+// group (and composite) now short of its minCount, PodGroupScheduled=False with the
+// refusal and a Warning event. The group does not say Scheduled again until enough
+// members are bound.
+func (c *groupCycle) bindingRefused(a groupAttempt, as assumed, st *framework.Status) {
+	c.status.logger.Error(st.AsError(), "Binding of a pod group member failed", "pod", as.pod.Key,
+		"podGroup", framework.GroupKey(as.pod), "node", as.host)
+	for _, g := range c.memberGroups(a, as) {
+		_, count, short := c.boundMembers(g)
+		if !short {
+			continue
+		}
+		c.pending.refused[unitKey(g)] = true
+		what := "members"
+		if g.IsComposite() {
+			what = "groups"
+		}
+		msg := fmt.Sprintf("Binding of member %s to node %s rejected: %s (%d of %d %s bound)",
+			as.pod.Key, as.host, st.Message(), count, g.MinCount(), what)
+		if c.groupAPI.SetCondition(g, false, v1alpha1.PodGroupReasonSchedulerError, msg) {
+			c.actuator.Event(g.Object(), nil, v1.EventTypeWarning, "FailedScheduling", "Binding", msg)
+		}
+	}
+}
+
+// boundAfterRefusal says Scheduled again for a member's group (and composite) whose
+// binding was refused once enough of its members are bound.
+func (c *groupCycle) boundAfterRefusal(a groupAttempt, as assumed) {
+	for _, g := range c.memberGroups(a, as) {
+		if !c.pending.refused[unitKey(g)] {
+			continue
+		}
+		if bound, _, short := c.boundMembers(g); !short {
+			delete(c.pending.refused, unitKey(g))
+			c.reportScheduled(a, g, bound, nil)
+		}
 	}
 }

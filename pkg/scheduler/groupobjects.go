@@ -58,6 +58,7 @@ func (pg *pendingGroups) deleteGroup(obj *v1alpha1.PodGroup) {
 	pg.groupAPI.ReleaseClaims(obj)
 	pg.groupStore.RemoveGroup(key)
 	pg.groupAPI.ForgetGroup(key)
+	delete(pg.refused, groupEntryKey(key))
 	pg.refile()
 	if gs := pg.groups[key]; gs != nil {
 		gs.info = nil
@@ -98,6 +99,7 @@ func (pg *pendingGroups) deleteComposite(obj *v1alpha1.CompositePodGroup) {
 	groups := pg.groupStore.CompositeGroups(key)
 	pg.groupStore.RemoveComposite(key)
 	pg.groupAPI.ForgetComposite(key)
+	delete(pg.refused, compositeEntryKey(key))
 	pg.resolveHierarchy(key)
 	pg.refile()
 	if gs := pg.composites[key]; gs != nil {

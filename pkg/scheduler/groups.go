@@ -91,6 +91,10 @@ type pendingGroups struct {
 	// gangWaits are the units held at their gate for lack of members whose wait has not
 	// been reported yet.
 	gangWaits map[*groupState]bool
+	// refused are the groups and composites (by unitKey) left below their minCount by a
+	// member's binding the API server refused: they say PodGroupScheduled=False until
+	// enough members are bound again, not Scheduled again when the members are placed.
+	refused map[string]bool
 }
 
 // updateMember refreshes a pending member after its pod changed. A status-only change (our

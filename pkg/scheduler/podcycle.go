@@ -160,6 +160,7 @@ func (c *podCycle) finishBinding(a podAttempt, as assumed, o bindOutcome, st *fr
 		c.binder.recordScheduled(as)
 	case bindFailed:
 		c.binder.forget(context.Background(), a.fwk, as)
+		c.status.logger.Error(st.AsError(), "Binding failed", "pod", as.pod.Key, "node", as.host)
 		if ours {
 			c.fail(a, framework.NewStatus(framework.Error, "Binding rejected: "+st.Message()), nil, nil)
 		}

@@ -132,7 +132,7 @@ func New(opts Options) (*Scheduler, error) {
 		// assemble, once the queue exists.
 		preemptions: &preemptexec.Preemptions{},
 	}
-	for i, pool := range []string{"active", "backoff", "unschedulable", "gated"} {
+	for i, pool := range metrics.QueuePools {
 		s.pendingGauges[i] = s.metrics.PendingPods.WithLabelValues(pool)
 	}
 	rnd := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15))
@@ -171,6 +171,11 @@ func New(opts Options) (*Scheduler, error) {
 			return nil, &ConfigurationError{Err: err}
 		}
 		s.profiles[prof.SchedulerName] = fwk
+		var plugins []string
+		for _, p := range fwk.Plugins() {
+			plugins = append(plugins, p.Name())
+		}
+		s.metrics.InitProfile(prof.SchedulerName, plugins)
 		if s.first == nil {
 			s.first = fwk
 		}
@@ -229,7 +234,7 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	s.pending = &pendingGroups{cfg: s.cfg, clock: s.clock, groupStore: s.cache.Groups(), nominations: s.cache.Nominations(), queue: s.queue, profiles: s.profiles,
 		actuator: act, status: s.status, groupAPI: s.groupAPI, preemptions: s.preemptions, profileFor: s.profileFor,
 		classes: map[string]*schedulingv1.PriorityClass{}, groups: map[string]*groupState{}, composites: map[string]*groupState{},
-		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}}
+		filed: map[string]*groupState{}, gangWaits: map[*groupState]bool{}, refused: map[string]bool{}}
 	// The profiles were given s.preemptions before the queue existed: it is filled in place.
 	*s.preemptions = *preemptexec.New(preemptexec.Options{Actuator: act, Exec: preemptExec, Clock: s.clock, Logger: s.logger,
 		Metrics: s.metrics, Queue: s.queue, Snapshot: s.cache, Nodes: s.cache.Nodes(), Nominations: s.cache.Nominations(),

@@ -22,5 +22,14 @@ func newCallMetrics(reg prometheus.Registerer) *callMetrics {
 		}),
 	}
 	reg.MustRegister(m.resolved, m.eventsDropped)
+	// Every outcome has its series from the start: a dashboard panel reads 0, not "No
+	// data", until the first binding whose outcome had to be read back.
+	for _, o := range bindingOutcomes {
+		m.resolved.WithLabelValues(o)
+	}
 	return m
 }
+
+// bindingOutcomes are the values of phalanx_api_binding_outcomes_resolved_total's outcome
+// label (resolveBinding's findings).
+var bindingOutcomes = []string{"bound", "not-bound", "gone", "elsewhere", "unknown"}

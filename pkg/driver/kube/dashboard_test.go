@@ -1,14 +1,15 @@
 package kube
 
 import (
-	"encoding/json"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/phalanx-dev/phalanx/pkg/testutil/dashboard"
 )
 
 // dashboardFile is the Grafana dashboard shipped in config/.
@@ -32,57 +33,9 @@ func exportedMetrics(t *testing.T, d *Driver) map[string]bool {
 	return names
 }
 
-// promQL pieces that are not metric names.
-var (
-	promStrings  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
-	promMatchers = regexp.MustCompile(`\{[^{}]*\}`)
-	promRanges   = regexp.MustCompile(`\[[^\]]*\]`)
-	promGrouping = regexp.MustCompile(`\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)`)
-	promIdent    = regexp.MustCompile(`\b[a-zA-Z_:][a-zA-Z0-9_:]*`)
-	promKeywords = []string{"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset", "le"}
-)
-
-// metricNames lists the metric names a PromQL expression (or Grafana's label_values
-// query) reads.
-func metricNames(expr string) []string {
-	expr = promStrings.ReplaceAllString(expr, `""`)
-	expr = promMatchers.ReplaceAllString(expr, "")
-	expr = promRanges.ReplaceAllString(expr, "")
-	expr = promGrouping.ReplaceAllString(expr, "")
-	var out []string
-	for _, loc := range promIdent.FindAllStringIndex(expr, -1) {
-		name := expr[loc[0]:loc[1]]
-		rest := strings.TrimLeft(expr[loc[1]:], " ")
-		before := expr[:loc[0]]
-		switch {
-		case strings.HasPrefix(rest, "("): // a function or an aggregation
-		case strings.HasSuffix(before, "$") || strings.HasSuffix(before, "${"): // a Grafana variable
-		case strings.HasSuffix(strings.TrimRight(before, " "), ","): // label_values' label
-		case slices.Contains(promKeywords, name):
-		default:
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-func TestMetricNames(t *testing.T) {
-	tests := []struct{ expr, want string }{
-		{`histogram_quantile(0.99, sum by (le, plugin) (rate(scheduler_plugin_execution_duration_seconds_bucket{job=~"$job"}[$__rate_interval])))`,
-			"scheduler_plugin_execution_duration_seconds_bucket"},
-		{`sum(rate(a_total{x="y(z)"}[5m])) / ignoring(code) b + on (k) group_left c offset 5m`, "a_total b c"},
-		{`label_values(phalanx_build_info{job=~"$job"}, job)`, "phalanx_build_info"},
-		{`max by (pod) (leader_election_master_status) > bool 0`, "leader_election_master_status"},
-	}
-	for _, tt := range tests {
-		if got := strings.Join(metricNames(tt.expr), " "); got != tt.want {
-			t.Errorf("metricNames(%s) = %q, want %q", tt.expr, got, tt.want)
-		}
-	}
-}
-
 // Every query of the dashboard, its variables' too, names metrics phalanx exports: a
-// panel never stays empty for a typo or a renamed metric.
+// panel never stays empty for a typo or a renamed metric. (That each has a series from
+// the start is test/e2e's TestDashboardSeries, against a running scheduler.)
 func TestDashboardQueriesExportedMetrics(t *testing.T) {
 	d, err := New(validOptions())
 	if err != nil {
@@ -105,79 +58,77 @@ func TestDashboardQueriesExportedMetrics(t *testing.T) {
 		}
 		return false
 	}
-	data, err := os.ReadFile(dashboardFile)
+	dash, err := dashboard.Load(dashboardFile)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var dash struct {
-		Title      string      `json:"title"`
-		UID        string      `json:"uid"`
-		Panels     []dashPanel `json:"panels"`
-		Templating struct {
-			List []struct {
-				Name  string          `json:"name"`
-				Type  string          `json:"type"`
-				Query json.RawMessage `json:"query"`
-			} `json:"list"`
-		} `json:"templating"`
-	}
-	if err := json.Unmarshal(data, &dash); err != nil {
-		t.Fatalf("%s: %v", dashboardFile, err)
 	}
 	if dash.Title == "" || dash.UID == "" {
 		t.Errorf("dashboard title %q, uid %q: both are needed to import it", dash.Title, dash.UID)
 	}
-	queries := map[string]string{} // query -> where
-	var walk func(ps []dashPanel)
-	walk = func(ps []dashPanel) {
-		for _, p := range ps {
-			for _, tg := range p.Targets {
-				queries[tg.Expr] = "panel " + p.Title
-			}
-			if p.Type != "row" && len(p.Targets) == 0 {
-				t.Errorf("panel %q has no query", p.Title)
-			}
-			walk(p.Panels)
-		}
+	for _, p := range dash.Empty {
+		t.Errorf("panel %q has no query", p)
 	}
-	walk(dash.Panels)
-	for _, v := range dash.Templating.List {
-		if v.Type != "query" {
+	if len(dash.Queries) < 20 {
+		t.Errorf("only %d queries in the dashboard", len(dash.Queries))
+	}
+	for _, q := range dash.Queries {
+		sels, err := dashboard.Selectors(q.Expr)
+		if err != nil {
+			t.Errorf("%s: %v", q.Where, err)
 			continue
 		}
-		var q struct {
-			Query string `json:"query"`
+		if len(sels) == 0 {
+			t.Errorf("%s: query %q names no metric", q.Where, q.Expr)
 		}
-		if err := json.Unmarshal(v.Query, &q); err != nil {
-			var s string
-			if err := json.Unmarshal(v.Query, &s); err != nil {
-				t.Fatalf("variable %s: query %s", v.Name, v.Query)
-			}
-			q.Query = s
-		}
-		queries[q.Query] = "variable " + v.Name
-	}
-	if len(queries) < 20 {
-		t.Errorf("only %d queries in the dashboard", len(queries))
-	}
-	for q, where := range queries {
-		names := metricNames(q)
-		if len(names) == 0 {
-			t.Errorf("%s: query %q names no metric", where, q)
-		}
-		for _, n := range names {
-			if !known(n) {
-				t.Errorf("%s: query %q reads %s, which phalanx does not export", where, q, n)
+		for _, s := range sels {
+			if !known(s.Metric) {
+				t.Errorf("%s: query %q reads %s, which phalanx does not export", q.Where, q.Expr, s.Metric)
 			}
 		}
 	}
 }
 
-type dashPanel struct {
-	Type    string `json:"type"`
-	Title   string `json:"title"`
-	Targets []struct {
-		Expr string `json:"expr"`
-	} `json:"targets"`
-	Panels []dashPanel `json:"panels"`
+// filledByFirstPod are the dashboard's metrics that get their series when the scheduler
+// leads, makes its first API request and schedules its first pod, which every healthy
+// scheduler does at once (test/e2e's TestDashboardSeries checks them on a running one).
+var filledByFirstPod = []string{
+	"leader_election_master_status", "rest_client_requests_total", "phalanx_api_call_duration_seconds_bucket",
+	"scheduler_framework_extension_point_duration_seconds_bucket", "scheduler_plugin_execution_duration_seconds_bucket",
+	"scheduler_pod_scheduling_sli_duration_seconds_bucket", "scheduler_queue_incoming_pods_total",
+	"scheduler_scheduling_attempt_duration_seconds_bucket",
+}
+
+// A driver just made, before it has led, scheduled or called anything, already has a
+// series for every selector of the dashboard's queries but those of filledByFirstPod:
+// the labelled counters and gauges of rarer events (a binding whose outcome had to be
+// read back, a superseded call, a pod group, a preemption) are initialised for every
+// label value they know, so their panels read 0, not "No data" (issue 29).
+func TestDashboardSeriesBeforeFirstEvent(t *testing.T) {
+	d, err := New(validOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dash, err := dashboard.Load(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	families := map[string]*dto.MetricFamily{}
+	for _, r := range d.registries {
+		fs, err := r.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			families[f.GetName()] = f
+		}
+	}
+	missing, err := dashboard.Missing(dash.Queries, families, map[string]string{"profile": "phalanx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range missing {
+		if !slices.ContainsFunc(filledByFirstPod, func(name string) bool { return strings.Contains(m, " of "+name+"{") }) {
+			t.Error(m)
+		}
+	}
 }

@@ -59,7 +59,11 @@ func registerProcessMetrics() {
 			restRequests, restLatency, rateLimiterLatency, leaderStatus, leaderSlowpath, buildInfo,
 		)
 		v := version.Get()
-		buildInfo.WithLabelValues(v.GitVersion, v.GitCommit, v.GoVersion, v.Platform).Set(1)
+		commit := v.GitCommit
+		if commit == "" { // a build outside git: the label says so rather than go missing
+			commit = "unknown"
+		}
+		buildInfo.WithLabelValues(v.GitVersion, commit, v.GoVersion, v.Platform).Set(1)
 		clientmetrics.Register(clientmetrics.RegisterOpts{
 			RequestResult:      resultAdapter{},
 			RequestLatency:     latencyAdapter{restLatency},

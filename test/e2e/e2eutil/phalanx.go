@@ -21,6 +21,9 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -407,6 +410,19 @@ func (p *Phalanx) Metric(ctx context.Context, name, labels string) (float64, boo
 		return v, err == nil, err
 	}
 	return 0, false, sc.Err()
+}
+
+// MetricFamilies returns the whole of /metrics, parsed.
+func (p *Phalanx) MetricFamilies(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	code, body, err := p.get(ctx, "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("/metrics: HTTP %d", code)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(strings.NewReader(body))
 }
 
 // MetricSum returns the sum of a metric's samples over all its labels from /metrics (0

@@ -48,6 +48,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"class", "result"}),
 	}
 	reg.MustRegister(m.queued, m.inflight, m.window, m.throttled, m.dropped, m.duration)
+	// Every class has its series from the start, so a dashboard panel reads 0, not "No
+	// data", until the first call of the class.
+	for c := range numClasses {
+		m.queued.WithLabelValues(c.String())
+		m.dropped.WithLabelValues(c.String())
+	}
 	return m
 }
 
