@@ -21,8 +21,9 @@ build: ## build bin/phalanx, stamped with VERSION
 image: ## build the container image $(IMAGE):$(VERSION) from the Dockerfile
 	docker build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) -t $(IMAGE):$(VERSION) .
 
-test: ## unit, scenario and CLI tests
+test: ## unit, scenario and CLI tests, and the differential test against kube-scheduler (short)
 	$(GO) test -count=1 $(PKGS)
+	cd hack/schedulerdiff && $(GO) test -count=1 ./...
 
 test-race: ## the tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)

@@ -1,5 +1,7 @@
 package schedulerdiff
 
+import "github.com/phalanx-dev/phalanx/api/v1alpha1"
+
 // ComparedPlugins are the plugins compared, in kube-scheduler's default profile order.
 // A plugin phalanx does not implement yet (ImageLocality and NodeDeclaredFeatures are
 // being added) is reported and left out until phalanx's registry has it: then it is
@@ -18,8 +20,11 @@ var ComparedPlugins = []string{
 	"NodeDeclaredFeatures",
 }
 
-// CycleName is the scope of differences that concern the whole cycle.
-const CycleName = "cycle"
+// The scopes of differences besides plugins: the whole cycle, and a pod's preemption.
+const (
+	CycleName      = "cycle"
+	PreemptionName = "preemption"
+)
 
 // Difference is one deliberate difference between phalanx and kube-scheduler, as listed in
 // docs/kube-scheduler-differences.md (TestDifferencesAreListed holds this list and the
@@ -32,8 +37,22 @@ type Difference struct {
 	Applies func(c *Case) bool
 }
 
-// Differences are the deliberate differences the generated cases can reach.
-var Differences = []Difference{}
+// Differences are the deliberate differences, in the order of the document's table.
+var Differences = []Difference{
+	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: always},
+	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: always},
+	{ID: "best-effort-victims", Scopes: []string{PreemptionName}, Applies: always},
+	{ID: "pod-groups", Scopes: []string{CycleName, PreemptionName}, Applies: inPodGroup},
+}
+
+// always: the difference concerns every case of its scope (preemption's victims are not
+// compared yet).
+func always(*Case) bool { return true }
+
+// inPodGroup: the pod to place belongs to a pod group, phalanx's or Kubernetes' own.
+func inPodGroup(c *Case) bool {
+	return c.Pod.Labels[v1alpha1.LabelPodGroup] != "" || c.Pod.Spec.SchedulingGroup != nil
+}
 
 // SkippedBy returns the ID of the listed difference that a case of a scope hits, or "".
 func SkippedBy(scope string, c *Case) string {

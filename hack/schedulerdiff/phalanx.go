@@ -20,6 +20,11 @@ import (
 // cache holding a case's cluster.
 type Phalanx struct {
 	registry fwkruntime.Registry
+	// current and cached are the last case and its cache, shared by the plugins compared
+	// on it (none of them changes it).
+	current *Case
+	cached  *cache.Cache
+	pod     *framework.PodInfo
 }
 
 // NewPhalanx returns the runner of phalanx's plugins.
@@ -30,15 +35,19 @@ func phalanxVerdict(s *framework.Status) Verdict {
 }
 
 func (p *Phalanx) cache(c *Case) *cache.Cache {
+	if p.current == c {
+		return p.cached
+	}
 	cc := testutil.NewCache(c.Nodes, c.Pods)
 	for _, ns := range Namespaces {
 		cc.SetNamespace(ns)
 	}
+	p.current, p.cached, p.pod = c, cc, framework.NewPodInfo(c.Pod)
 	return cc
 }
 
-// Plugin runs one plugin on a case.
-func (p *Phalanx) Plugin(ctx context.Context, name string, c *Case) (*PluginResult, error) {
+// Plugin runs one plugin on a case, as Upstream.Plugin does.
+func (p *Phalanx) Plugin(ctx context.Context, name string, c *Case, scoreOn []string) (*PluginResult, error) {
 	cc := p.cache(c)
 	factory, ok := p.registry[name]
 	if !ok {
@@ -49,7 +58,7 @@ func (p *Phalanx) Plugin(ctx context.Context, name string, c *Case) (*PluginResu
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}
 	nodes := cc.NodeInfos()
-	pod := framework.NewPodInfo(c.Pod)
+	pod := p.pod
 	state := framework.NewCycleState()
 	res := &PluginResult{PreFilter: &Verdict{Code: "Success"}}
 	filter, skipped := true, false
@@ -76,7 +85,13 @@ func (p *Phalanx) Plugin(ctx context.Context, name string, c *Case) (*PluginResu
 		}
 	}
 	if sp, ok := pl.(framework.ScorePlugin); ok {
-		res.Score, res.ScoreError = p.score(ctx, sp, state, pod, nodes)
+		var feasible []*framework.NodeInfo
+		for _, n := range nodes {
+			if slices.Contains(scoreOn, n.Name) {
+				feasible = append(feasible, n)
+			}
+		}
+		res.Score, res.ScoreError = p.score(ctx, sp, state, pod, feasible)
 	}
 	return res, nil
 }

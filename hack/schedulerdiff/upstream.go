@@ -24,7 +24,10 @@ type swapLister struct{ *cache.Snapshot }
 // Upstream runs kube-scheduler v1.37.2's plugins, built from its in-tree registry with the
 // arguments of its default profile, on a fake framework handle as its own plugin tests do.
 type Upstream struct {
-	lister  *swapLister
+	lister *swapLister
+	// current and nodes are the case the snapshot holds, and its nodes.
+	current *Case
+	nodes   []fwk.NodeInfo
 	plugins map[string]fwk.Plugin
 	// Weights are the default profile's score weights.
 	Weights map[string]int64
@@ -83,18 +86,24 @@ func upstreamVerdict(s *fwk.Status) Verdict {
 	return Verdict{Code: s.Code().String(), Reasons: s.Reasons()}
 }
 
-// use puts a case's cluster in the snapshot the plugins read and returns its nodes.
+// use puts a case's cluster in the snapshot the plugins read and returns its nodes; the
+// plugins compared on one case share it (none of them changes it).
 func (u *Upstream) use(c *Case) []fwk.NodeInfo {
+	if u.current == c {
+		return u.nodes
+	}
 	u.lister.Snapshot = cache.NewSnapshot(c.Pods, c.Nodes)
 	nodes, err := u.lister.NodeInfos().List()
 	if err != nil {
 		panic(err) // a snapshot's own list never fails
 	}
+	u.current, u.nodes = c, nodes
 	return nodes
 }
 
-// Plugin runs one plugin on a case.
-func (u *Upstream) Plugin(ctx context.Context, name string, c *Case) *PluginResult {
+// Plugin runs one plugin on a case: PreFilter, Filter on every node, and the scores of the
+// nodes scoreOn names (the feasible ones, as in a cycle).
+func (u *Upstream) Plugin(ctx context.Context, name string, c *Case, scoreOn []string) *PluginResult {
 	nodes := u.use(c)
 	pl := u.plugins[name]
 	state := framework.NewCycleState()
@@ -123,7 +132,13 @@ func (u *Upstream) Plugin(ctx context.Context, name string, c *Case) *PluginResu
 		}
 	}
 	if sp, ok := pl.(fwk.ScorePlugin); ok {
-		res.Score, res.ScoreError = u.score(ctx, sp, state, c.Pod, nodes)
+		var feasible []fwk.NodeInfo
+		for _, n := range nodes {
+			if slices.Contains(scoreOn, n.Node().Name) {
+				feasible = append(feasible, n)
+			}
+		}
+		res.Score, res.ScoreError = u.score(ctx, sp, state, c.Pod, feasible)
 	}
 	return res
 }
@@ -165,6 +180,36 @@ func (u *Upstream) score(ctx context.Context, sp fwk.ScorePlugin, state fwk.Cycl
 // profile's order: PreFilter and Filter give the feasible nodes, and their weighted,
 // normalized scores the best ones.
 func (u *Upstream) Cycle(ctx context.Context, c *Case) *CycleResult {
+	res, state, plugins, feasible := u.filterCycle(ctx, c)
+	if len(feasible) == 0 {
+		return res
+	}
+	for _, pl := range plugins {
+		sp, ok := pl.(fwk.ScorePlugin)
+		if !ok {
+			continue
+		}
+		scores, errMsg := u.score(ctx, sp, state, c.Pod, feasible)
+		if errMsg != "" {
+			res.PreFilter = pl.Name() + " " + errMsg
+			return res
+		}
+		for n, s := range scores {
+			res.Totals[n] += s * u.Weights[pl.Name()]
+		}
+	}
+	res.Best = best(res.Totals)
+	return res
+}
+
+// Feasible returns the nodes that pass every plugin's PreFilter and Filter: the nodes a
+// cycle scores, and so those the plugins' scores are compared on.
+func (u *Upstream) Feasible(ctx context.Context, c *Case) []string {
+	res, _, _, _ := u.filterCycle(ctx, c)
+	return res.Feasible
+}
+
+func (u *Upstream) filterCycle(ctx context.Context, c *Case) (*CycleResult, fwk.CycleState, []fwk.Plugin, []fwk.NodeInfo) {
 	nodes := u.use(c)
 	state := framework.NewCycleState()
 	res := &CycleResult{PreFilter: "Success", Totals: map[string]int64{}}
@@ -179,6 +224,7 @@ func (u *Upstream) Cycle(ctx context.Context, c *Case) *CycleResult {
 		allowed[n.Node().Name] = true
 	}
 	skip := map[string]bool{}
+	var merged *fwk.PreFilterResult
 	for _, pl := range plugins {
 		pf, ok := pl.(fwk.PreFilterPlugin)
 		if !ok {
@@ -191,13 +237,20 @@ func (u *Upstream) Cycle(ctx context.Context, c *Case) *CycleResult {
 		}
 		if !st.IsSuccess() {
 			res.PreFilter = st.Code().String()
-			return res
+			return res, state, plugins, nil
 		}
-		if r != nil && r.NodeNames != nil {
-			for n := range allowed {
-				if !r.NodeNames.Has(n) {
-					delete(allowed, n)
-				}
+		// As upstream's framework: the results merged, and an empty intersection rejects
+		// the pod (a narrowed set that names no existing node does not).
+		merged = merged.Merge(r)
+		if !merged.AllNodes() && len(merged.NodeNames) == 0 {
+			res.PreFilter = fwk.UnschedulableAndUnresolvable.String()
+			return res, state, plugins, nil
+		}
+	}
+	if !merged.AllNodes() {
+		for n := range allowed {
+			if !merged.NodeNames.Has(n) {
+				delete(allowed, n)
 			}
 		}
 	}
@@ -219,23 +272,5 @@ nodes:
 		res.Totals[n.Node().Name] = 0
 	}
 	slices.Sort(res.Feasible)
-	if len(feasible) == 0 {
-		return res
-	}
-	for _, pl := range plugins {
-		sp, ok := pl.(fwk.ScorePlugin)
-		if !ok {
-			continue
-		}
-		scores, errMsg := u.score(ctx, sp, state, c.Pod, feasible)
-		if errMsg != "" {
-			res.PreFilter = pl.Name() + " " + errMsg
-			return res
-		}
-		for n, s := range scores {
-			res.Totals[n] += s * u.Weights[pl.Name()]
-		}
-	}
-	res.Best = best(res.Totals)
-	return res
+	return res, state, plugins, feasible
 }
