@@ -146,7 +146,7 @@ func (p *Phalanx) Cycle(ctx context.Context, c *Case) (*CycleResult, error) {
 	}
 	pod := framework.NewPodInfo(c.Pod)
 	state := framework.NewCycleState()
-	res := &CycleResult{PreFilter: "Success", Totals: map[string]int64{}}
+	res := &CycleResult{PreFilter: "Success", Totals: map[string]int64{}, Rejected: map[string]Verdict{}}
 	r, st := f.RunPreFilterPlugins(ctx, state, pod)
 	if !st.IsSuccess() {
 		res.PreFilter = st.Code().String()
@@ -159,10 +159,12 @@ func (p *Phalanx) Cycle(ctx context.Context, c *Case) (*CycleResult, error) {
 				continue
 			}
 		}
-		if f.RunFilterPlugins(ctx, state, pod, n).IsSuccess() {
-			feasible = append(feasible, n)
-			res.Feasible = append(res.Feasible, n.Name)
+		if st := f.RunFilterPlugins(ctx, state, pod, n); !st.IsSuccess() {
+			res.Rejected[n.Name] = phalanxVerdict(st)
+			continue
 		}
+		feasible = append(feasible, n)
+		res.Feasible = append(res.Feasible, n.Name)
 	}
 	slices.Sort(res.Feasible)
 	if len(feasible) == 0 {

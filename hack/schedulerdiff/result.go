@@ -83,9 +83,12 @@ func (a *PluginResult) Diff(b *PluginResult) string {
 // nodes, and the nodes with the best total score.
 type CycleResult struct {
 	PreFilter string
-	Feasible  []string
-	Best      []string
-	Totals    map[string]int64
+	// Rejected is the status of each node a filter rejected: the first rejecting plugin's
+	// code and reasons, what the pod's FailedScheduling message is made of.
+	Rejected map[string]Verdict
+	Feasible []string
+	Best     []string
+	Totals   map[string]int64
 }
 
 // Diff says how two cycles differ ("" when they agree on the feasible and the best nodes).
@@ -96,6 +99,12 @@ func (a *CycleResult) Diff(b *CycleResult) string {
 	}
 	if !slices.Equal(a.Feasible, b.Feasible) {
 		out = append(out, fmt.Sprintf("feasible: phalanx %v, kube-scheduler %v", a.Feasible, b.Feasible))
+	}
+	for _, n := range slices.Sorted(maps.Keys(b.Rejected)) {
+		va, vb := a.Rejected[n], b.Rejected[n]
+		if va.Code != vb.Code || !slices.Equal(va.Reasons, vb.Reasons) {
+			out = append(out, fmt.Sprintf("rejected %s: phalanx %v, kube-scheduler %v", n, va, vb))
+		}
 	}
 	if !slices.Equal(a.Best, b.Best) {
 		out = append(out, fmt.Sprintf("best: phalanx %v (totals %v), kube-scheduler %v (totals %v)", a.Best, a.Totals, b.Best, b.Totals))

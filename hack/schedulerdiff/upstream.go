@@ -212,7 +212,7 @@ func (u *Upstream) Feasible(ctx context.Context, c *Case) []string {
 func (u *Upstream) filterCycle(ctx context.Context, c *Case) (*CycleResult, fwk.CycleState, []fwk.Plugin, []fwk.NodeInfo) {
 	nodes := u.use(c)
 	state := framework.NewCycleState()
-	res := &CycleResult{PreFilter: "Success", Totals: map[string]int64{}}
+	res := &CycleResult{PreFilter: "Success", Totals: map[string]int64{}, Rejected: map[string]Verdict{}}
 	var plugins []fwk.Plugin
 	for _, name := range u.Order {
 		if pl, ok := u.plugins[name]; ok {
@@ -262,7 +262,8 @@ nodes:
 		}
 		for _, pl := range plugins {
 			if f, ok := pl.(fwk.FilterPlugin); ok && !skip[pl.Name()] {
-				if !f.Filter(ctx, state, c.Pod, n).IsSuccess() {
+				if st := f.Filter(ctx, state, c.Pod, n); !st.IsSuccess() {
+					res.Rejected[n.Node().Name] = upstreamVerdict(st)
 					continue nodes
 				}
 			}
