@@ -43,6 +43,12 @@ var Differences = []Difference{
 	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: always},
 	{ID: "best-effort-victims", Scopes: []string{PreemptionName}, Applies: always},
 	{ID: "pod-groups", Scopes: []string{CycleName, PreemptionName}, Applies: inPodGroup},
+	{ID: "pod-level-requests-score", Scopes: []string{"NodeResourcesFit", CycleName}, Applies: podLevelRequests},
+}
+
+// podLevelRequests: the pod to place has pod-level requests (PodLevelResources).
+func podLevelRequests(c *Case) bool {
+	return c.Pod.Spec.Resources != nil && len(c.Pod.Spec.Resources.Requests) > 0
 }
 
 // always: the difference concerns every case of its scope (preemption's victims are not

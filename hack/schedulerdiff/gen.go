@@ -71,6 +71,11 @@ func Generate(seed uint64) *Case {
 	for i := range nPods {
 		p := g.pod(fmt.Sprintf("bound-%d", i), false)
 		p.Spec.NodeName = c.Nodes[g.r.IntN(nNodes)].Name
+		if g.chance(0.05) {
+			// A pod being deleted: it still holds its node until the kubelet is done.
+			now := metav1.NewTime(metav1.Now().Rfc3339Copy().Time)
+			p.DeletionTimestamp = &now
+		}
 		c.Pods = append(c.Pods, p)
 	}
 	c.Pod = g.pod("incoming", true)
@@ -164,6 +169,18 @@ func (g *gen) pod(name string, incoming bool) *v1.Pod {
 			always := v1.ContainerRestartPolicyAlways
 			p.Spec.InitContainers[0].RestartPolicy = &always // a sidecar
 		}
+	}
+	if g.chance(0.08) {
+		// Pod-level requests (PodLevelResources): at least what the containers ask.
+		var cpu, mem int64
+		for _, c := range p.Spec.Containers {
+			cpu += c.Resources.Requests.Cpu().MilliValue()
+			mem += c.Resources.Requests.Memory().Value()
+		}
+		p.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{
+			v1.ResourceCPU:    *resource.NewMilliQuantity(cpu+int64(100*g.r.IntN(10)), resource.DecimalSI),
+			v1.ResourceMemory: *resource.NewQuantity(mem+int64(g.r.IntN(8))<<27, resource.BinarySI),
+		}}
 	}
 	if g.chance(0.05) {
 		p.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(int64(50*(1+g.r.IntN(4))), resource.DecimalSI)}
