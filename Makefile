@@ -22,8 +22,9 @@ build: ## build bin/phalanx, stamped with VERSION, and bin/kubectl-phalanx (kube
 image: ## build the image $(IMAGE):$(VERSION): docker/podman, else in Go into bin/image, checked (PUSH=1 pushes)
 	IMAGE=$(IMAGE) VERSION=$(VERSION) GIT_COMMIT=$(GIT_COMMIT) hack/image.sh
 
-test: ## unit, scenario and CLI tests; the image builder's (hack/image); the HTML reports in headless Chromium
+test: ## unit, scenario and CLI tests; the differential test against kube-scheduler (short); the image builder's; the HTML reports in headless Chromium
 	$(GO) test -count=1 $(PKGS)
+	cd hack/schedulerdiff && $(GO) test -count=1 ./...
 	cd hack/image && GOWORK=off $(GO) test -count=1 -timeout 30m ./...
 	@mkdir -p $(BIN) && rm -f $(BIN)/browser-figures.txt
 	cd hack/browsertest && BROWSERTEST_FIGURES=$(CURDIR)/$(BIN)/browser-figures.txt $(GO) test -count=1 ./...

@@ -46,3 +46,9 @@ PREEMPTION_PROPERTY_CLUSTERS=$PREEMPTION_PROPERTY_CLUSTERS go test -count=1 -tim
 echo "== medium and large clusters (PREEMPTION_MEDIUM_CLUSTERS=${PREEMPTION_MEDIUM_CLUSTERS:=200}, PREEMPTION_LARGE_CLUSTERS=${PREEMPTION_LARGE_CLUSTERS:=40} of each kind)"
 PREEMPTION_MEDIUM_CLUSTERS=$PREEMPTION_MEDIUM_CLUSTERS PREEMPTION_LARGE_CLUSTERS=$PREEMPTION_LARGE_CLUSTERS go test -count=1 -timeout 30m \
 	-run '^TestPreemptionOptimalOn(Medium|Large)Clusters$' ./pkg/driver/sim
+
+# phalanx's plugins against kube-scheduler v1.37.2's own code (issue 27): a million
+# generated cases per plugin and as many whole cycles (docs/kube-scheduler-differences.md).
+# `make test` runs 2,000 of each.
+echo "== phalanx against kube-scheduler (SCHEDULERDIFF_CASES=${SCHEDULERDIFF_CASES:=1000000})"
+(cd hack/schedulerdiff && SCHEDULERDIFF_CASES=$SCHEDULERDIFF_CASES go test -count=1 -timeout 6h -run '^(TestPluginsAgree|TestWholeCycleAgrees)$' .)

@@ -202,14 +202,26 @@ func TestLabelIndexMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	selectors := []string{"app=a1", "app in (a0,a2)", "tier", "app=a1,tier=t0", "app!=a1", "!tier", "", "app=none"}
+	selectors := []string{"app=a1", "app in (a0,a2)", "tier", "app=a1,tier=t0", "app!=a1", "!tier", "", "app=none", "app in (a1,a1)"}
 	for _, s := range selectors {
 		sel, err := labelsParse(s)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if s == "app in (a1,a1)" {
+			// The parser drops a repeated value; a pod's selector, converted from its
+			// LabelSelector, keeps it (found by hack/schedulerdiff).
+			sel, err = metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"a1", "a1"}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		got := map[string]bool{}
 		c.ForEachPodMatching(func(string) bool { return true }, sel, func(p *framework.PodInfo) bool {
+			if got[p.Key] {
+				t.Errorf("selector %q: pod %s visited twice", s, p.Key)
+			}
 			got[p.Key] = true
 			return true
 		})

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 )
@@ -145,9 +147,15 @@ func (x *labelIndex) forEach(sel labels.Selector, fn func(*podEntry) bool) {
 		count := 0
 		switch r.Operator() {
 		case selection.Equals, selection.DoubleEquals, selection.In:
-			for _, v := range r.ValuesUnsorted() {
+			values := r.ValuesUnsorted()
+			for i, v := range values {
 				if kp == nil {
 					break
+				}
+				// A value listed twice ("app In (a, a)", which the API server accepts)
+				// names one posting: visiting it twice would count its pods twice.
+				if slices.Contains(values[:i], v) {
+					continue
 				}
 				if p := kp.values[v]; p != nil && len(p.items) > 0 {
 					lists = append(lists, p)

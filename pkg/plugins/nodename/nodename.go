@@ -24,6 +24,18 @@ func New(json.RawMessage, framework.Handle) (framework.Plugin, error) { return N
 // Name implements framework.Plugin.
 func (NodeName) Name() string { return Name }
 
+// PreFilter narrows the nodes to the requested one, as kube-scheduler's does: the other
+// nodes are then rejected as not satisfying NodeName, and preemption does not look at them.
+func (NodeName) PreFilter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
+	if want := p.Pod.Spec.NodeName; want != "" {
+		return &framework.PreFilterResult{NodeNames: map[string]struct{}{want: {}}}, nil
+	}
+	return nil, nil
+}
+
+// PreFilterExtensions implements framework.PreFilterPlugin: the result depends on no pod.
+func (NodeName) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
 // Filter rejects nodes other than the requested one.
 func (NodeName) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	if want := p.Pod.Spec.NodeName; want != "" && want != n.Name {

@@ -1,0 +1,191 @@
+package schedulerdiff
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// casesFromEnv is the number of generated cases per plugin: SCHEDULERDIFF_CASES, or def
+// (a short run for `make test`; `make fuzz` runs 1,000,000).
+func casesFromEnv(t *testing.T, def int) int {
+	t.Helper()
+	v := os.Getenv("SCHEDULERDIFF_CASES")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("SCHEDULERDIFF_CASES=%q: want a positive number of cases", v)
+	}
+	return n
+}
+
+// firstSeed is SCHEDULERDIFF_SEED (default 1): a failure names its seed, and
+// SCHEDULERDIFF_SEED=<seed> SCHEDULERDIFF_CASES=1 replays it.
+func firstSeed(t *testing.T) uint64 {
+	t.Helper()
+	v := os.Getenv("SCHEDULERDIFF_SEED")
+	if v == "" {
+		return 1
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("SCHEDULERDIFF_SEED=%q: want an unsigned number", v)
+	}
+	return n
+}
+
+// describe renders a case for a failure message.
+func describe(c *Case) string {
+	nodes := make([]map[string]any, len(c.Nodes))
+	for i, n := range c.Nodes {
+		nodes[i] = map[string]any{"name": n.Name, "labels": n.Labels, "spec": n.Spec, "allocatable": n.Status.Allocatable, "images": n.Status.Images}
+	}
+	out, err := yaml.Marshal(map[string]any{"nodes": nodes, "pods": c.Pods, "pod": c.Pod})
+	if err != nil {
+		return err.Error()
+	}
+	return string(out)
+}
+
+// tally counts a plugin's cases.
+type tally struct {
+	cases, agreed, disagreed int
+	skipped                  map[string]int
+}
+
+func (t *tally) String() string {
+	var skips []string
+	total := 0
+	for _, d := range Differences {
+		if n := t.skipped[d.ID]; n > 0 {
+			skips = append(skips, fmt.Sprintf("%s %d", d.ID, n))
+			total += n
+		}
+	}
+	s := fmt.Sprintf("cases %d, agreed %d, disagreed %d, skipped as listed differences %d", t.cases, t.agreed, t.disagreed, total)
+	if len(skips) > 0 {
+		s += " (" + strings.Join(skips, ", ") + ")"
+	}
+	return s
+}
+
+const maxReported = 3
+
+// TestPluginsAgree runs each compared plugin of phalanx and of kube-scheduler on the same
+// generated cases and compares PreFilter, Filter (code and reasons) and normalized Score
+// (on the nodes a cycle would score), node by node. Cases that hit a difference listed in
+// docs/kube-scheduler-differences.md are skipped and counted. Each case is generated once
+// and every plugin compared on it.
+func TestPluginsAgree(t *testing.T) {
+	n := casesFromEnv(t, 2000)
+	seed := firstSeed(t)
+	ctx := t.Context()
+	ph := NewPhalanx()
+	var names []string
+	for _, name := range ComparedPlugins {
+		if ph.Has(name) {
+			names = append(names, name)
+		} else {
+			t.Logf("%s: phalanx does not implement it yet; not compared", name)
+		}
+	}
+	up, err := NewUpstream(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tallies := map[string]*tally{}
+	for _, name := range names {
+		tallies[name] = &tally{skipped: map[string]int{}}
+	}
+	for s := seed; s < seed+uint64(n); s++ {
+		c := Generate(s)
+		var feasible []string
+		for i, name := range names {
+			tl := tallies[name]
+			tl.cases++
+			if d := SkippedBy(name, c); d != "" {
+				tl.skipped[d]++
+				continue
+			}
+			if i == 0 || feasible == nil {
+				feasible = up.Feasible(ctx, c)
+			}
+			want := up.Plugin(ctx, name, c, feasible)
+			got, err := ph.Plugin(ctx, name, c, feasible)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := got.Diff(want); diff != "" {
+				tl.disagreed++
+				if tl.disagreed <= maxReported {
+					t.Errorf("seed %d: %s disagrees:\n%s\ncase:\n%s", s, name, diff, describe(c))
+				}
+				continue
+			}
+			tl.agreed++
+		}
+	}
+	for _, name := range names {
+		t.Logf("%s: %s", name, tallies[name])
+		fmt.Printf("schedulerdiff %s: %s\n", name, tallies[name])
+	}
+}
+
+// TestWholeCycleAgrees compares whole cycles: phalanx's default profile against
+// kube-scheduler's compared plugins with their default weights, on the feasible nodes and
+// the set of best-scoring nodes.
+func TestWholeCycleAgrees(t *testing.T) {
+	n := casesFromEnv(t, 2000)
+	seed := firstSeed(t)
+	ctx := t.Context()
+	ph := NewPhalanx()
+	var names []string
+	for _, name := range ComparedPlugins {
+		if ph.Has(name) {
+			names = append(names, name)
+		}
+	}
+	up, err := NewUpstream(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := &tally{skipped: map[string]int{}}
+	for s := seed; s < seed+uint64(n); s++ {
+		c := Generate(s)
+		tl.cases++
+		if d := SkippedBy(CycleName, c); d != "" {
+			tl.skipped[d]++
+			continue
+		}
+		want := up.Cycle(ctx, c)
+		got, err := ph.Cycle(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := got.Diff(want); diff != "" {
+			tl.disagreed++
+			if tl.disagreed <= maxReported {
+				t.Errorf("seed %d: the cycles disagree:\n%s\ncase:\n%s", s, diff, describe(c))
+			}
+			continue
+		}
+		tl.agreed++
+	}
+	t.Logf("whole cycle: %s", tl)
+	fmt.Printf("schedulerdiff whole cycle: %s\n", tl)
+}
+
+// TestGenerateIsDeterministic: a seed names one case, so that a failure can be replayed.
+func TestGenerateIsDeterministic(t *testing.T) {
+	for s := range uint64(50) {
+		if a, b := describe(Generate(s)), describe(Generate(s)); a != b {
+			t.Fatalf("seed %d generated two different cases", s)
+		}
+	}
+}

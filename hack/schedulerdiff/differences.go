@@ -1,0 +1,73 @@
+package schedulerdiff
+
+import "github.com/phalanx-dev/phalanx/api/v1alpha1"
+
+// ComparedPlugins are the plugins compared, in kube-scheduler's default profile order.
+// A plugin phalanx does not implement yet (ImageLocality and NodeDeclaredFeatures are
+// being added) is reported and left out until phalanx's registry has it: then it is
+// compared with no change here.
+var ComparedPlugins = []string{
+	"NodeUnschedulable",
+	"NodeName",
+	"TaintToleration",
+	"NodeAffinity",
+	"NodePorts",
+	"NodeResourcesFit",
+	"PodTopologySpread",
+	"InterPodAffinity",
+	"NodeResourcesBalancedAllocation",
+	"ImageLocality",
+	"NodeDeclaredFeatures",
+}
+
+// The scopes of differences besides plugins: the whole cycle, and a pod's preemption.
+const (
+	CycleName      = "cycle"
+	PreemptionName = "preemption"
+)
+
+// Difference is one deliberate difference between phalanx and kube-scheduler, as listed in
+// docs/kube-scheduler-differences.md (TestDifferencesAreListed holds this list and the
+// document's table to each other): the cases it concerns are skipped, and counted.
+type Difference struct {
+	ID string
+	// Scopes are the plugins (or CycleName) whose comparison it concerns.
+	Scopes []string
+	// Applies says whether a case is concerned.
+	Applies func(c *Case) bool
+}
+
+// Differences are the deliberate differences, in the order of the document's table.
+var Differences = []Difference{
+	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: always},
+	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: always},
+	{ID: "best-effort-victims", Scopes: []string{PreemptionName}, Applies: always},
+	{ID: "pod-groups", Scopes: []string{CycleName, PreemptionName}, Applies: inPodGroup},
+	{ID: "pod-level-requests-score", Scopes: []string{"NodeResourcesFit", CycleName}, Applies: podLevelRequests},
+}
+
+// podLevelRequests: the pod to place has pod-level requests (PodLevelResources).
+func podLevelRequests(c *Case) bool {
+	return c.Pod.Spec.Resources != nil && len(c.Pod.Spec.Resources.Requests) > 0
+}
+
+// always: the difference concerns every case of its scope (preemption's victims are not
+// compared yet).
+func always(*Case) bool { return true }
+
+// inPodGroup: the pod to place belongs to a pod group, phalanx's or Kubernetes' own.
+func inPodGroup(c *Case) bool {
+	return c.Pod.Labels[v1alpha1.LabelPodGroup] != "" || c.Pod.Spec.SchedulingGroup != nil
+}
+
+// SkippedBy returns the ID of the listed difference that a case of a scope hits, or "".
+func SkippedBy(scope string, c *Case) string {
+	for _, d := range Differences {
+		for _, s := range d.Scopes {
+			if s == scope && d.Applies(c) {
+				return d.ID
+			}
+		}
+	}
+	return ""
+}
