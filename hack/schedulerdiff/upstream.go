@@ -97,8 +97,34 @@ func (u *Upstream) use(c *Case) []fwk.NodeInfo {
 	if err != nil {
 		panic(err) // a snapshot's own list never fails
 	}
+	liveCacheImageSizes(c.Nodes, nodes)
 	u.current, u.nodes = c, nodes
 	return nodes
+}
+
+// liveCacheImageSizes gives every node's entry of an image the size the node listed first
+// gave it, as kube-scheduler's live cache does (its imageStates keep the size of the node
+// that added the name); the test snapshot NewSnapshot builds gives each node its own size
+// instead, which no running kube-scheduler reads. "First" is in the case's order, the order
+// phalanx's cache is fed in (the snapshot's own list comes from a map, in no order).
+func liveCacheImageSizes(added []*v1.Node, nodes []fwk.NodeInfo) {
+	first := map[string]int64{}
+	for _, n := range added {
+		for _, img := range n.Status.Images {
+			for _, name := range img.Names {
+				if _, seen := first[name]; !seen {
+					first[name] = img.SizeBytes
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		for name, st := range n.GetImageStates() {
+			if size, ok := first[name]; ok {
+				st.Size = size
+			}
+		}
+	}
 }
 
 // Plugin runs one plugin on a case: PreFilter, Filter on every node, and the scores of the
