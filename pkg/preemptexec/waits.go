@@ -86,6 +86,7 @@ func (pm *Preemptions) victimGone(key string) {
 			w.releasing, w.deadline = held, pm.opts.Clock.Now().Add(bound)
 			pm.releasing[w.preemptor] = w
 			pm.opts.Metrics.PreemptionReleaseWaits.WithLabelValues("started").Inc()
+			pm.opts.Logger.V(2).Info("Victims gone, waiting for their claims to be released", "preemptor", w.preemptor, "claims", held, "bound", bound)
 			pm.eventForPreemptor(w.preemptor, v1.EventTypeNormal, "WaitingForRelease", fmt.Sprintf(
 				"the %d pod(s) preempted for it are gone; waiting up to %s for the devices of their claims to be released (%s)",
 				w.victims, bound, strings.Join(held, ", ")))
@@ -118,6 +119,7 @@ func (pm *Preemptions) ClaimsChanged() {
 		w := pm.releasing[key]
 		if w.releasing = pm.opts.Snapshot.DRA().Releasing(w.pods); len(w.releasing) == 0 {
 			pm.opts.Metrics.PreemptionReleaseWaits.WithLabelValues("released").Inc()
+			pm.opts.Logger.V(2).Info("The victims' claims are released", "preemptor", w.preemptor, "waited", pm.opts.Clock.Now().Sub(w.deadline)+pm.opts.ReleaseWaitTimeout)
 			pm.roomMade(w)
 		}
 	}
