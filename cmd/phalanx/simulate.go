@@ -33,8 +33,10 @@ type simulateOptions struct {
 	checkInvariants bool
 	wallTime        bool
 	workloadWithJob bool
-	cpuProfile      string
-	memProfile      string
+	// claimReleaseDelay is --claim-release-delay.
+	claimReleaseDelay time.Duration
+	cpuProfile        string
+	memProfile        string
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -79,6 +81,7 @@ Exit status: 0 when the simulation ran, 2 for bad input, 1 for other failures or
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
 	f.BoolVar(&o.wallTime, "wall-time", false, "report the wall-clock time in summary.wallSeconds (makes the output differ run to run)")
 	f.BoolVar(&o.workloadWithJob, "workload-with-job", false, workloadWithJobUsage)
+	f.DurationVar(&o.claimReleaseDelay, "claim-release-delay", sim.DefaultClaimReleaseDelay, claimReleaseDelayUsage)
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = f.MarkHidden("cpuprofile")
 	f.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the run to this file")
@@ -91,6 +94,9 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		return usageError{errors.New("simulate needs at least one -f FILE")}
 	}
 	if err := checkOutput(o.output, o.until); err != nil {
+		return err
+	}
+	if err := checkClaimReleaseDelay(o.claimReleaseDelay); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(o.configFile)
@@ -123,6 +129,7 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 	s, err := sim.New(sc, sim.Options{
 		Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName,
 		CheckInvariants: o.checkInvariants, ReportWallTime: o.wallTime, Logger: klog.Background(),
+		ClaimReleaseDelay: simClaimReleaseDelay(o.claimReleaseDelay),
 	})
 	if err != nil {
 		return usageError{configError(o.configFile, err)}
@@ -187,6 +194,26 @@ func writeHeapProfile(path string) error {
 const workloadWithJobUsage = "model the Job controller of Kubernetes 1.37 with its WorkloadWithJob gate on: each Job gets a Workload and a PodGroup (scheduling.k8s.io/v1beta1)"
 
 // checkOutput checks the flags simulate and whatif share.
+// claimReleaseDelayUsage is the --claim-release-delay flag's, which simulate and whatif share.
+const claimReleaseDelayUsage = "how long after a pod is gone the ResourceClaim controller releases its claims (their devices stay taken until then, as on a cluster); 0: at once"
+
+// checkClaimReleaseDelay refuses a negative --claim-release-delay.
+func checkClaimReleaseDelay(d time.Duration) error {
+	if d < 0 {
+		return usageError{fmt.Errorf("--claim-release-delay %s: must not be negative", d)}
+	}
+	return nil
+}
+
+// simClaimReleaseDelay is the flag's value as sim.Options spells it (0 there is the
+// default, negative at once).
+func simClaimReleaseDelay(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 func checkOutput(output string, until time.Duration) error {
 	switch output {
 	case "text", "json", "html":

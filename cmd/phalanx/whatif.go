@@ -35,6 +35,8 @@ type whatifOptions struct {
 	checkInvariants bool
 	schedulerName   string
 	workloadWithJob bool
+	// claimReleaseDelay is --claim-release-delay.
+	claimReleaseDelay time.Duration
 }
 
 func newWhatifCommand() *cobra.Command {
@@ -77,6 +79,7 @@ Exit status: 0 when everything new would schedule, 3 when something new would no
 	f.DurationVar(&o.until, "until", 24*time.Hour, "stop at this virtual time")
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
 	f.BoolVar(&o.workloadWithJob, "workload-with-job", false, workloadWithJobUsage)
+	f.DurationVar(&o.claimReleaseDelay, "claim-release-delay", sim.DefaultClaimReleaseDelay, claimReleaseDelayUsage)
 	f.StringVar(&o.schedulerName, "scheduler-name", "", "only schedule pods with this spec.schedulerName (default: every pending pod, whichever scheduler it names)")
 	return cmd
 }
@@ -89,6 +92,9 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		return usageError{fmt.Errorf("%w (%s given)", errNoKubeFlags, strings.Join(given, ", "))}
 	}
 	if err := checkOutput(o.output, o.until); err != nil {
+		return err
+	}
+	if err := checkClaimReleaseDelay(o.claimReleaseDelay); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(o.configFile)
@@ -117,7 +123,8 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		cluster = manifest.FromObjects("the cluster", snap.Objects())
 	}
 	answer, runs, err := whatif.Ask(ctx, cluster, news, whatif.Options{ControlPlane: admission.ControlPlane{WorkloadWithJob: o.workloadWithJob},
-		Sim: sim.Options{Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background()}})
+		Sim: sim.Options{Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background(),
+			ClaimReleaseDelay: simClaimReleaseDelay(o.claimReleaseDelay)}})
 	if err != nil {
 		return inputError(err)
 	}

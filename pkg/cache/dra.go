@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -374,6 +375,70 @@ func (d *DeviceStore) podRemoved(pi *framework.PodInfo) {
 		}
 		d.generation++
 	})
+}
+
+// Releasing implements framework.DRA: the claims that hold devices, that no pod in the
+// snapshot uses, and that the ResourceClaim controller releases now that gone are gone.
+func (d *DeviceStore) Releasing(gone []*framework.PodInfo) []string {
+	if len(gone) == 0 {
+		return nil
+	}
+	var keys []string
+	for key, ci := range d.claims {
+		if ci.Users == 0 && ci.Holds() && usedByAny(ci, gone) && ci.ReleasedWithout(gone) {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// usedByAny reports whether one of pods owned the claim or is among its consumers, so that
+// only claims the pods really held count as theirs.
+func usedByAny(ci *framework.ClaimInfo, pods []*framework.PodInfo) bool {
+	for _, p := range pods {
+		if owner := metav1.GetControllerOfNoCopy(ci.Claim); owner != nil && owner.UID == p.Pod.UID {
+			return true
+		}
+		for _, r := range ci.Claim.Status.ReservedFor {
+			if r.UID == p.Pod.UID {
+				return true
+			}
+		}
+		if p.Pod.Namespace != ci.Claim.Namespace {
+			continue
+		}
+		for _, st := range p.Pod.Status.ResourceClaimStatuses {
+			if st.ResourceClaimName != nil && *st.ResourceClaimName == ci.Claim.Name {
+				return true
+			}
+		}
+		for _, rc := range p.Pod.Spec.ResourceClaims {
+			if rc.ResourceClaimName != nil && *rc.ResourceClaimName == ci.Claim.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FreeReleasing implements framework.DRA; outside a checkpoint it does nothing (the API's
+// deletion or deallocation frees the devices for real).
+func (d *DeviceStore) FreeReleasing(gone []*framework.PodInfo) {
+	if !d.undo.simulating() {
+		return
+	}
+	for _, key := range d.Releasing(gone) {
+		ci := d.claims[key]
+		d.release(ci)
+		ci.Freed = true
+		d.generation++
+		d.undo.logRevert(func() {
+			ci.Freed = false
+			d.take(ci)
+			d.generation++
+		})
+	}
 }
 
 // ClaimUsers returns the pods in the cache that use a claim, by key, for reports and

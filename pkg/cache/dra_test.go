@@ -272,3 +272,42 @@ func TestVolumeAssumptions(t *testing.T) {
 	}
 	verify(t, c)
 }
+
+// A victim gone for real leaves its claim allocated until the ResourceClaim controller acts:
+// Releasing names it (for that victim only), and FreeReleasing frees its devices in a
+// simulation only, as the preemptor's check sees the node once the claim is released.
+func TestReleasingClaimsOfGoneVictims(t *testing.T) {
+	c, victim := newDRACache(t)
+	dra := c.DRA()
+	if got := dra.Releasing([]*framework.PodInfo{victim}); len(got) != 0 {
+		t.Fatalf("releasing %v while the victim runs", got)
+	}
+	c.Nodes().RemoveBoundPod(victim.Key)
+	other := testutil.Pod("other").Req("cpu", "1").Node("n1").Info()
+	for _, tc := range []struct {
+		gone []*framework.PodInfo
+		want int
+	}{{nil, 0}, {[]*framework.PodInfo{other}, 0}, {[]*framework.PodInfo{victim}, 1}} {
+		if got := dra.Releasing(tc.gone); len(got) != tc.want || (tc.want == 1 && got[0] != "default/held") {
+			t.Errorf("Releasing(%d pods) = %v, want %d claim(s)", len(tc.gone), got, tc.want)
+		}
+	}
+	dra.FreeReleasing([]*framework.PodInfo{victim}) // outside a checkpoint: nothing
+	if !dra.Allocated().Has(id("n1", "gpu-0")) {
+		t.Fatal("FreeReleasing outside a checkpoint freed gpu-0")
+	}
+	cp := c.Checkpoint()
+	dra.FreeReleasing([]*framework.PodInfo{victim})
+	if dra.Allocated().Has(id("n1", "gpu-0")) {
+		t.Error("FreeReleasing did not free the gone victim's gpu-0")
+	}
+	c.Rollback(cp)
+	verify(t, c)
+	if !dra.Allocated().Has(id("n1", "gpu-0")) || dra.Claim("default/held").Freed {
+		t.Error("rollback did not take gpu-0 again")
+	}
+	c.Devices().SetResourceClaim(testutil.Claim("held", "gpu", 1)) // deallocated
+	if got := dra.Releasing([]*framework.PodInfo{victim}); len(got) != 0 {
+		t.Errorf("releasing %v once the claim is deallocated", got)
+	}
+}

@@ -72,6 +72,7 @@ func TestParseFullExample(t *testing.T) {
 		PodMaxBackoff:                     Duration{time.Minute},
 		PodMaxInUnschedulablePodsDuration: Duration{90 * time.Second},
 		GangWaitTimeout:                   Duration{10 * time.Minute},
+		ReleaseWaitTimeout:                Duration{DefaultReleaseWaitTimeout},
 		FeasiblePlacementsToFind:          DefaultFeasiblePlacementsToFind,
 		Seed:                              42,
 		Profiles: []Profile{
@@ -106,6 +107,7 @@ func TestDefaults(t *testing.T) {
 		PodMaxBackoff:                     Duration{10 * time.Second},
 		PodMaxInUnschedulablePodsDuration: Duration{5 * time.Minute},
 		GangWaitTimeout:                   Duration{5 * time.Minute},
+		ReleaseWaitTimeout:                Duration{DefaultReleaseWaitTimeout},
 		FeasiblePlacementsToFind:          DefaultFeasiblePlacementsToFind,
 		Seed:                              1,
 		Profiles:                          []Profile{{SchedulerName: DefaultSchedulerName}},

@@ -8,6 +8,10 @@ const DefaultSchedulerName = "phalanx"
 // DefaultFeasiblePlacementsToFind is the default of Configuration.FeasiblePlacementsToFind.
 const DefaultFeasiblePlacementsToFind = 8
 
+// DefaultReleaseWaitTimeout is releaseWaitTimeout's default: a ResourceClaim controller
+// releases a gone pod's claims within a second or two; 30 s leaves room for a busy one.
+const DefaultReleaseWaitTimeout = 30 * time.Second
+
 // DefaultPlugin is a plugin enabled by default, with its default score weight.
 type DefaultPlugin struct {
 	Name   string
@@ -77,6 +81,9 @@ func SetDefaults(c *Configuration) {
 	}
 	if c.GangWaitTimeout.Duration == 0 {
 		c.GangWaitTimeout.Duration = 5 * time.Minute
+	}
+	if c.ReleaseWaitTimeout.Duration == 0 {
+		c.ReleaseWaitTimeout.Duration = DefaultReleaseWaitTimeout
 	}
 	if c.Seed == 0 {
 		c.Seed = 1

@@ -83,6 +83,7 @@ func TestKubeSchedulerConfiguration(t *testing.T) {
 		PodMaxBackoff:                     Duration{20 * time.Second},
 		PodMaxInUnschedulablePodsDuration: Duration{5 * time.Minute},
 		GangWaitTimeout:                   Duration{5 * time.Minute},
+		ReleaseWaitTimeout:                Duration{DefaultReleaseWaitTimeout},
 		FeasiblePlacementsToFind:          DefaultFeasiblePlacementsToFind,
 		Seed:                              1,
 		Profiles: []Profile{

@@ -78,6 +78,9 @@ func Validate(c *Configuration) field.ErrorList {
 	if c.PodInitialBackoff.Duration <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("podInitialBackoff"), c.PodInitialBackoff.String(), "must be positive"))
 	}
+	if c.ReleaseWaitTimeout.Duration < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("releaseWaitTimeout"), c.ReleaseWaitTimeout.String(), "must not be negative"))
+	}
 	if c.PodMaxBackoff.Duration < c.PodInitialBackoff.Duration {
 		errs = append(errs, field.Invalid(field.NewPath("podMaxBackoff"), c.PodMaxBackoff.String(), "must not be less than podInitialBackoff"))
 	}

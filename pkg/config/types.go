@@ -41,6 +41,11 @@ type Configuration struct {
 	// GangWaitTimeout is how long a gang whose members are still arriving may hold a
 	// partial reservation before it is given up (default 5m); see the gang docs.
 	GangWaitTimeout Duration `json:"gangWaitTimeout,omitempty"`
+	// ReleaseWaitTimeout bounds how long a preemptor whose victims are gone waits for the
+	// devices of their ResourceClaims to be released (the ResourceClaim controller deletes
+	// or deallocates the claims a moment later) before it may preempt other pods (default
+	// 30s).
+	ReleaseWaitTimeout Duration `json:"releaseWaitTimeout,omitempty"`
 	// Seed makes tie-breaks between equally good nodes reproducible (default 1).
 	Seed int64 `json:"seed,omitempty"`
 

@@ -123,6 +123,15 @@ type DRA interface {
 	DevicesVersion(node string) uint64
 	// Empty reports that there are no slices and no claims: no pod can use devices.
 	Empty() bool
+	// Releasing are the claims (namespace/name, sorted) that still hold devices although
+	// the pods in gone, which have left the cluster, were their only users: no pod in the
+	// snapshot uses them and the ResourceClaim controller will delete or deallocate them
+	// (ReleasedWithout), but has not yet. A preemption's freed room includes their devices.
+	Releasing(gone []*PodInfo) []string
+	// FreeReleasing frees, under a checkpoint only (Rollback takes them again), the
+	// devices of the claims Releasing names for gone: the snapshot as it will be once the
+	// controller has acted.
+	FreeReleasing(gone []*PodInfo)
 	// Domain is the device domain a placement being evaluated restricts allocations to
 	// (nil: none); SetDomain sets or clears it.
 	Domain() *DeviceDomain

@@ -33,3 +33,15 @@ type BlockingPodsPlugin interface {
 type PreemptionActuator interface {
 	Preempt(preemptor *PodInfo, node string, victims []*PodInfo, approximate bool)
 }
+
+// ReleaseWaiter is a PreemptionActuator that follows a preemptor after its victims are
+// gone, while what they held is being released (the devices of their claims, until the
+// ResourceClaim controller deletes or deallocates them).
+type ReleaseWaiter interface {
+	// ReleasingVictims are the victims of the preemptor's last preemption (a pod's key, or
+	// a group's queue key) while it waits, within its bound, for what they held to be
+	// released; nil when it does not wait.
+	ReleasingVictims(preemptor string) []*PodInfo
+	// GroupReleasingVictims is ReleasingVictims for a group preemptor.
+	GroupReleasingVictims(g *GroupInfo) []*PodInfo
+}

@@ -38,6 +38,7 @@ type Metrics struct {
 	PreemptionVictims           prometheus.Histogram
 	PreemptionGoroutineDuration *prometheus.HistogramVec
 	PreemptionGoroutines        *prometheus.CounterVec
+	PreemptionReleaseWaits      *prometheus.CounterVec
 
 	// kube-scheduler's, with its labels and buckets: dashboards built for it work.
 	PodSchedulingSLIDuration        *prometheus.HistogramVec
@@ -118,6 +119,10 @@ func New() *Metrics {
 			Name: "scheduler_preemption_goroutines_execution_total",
 			Help: "Number of preemption goroutines executed, by their result.",
 		}, []string{"result"}),
+		PreemptionReleaseWaits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "phalanx_preemption_release_waits_total",
+			Help: "Preemptors whose victims were gone while the devices of their claims were still being released, by event: started (the preemptor waits), released, timeout (it may preempt again).",
+		}, []string{"event"}),
 		PodSchedulingSLIDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "scheduler_pod_scheduling_sli_duration_seconds",
 			Help: "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might involve multiple scheduling attempts.",
@@ -159,7 +164,7 @@ func New() *Metrics {
 	m.Registry.MustRegister(m.PodGroupScheduleAttempts, m.PodGroupPlacements, m.PodGroupPlacementDuration, m.PodGroupPreemptionAttempts, m.PodGroupPreemptionAttemptDuration,
 		m.PodGroupPreemptionVictims, m.PodGroupPreemptionReprieved)
 	m.Registry.MustRegister(m.ScheduleAttempts, m.SchedulingAttemptDuration, m.PendingPods,
-		m.PreemptionAttempts, m.PreemptionVictims, m.PreemptionGoroutineDuration, m.PreemptionGoroutines)
+		m.PreemptionAttempts, m.PreemptionVictims, m.PreemptionGoroutineDuration, m.PreemptionGoroutines, m.PreemptionReleaseWaits)
 	// The labelled metrics have a series for every value they know from the start, so a
 	// dashboard's panel reads 0, not "No data", until the first pod group or preemption.
 	for _, pool := range QueuePools {
@@ -177,6 +182,9 @@ func New() *Metrics {
 	for _, result := range []string{"success", "error"} {
 		m.PreemptionGoroutineDuration.WithLabelValues(result)
 		m.PreemptionGoroutines.WithLabelValues(result)
+	}
+	for _, event := range []string{"started", "released", "timeout"} {
+		m.PreemptionReleaseWaits.WithLabelValues(event)
 	}
 	return m
 }

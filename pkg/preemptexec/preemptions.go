@@ -73,6 +73,10 @@ type Options struct {
 	QueueKey func(*framework.GroupInfo) string
 	GroupOf  func(*queue.Entry) *framework.GroupInfo
 	Observer Observer
+	// ReleaseWaitTimeout bounds how long a preemptor whose victims are gone waits for the
+	// devices of their claims to be released before it may preempt again (0: it does not
+	// wait for them).
+	ReleaseWaitTimeout time.Duration
 }
 
 // Preemptions are the preemptions being carried out, and the preemptors waiting for their
@@ -89,17 +93,21 @@ type Preemptions struct {
 	waitingForVictims map[string]*Wait
 	// spent are the notes of preemptors whose victims are all gone, by preemptor.
 	spent map[string]string
+	// releasing are the waits whose victims are gone and whose claims' devices are being
+	// released, by preemptor (also in waitingForVictims).
+	releasing map[string]*Wait
 }
 
 var (
 	_ framework.PreemptionActuator      = (*Preemptions)(nil)
 	_ framework.GroupPreemptionActuator = (*Preemptions)(nil)
+	_ framework.ReleaseWaiter           = (*Preemptions)(nil)
 )
 
 // New returns the Preemptions.
 func New(opts Options) *Preemptions {
 	return &Preemptions{opts: opts, inFlight: map[string]*inflightPreemption{}, victimOf: map[string]*Wait{},
-		waitingForVictims: map[string]*Wait{}, spent: map[string]string{}}
+		waitingForVictims: map[string]*Wait{}, spent: map[string]string{}, releasing: map[string]*Wait{}}
 }
 
 // inflightPreemption is a preemption whose API calls are running.

@@ -2,7 +2,11 @@ package preemptexec
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/queue"
@@ -23,6 +27,12 @@ type Wait struct {
 	// preemptor that still does not fit once they are gone (SpentDecision).
 	victims int
 	at      time.Time
+	// pods are the victims; once they are all gone, releasing holds the claims (keys) of
+	// theirs whose devices the ResourceClaim controller has yet to release, and the
+	// preemptor waits for them until deadline before it may preempt again.
+	pods, gone []*framework.PodInfo
+	releasing  []string
+	deadline   time.Time
 }
 
 // await notes that a preemptor waits for its victims. When the last one is gone,
@@ -35,7 +45,7 @@ type Wait struct {
 // sit out up to the maximum backoff. Other changes (a pod that was nobody's victim
 // leaving, a node) still move it: it may fit elsewhere sooner (the design's Example 2).
 func (pm *Preemptions) await(preemptor string, priority int32, victims []*framework.PodInfo) {
-	w := &Wait{preemptor: preemptor, priority: priority, left: len(victims), victims: len(victims), at: pm.opts.Clock.Now()}
+	w := &Wait{preemptor: preemptor, priority: priority, left: len(victims), victims: len(victims), at: pm.opts.Clock.Now(), pods: victims}
 	if w.left == 0 {
 		return
 	}
@@ -59,17 +69,135 @@ func (pm *Preemptions) victimGone(key string) {
 		return
 	}
 	delete(pm.victimOf, key)
-	if w.left--; w.left == 0 {
-		if pm.waitingForVictims[w.preemptor] == w {
-			delete(pm.waitingForVictims, w.preemptor)
+	for _, v := range w.pods {
+		if v.Key == key {
+			w.gone = append(w.gone, v)
 		}
-		// The room is made: the preemptor should fit now. If its next cycle fails all the
-		// same (the room was taken, or the decision was wrong), that failure says so, once,
-		// as a scheduler error.
-		pm.spent[w.preemptor] = fmt.Sprintf("the %d pod(s) preempted for it at %s are gone, yet it does not fit: ",
-			w.victims, w.at.UTC().Format(time.RFC3339))
-		pm.opts.Queue.Activate(w.preemptor)
 	}
+	if w.left--; w.left > 0 {
+		return
+	}
+	// The victims are gone. What they held may not be free yet: the devices of their
+	// claims stay allocated until the ResourceClaim controller deletes or deallocates the
+	// claims. The preemptor waits for that as it waited for its victims, at most
+	// ReleaseWaitTimeout, rather than fail now and preempt again elsewhere.
+	if bound := pm.opts.ReleaseWaitTimeout; bound > 0 {
+		if held := pm.opts.Snapshot.DRA().Releasing(w.pods); len(held) > 0 {
+			w.releasing, w.deadline = held, pm.opts.Clock.Now().Add(bound)
+			pm.releasing[w.preemptor] = w
+			pm.opts.Metrics.PreemptionReleaseWaits.WithLabelValues("started").Inc()
+			pm.opts.Logger.V(2).Info("Victims gone, waiting for their claims to be released", "preemptor", w.preemptor, "claims", held, "bound", bound)
+			pm.eventForPreemptor(w.preemptor, v1.EventTypeNormal, "WaitingForRelease", fmt.Sprintf(
+				"the %d pod(s) preempted for it are gone; waiting up to %s for the devices of their claims to be released (%s)",
+				w.victims, bound, strings.Join(held, ", ")))
+			return
+		}
+	}
+	pm.roomMade(w)
+}
+
+// roomMade ends a wait: the preemptor is tried at once.
+func (pm *Preemptions) roomMade(w *Wait) {
+	if pm.waitingForVictims[w.preemptor] == w {
+		delete(pm.waitingForVictims, w.preemptor)
+	}
+	if pm.releasing[w.preemptor] == w {
+		delete(pm.releasing, w.preemptor)
+	}
+	// The room is made: the preemptor should fit now. If its next cycle fails all the
+	// same (the room was taken, or the decision was wrong), that failure says so, once,
+	// as a scheduler error.
+	pm.spent[w.preemptor] = fmt.Sprintf("the %d pod(s) preempted for it at %s are gone, yet it does not fit: ",
+		w.victims, w.at.UTC().Format(time.RFC3339))
+	pm.opts.Queue.Activate(w.preemptor)
+}
+
+// ClaimsChanged is told of every ResourceClaim changed or deleted: a preemptor whose
+// victims' claims are all released now is tried at once.
+func (pm *Preemptions) ClaimsChanged() {
+	for _, key := range sortedKeys(pm.releasing) {
+		w := pm.releasing[key]
+		if w.releasing = pm.opts.Snapshot.DRA().Releasing(w.pods); len(w.releasing) == 0 {
+			pm.opts.Metrics.PreemptionReleaseWaits.WithLabelValues("released").Inc()
+			pm.opts.Logger.V(2).Info("The victims' claims are released", "preemptor", w.preemptor, "waited", pm.opts.Clock.Now().Sub(w.deadline)+pm.opts.ReleaseWaitTimeout)
+			pm.roomMade(w)
+		}
+	}
+}
+
+// ExpireReleaseWaits ends the waits for releases past their bound: the preemptor is tried,
+// and may preempt again (ReleasingVictims no longer holds it back).
+func (pm *Preemptions) ExpireReleaseWaits() {
+	now := pm.opts.Clock.Now()
+	for _, key := range sortedKeys(pm.releasing) {
+		w := pm.releasing[key]
+		if now.Before(w.deadline) {
+			continue
+		}
+		pm.opts.Metrics.PreemptionReleaseWaits.WithLabelValues("timeout").Inc()
+		pm.eventForPreemptor(w.preemptor, v1.EventTypeWarning, "ReleaseWaitTimeout", fmt.Sprintf(
+			"the devices of the claims of the pod(s) preempted for it were not released within %s (%s): it may preempt again",
+			pm.opts.ReleaseWaitTimeout, strings.Join(w.releasing, ", ")))
+		pm.roomMade(w)
+	}
+}
+
+// NextReleaseDeadline is when the earliest wait for releases ends (false: none).
+func (pm *Preemptions) NextReleaseDeadline() (time.Time, bool) {
+	var next time.Time
+	for _, w := range pm.releasing {
+		if next.IsZero() || w.deadline.Before(next) {
+			next = w.deadline
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// ReleasingVictims implements framework.ReleaseWaiter: the victims of the preemptor's
+// last preemption that are gone, while it waits for the others to leave, or, once all are
+// gone, for the devices of their claims (within its bound).
+func (pm *Preemptions) ReleasingVictims(preemptor string) []*framework.PodInfo {
+	if pm.opts.ReleaseWaitTimeout <= 0 {
+		return nil
+	}
+	if w := pm.releasing[preemptor]; w != nil {
+		if pm.opts.Clock.Now().Before(w.deadline) {
+			return w.pods
+		}
+		return nil
+	}
+	if w := pm.waitingForVictims[preemptor]; w != nil && len(w.gone) > 0 {
+		return w.gone
+	}
+	return nil
+}
+
+// GroupReleasingVictims implements framework.ReleaseWaiter for a group preemptor.
+func (pm *Preemptions) GroupReleasingVictims(g *framework.GroupInfo) []*framework.PodInfo {
+	return pm.ReleasingVictims(pm.opts.QueueKey(g))
+}
+
+// eventForPreemptor records an event on a preemptor pod, or on a preemptor group's object.
+func (pm *Preemptions) eventForPreemptor(key, eventType, reason, msg string) {
+	entry := pm.opts.Queue.Get(key)
+	switch {
+	case entry == nil:
+	case entry.Pod != nil:
+		pm.opts.Actuator.Event(entry.Pod.Pod, nil, eventType, reason, "Scheduling", msg)
+	case entry.Group != nil:
+		if g := pm.opts.GroupOf(entry); g != nil {
+			pm.opts.Actuator.Event(g.Object(), nil, eventType, reason, "Scheduling", msg)
+		}
+	}
+}
+
+func sortedKeys(m map[string]*Wait) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // ForgetVictims stops waiting for victims a failed preemption will not delete, or for
@@ -80,6 +208,9 @@ func (pm *Preemptions) ForgetVictims(preemptor string) {
 		return
 	}
 	delete(pm.waitingForVictims, preemptor)
+	if pm.releasing[preemptor] == w {
+		delete(pm.releasing, preemptor)
+	}
 	for v, vw := range pm.victimOf {
 		if vw == w {
 			delete(pm.victimOf, v)

@@ -14,8 +14,11 @@ import (
 const (
 	MsgNeverPolicy        = "not eligible due to preemptionPolicy=Never."
 	MsgTerminatingVictims = "not eligible due to a terminating pod on the nominated node."
-	msgNoVictims          = "No preemption victims found for incoming pod"
-	msgNotHelpful         = "Preemption is not helpful for scheduling"
+	// MsgReleasingVictims is phalanx's: the victims are gone, the devices of their claims
+	// are still being released.
+	MsgReleasingVictims = "not eligible while the devices of the claims of the pods preempted for it are being released on the nominated node."
+	msgNoVictims        = "No preemption victims found for incoming pod"
+	msgNotHelpful       = "Preemption is not helpful for scheduling"
 )
 
 // Evaluator finds preemption candidates for a pod and picks the one that disrupts least.
@@ -67,8 +70,12 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, p 
 	if p.PreemptionPolicy == v1.PreemptNever {
 		return &Result{Message: "preemption: " + MsgNeverPolicy}, nil
 	}
-	if wait, err := e.waitingForVictims(ctx, state, p, filtered); err != nil || wait {
-		return &Result{Message: "preemption: " + MsgTerminatingVictims}, err
+	if wait, releasing, err := e.waitingForVictims(ctx, state, p, filtered); err != nil || wait {
+		msg := MsgTerminatingVictims
+		if releasing {
+			msg = MsgReleasingVictims
+		}
+		return &Result{Message: "preemption: " + msg}, err
 	}
 	return e.PreemptOn(ctx, state, p, filtered)
 }
@@ -165,17 +172,21 @@ func (e *Evaluator) numCandidates(numNodes int) int {
 }
 
 // waitingForVictims reports whether p should wait instead of preempting again: it is
-// nominated to a node where lower-priority pods are still leaving, and it would fit there
-// once they are gone (with the pods nominated there before it). If a higher-priority pod
-// has taken that room meanwhile, p may preempt again (the design's Example 4).
-func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (bool, error) {
+// nominated to a node where lower-priority pods are still leaving, or where the devices of
+// the claims of its last preemption's victims, gone already, are still being released
+// (the ResourceClaim controller deletes or deallocates them a moment later; the actuator
+// bounds how long, framework.ReleaseWaiter), and it would fit there once they are gone and
+// released (with the pods nominated there before it). If a higher-priority pod has taken
+// that room meanwhile, p may preempt again (the design's Example 4). releasing says that
+// no victim is still terminating: only releases are waited for.
+func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, filtered *framework.NodeToStatus) (wait, releasing bool, err error) {
 	snap := e.Handle.Snapshot()
 	nominated := snap.Get(e.Handle.Nominator().NominatedNode(p.Key))
 	if nominated == nil {
 		nominated = snap.Get(p.Pod.Status.NominatedNodeName)
 	}
 	if nominated == nil || filtered.GetNode(nominated).Code() == framework.UnschedulableAndUnresolvable {
-		return false, nil
+		return false, false, nil
 	}
 	var leaving []*framework.PodInfo
 	for _, q := range nominated.Pods {
@@ -183,22 +194,32 @@ func (e *Evaluator) waitingForVictims(ctx context.Context, state *framework.Cycl
 			leaving = append(leaving, q)
 		}
 	}
-	if len(leaving) == 0 {
-		return false, nil
+	var gone []*framework.PodInfo
+	if waiter, ok := e.Handle.Preemption().(framework.ReleaseWaiter); ok {
+		gone = waiter.ReleasingVictims(p.Key)
+	}
+	if len(gone) > 0 && len(snap.DRA().Releasing(gone)) == 0 {
+		gone = nil
+	}
+	if len(leaving) == 0 && len(gone) == 0 {
+		return false, false, nil
 	}
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	st := state.Clone()
 	for _, q := range leaving {
 		if s := e.remove(ctx, st, p, q); !s.IsSuccess() {
-			return false, s.AsError()
+			return false, false, s.AsError()
 		}
+	}
+	if len(gone) > 0 {
+		snap.DRA().FreeReleasing(append(slices.Clone(gone), leaving...))
 	}
 	s := e.Handle.RunFilterPlugins(ctx, st, p, nominated)
 	if s.Code() == framework.Error {
-		return false, s.AsError()
+		return false, false, s.AsError()
 	}
-	return s.IsSuccess(), nil
+	return s.IsSuccess(), len(leaving) == 0, nil
 }
 
 // remove takes a pod off its node in the snapshot and updates the plugins' state.

@@ -79,11 +79,14 @@ func (s *Scheduler) DeletePod(pod *v1.Pod) {
 	key := pod.Namespace + "/" + pod.Name
 	s.pods.dropWaiting(key)
 	s.status.forget(key)
-	victimOf := s.preemptions.PodGone(key)
 	s.queue.Delete(key)
 	s.pending.removeMember(key)
 	s.cache.Nominations().ClearNomination(key)
-	if pi := s.cache.Nodes().RemoveBoundPod(key); pi != nil {
+	pi := s.cache.Nodes().RemoveBoundPod(key)
+	// After the cache's removal: a preemption this pod was the last victim of sees which
+	// of its claims are still being released (no pod of the cache uses them).
+	victimOf := s.preemptions.PodGone(key)
+	if pi != nil {
 		if gk := framework.GroupKey(pi); gk != "" && len(s.cache.GroupMembers(gk)) == 0 {
 			if g := s.cache.Group(gk); g != nil {
 				// The last bound member is gone: the group's claims are free.

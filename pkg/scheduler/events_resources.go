@@ -7,6 +7,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/preemptexec"
 )
 
 // ResourceEvents are the handlers of the storage and Dynamic Resource Allocation objects
@@ -16,6 +17,9 @@ type ResourceEvents struct {
 	volumes *cache.VolumeStore
 	devices *cache.DeviceStore
 	retries *retries
+	// preemptions are told of claims changed: a preemptor waiting for its victims' claims
+	// to be released is tried once they are.
+	preemptions *preemptexec.Preemptions
 }
 
 func resourceEvent(r framework.EventResource, a framework.ActionType, label string) framework.ClusterEvent {
@@ -81,12 +85,14 @@ func (r *ResourceEvents) DeleteCSINode(n *storagev1.CSINode) {
 func (r *ResourceEvents) UpdateResourceClaim(old, c *resourceapi.ResourceClaim) {
 	r.devices.SetResourceClaim(c)
 	r.retries.onEvent(resourceEvent(framework.ResourceClaim, changeOf(old), "ResourceClaimChange"))
+	r.preemptions.ClaimsChanged()
 }
 
 // DeleteResourceClaim forgets a ResourceClaim; its devices are free.
 func (r *ResourceEvents) DeleteResourceClaim(c *resourceapi.ResourceClaim) {
 	r.devices.RemoveResourceClaim(c.Namespace + "/" + c.Name)
 	r.retries.onEvent(resourceEvent(framework.ResourceClaim, framework.Delete, "ResourceClaimDelete"))
+	r.preemptions.ClaimsChanged()
 }
 
 // UpdateResourceSlice records a ResourceSlice (nil old for a new one).

@@ -50,6 +50,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 		s.pods.expireWaiting()
 	}
 	s.pending.reportGangWaits()
+	s.preemptions.ExpireReleaseWaits()
 	entry := s.queue.Pop()
 	if entry == nil {
 		return false
@@ -80,10 +81,11 @@ func (s *Scheduler) cycleContext(ctx context.Context) context.Context {
 }
 
 // NextWakeup is when the queue next has work without any event: the earliest backoff
-// expiry or unschedulable flush, Permit timeout or gang wait report.
+// expiry or unschedulable flush, Permit timeout, gang wait report or the end of a
+// preemptor's wait for its victims' devices to be released.
 func (s *Scheduler) NextWakeup() (time.Time, bool) {
 	var next time.Time
-	for _, f := range []func() (time.Time, bool){s.queue.NextBackoffExpiry, s.queue.NextUnschedulableFlush, s.pods.nextPermitDeadline, s.pending.nextGangWaitDeadline} {
+	for _, f := range []func() (time.Time, bool){s.queue.NextBackoffExpiry, s.queue.NextUnschedulableFlush, s.pods.nextPermitDeadline, s.pending.nextGangWaitDeadline, s.preemptions.NextReleaseDeadline} {
 		if t, ok := f(); ok && (next.IsZero() || t.Before(next)) {
 			next = t
 		}

@@ -239,14 +239,14 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	*s.preemptions = *preemptexec.New(preemptexec.Options{Actuator: act, Exec: preemptExec, Clock: s.clock, Logger: s.logger,
 		Metrics: s.metrics, Queue: s.queue, Snapshot: s.cache, Nodes: s.cache.Nodes(), Nominations: s.cache.Nominations(),
 		GroupAPI: s.groupAPI, DropNomination: s.status.dropNomination, QueueKey: unitKey, GroupOf: groupOf,
-		Observer: opts.Observer})
+		Observer: opts.Observer, ReleaseWaitTimeout: s.cfg.ReleaseWaitTimeout.Duration})
 	s.pods = &podCycle{cache: s.cache, queue: s.queue, finder: p.finder, metrics: s.metrics, observer: opts.Observer,
 		clock: s.clock, status: s.status, binder: s.binder, preemptions: s.preemptions, waiting: map[string]*waitingPod{}}
 	s.status.filed = func(key string) *groupState { return s.pending.filed[key] }
 	s.groups = &groupCycle{cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, actuator: act,
 		status: s.status, binder: s.binder, preemptions: s.preemptions, pending: s.pending, groupAPI: s.groupAPI,
 		placers: p.placers}
-	s.resources = &ResourceEvents{volumes: s.cache.Storage(), devices: s.cache.Devices(), retries: s.retries}
+	s.resources = &ResourceEvents{volumes: s.cache.Storage(), devices: s.cache.Devices(), retries: s.retries, preemptions: s.preemptions}
 }
 
 // inlineExecutor runs work on the calling goroutine.

@@ -88,16 +88,29 @@ func (c *Controller) CreatePodClaims(p *v1.Pod) bool {
 	return made
 }
 
+// Released says what ReleasePodClaims did: the claims deleted, and those whose reservation
+// for the pod was dropped (deallocated: left without reservations, their devices freed).
+type Released struct {
+	Deleted, Unreserved, Deallocated []string
+}
+
+// Empty reports that nothing was done.
+func (r Released) Empty() bool {
+	return len(r.Deleted) == 0 && len(r.Unreserved) == 0
+}
+
 // ReleasePodClaims is the controller's work when a pod is gone: reservations dropped,
 // unused claims deallocated, the pod's own claims deleted.
-func (c *Controller) ReleasePodClaims(p *v1.Pod) {
+func (c *Controller) ReleasePodClaims(p *v1.Pod) Released {
+	var done Released
 	if len(p.Spec.ResourceClaims) == 0 && p.Status.ExtendedResourceClaimStatus == nil {
-		return
+		return done
 	}
 	for _, k := range c.api.ResourceClaimKeys() {
 		claim := c.api.ResourceClaim(k)
 		if owner := metav1.GetControllerOfNoCopy(claim); owner != nil && owner.UID == p.UID {
 			c.api.DeleteResourceClaim(k)
+			done.Deleted = append(done.Deleted, k)
 			continue
 		}
 		if i := slices.IndexFunc(claim.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool { return r.UID == p.UID }); i >= 0 {
@@ -105,8 +118,13 @@ func (c *Controller) ReleasePodClaims(p *v1.Pod) {
 			next.Status.ReservedFor = slices.Delete(next.Status.ReservedFor, i, i+1)
 			deallocateIfUnused(next)
 			c.api.PutResourceClaim(claim, next)
+			done.Unreserved = append(done.Unreserved, k)
+			if claim.Status.Allocation != nil && next.Status.Allocation == nil {
+				done.Deallocated = append(done.Deallocated, k)
+			}
 		}
 	}
+	return done
 }
 
 // deallocateIfUnused clears the allocation of a claim nobody reserves, and the finalizer

@@ -33,10 +33,13 @@ const (
 )
 
 // Action is an object a controller creates, at once or after a delay: a *v1.Pod or a
-// *v1.PersistentVolumeClaim.
+// *v1.PersistentVolumeClaim; or, with Then instead of an Object, a timer: when After has
+// passed, the host calls Then and performs what it returns (the Job controller's backoff,
+// after which it makes every pod still missing).
 type Action struct {
 	After  time.Duration
 	Object metav1.Object
+	Then   func() []Action
 }
 
 // Ref names a workload.

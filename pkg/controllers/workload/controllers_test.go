@@ -29,9 +29,26 @@ func decode(t *testing.T, kind, doc string) Controller {
 	return c
 }
 
-// pods are the pods among actions, by name, with when they are made.
-func pods(acts []Action) (names []string, after []time.Duration) {
+// expand lets each timer among actions fire (nothing else happening meanwhile): what it
+// makes comes after its delay.
+func expand(acts []Action) []Action {
+	var out []Action
 	for _, a := range acts {
+		if a.Then == nil {
+			out = append(out, a)
+			continue
+		}
+		for _, b := range expand(a.Then()) {
+			b.After += a.After
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// pods are the pods among actions (timers fired), by name, with when they are made.
+func pods(acts []Action) (names []string, after []time.Duration) {
+	for _, a := range expand(acts) {
 		if p, ok := a.Object.(*v1.Pod); ok {
 			names = append(names, p.Name)
 			after = append(after, a.After)
@@ -71,6 +88,7 @@ func TestIndexedJobPodsAsTheJobControllerMakesThem(t *testing.T) {
 	if len(names) != 2 || !strings.HasPrefix(names[0], "train-0-") || !strings.HasPrefix(names[1], "train-1-") || len(names[0]) != len("train-0-")+5 {
 		t.Fatalf("first pods %v, want train-0-xxxxx and train-1-xxxxx (parallelism 2)", names)
 	}
+	acts = expand(acts)
 	p := podNamed(t, acts, names[1])
 	for k, v := range map[string]string{"app": "train", "batch.kubernetes.io/job-completion-index": "1",
 		"batch.kubernetes.io/job-name": "train", "job-name": "train", "batch.kubernetes.io/controller-uid": "sim-ml-train"} {
@@ -116,9 +134,9 @@ func TestJobCompletionsBackoffAndLimits(t *testing.T) {
 			wantFirst: 1, wantAfter: []time.Duration{10 * time.Second}},
 		{name: "replacement policy Failed waits for the pod to go", spec: "parallelism: 1\n  podReplacementPolicy: Failed", fail: 1,
 			ends: []Change{Terminating}, wantFirst: 1},
-		{name: "a pod failure policy ignoring disruptions replaces at once, uncounted",
+		{name: "a pod failure policy ignoring disruptions: uncounted, yet backed off (upstream's backoff counts every failed pod)",
 			spec: "parallelism: 1\n  backoffLimit: 0\n  podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget}]}]}",
-			fail: 2, ends: []Change{Gone, Gone}, wantFirst: 1, wantAfter: []time.Duration{0, 0}},
+			fail: 2, ends: []Change{Gone, Gone}, wantFirst: 1, wantAfter: []time.Duration{10 * time.Second, 20 * time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := decode(t, "batch/v1/Job", "metadata: {name: j}\nspec:\n  "+tc.spec+"\n  template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}")
@@ -134,7 +152,7 @@ func TestJobCompletionsBackoffAndLimits(t *testing.T) {
 			cur := podNamed(t, acts, first[0])
 			for i := range tc.fail {
 				cur.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue}}
-				acts = c.Observe(cur, tc.ends[i])
+				acts = expand(c.Observe(cur, tc.ends[i]))
 				names, after := pods(acts)
 				if len(names) == 0 {
 					break
@@ -302,7 +320,7 @@ func TestOwnerReplacesPodsOfControllersNotInTheInput(t *testing.T) {
 			if acts := c.Observe(p, other); len(acts) != 0 {
 				t.Errorf("replaced at the wrong moment: %v", acts)
 			}
-			acts := c.Observe(p, tc.on)
+			acts := expand(c.Observe(p, tc.on))
 			if len(acts) != 1 {
 				t.Fatalf("%d replacements", len(acts))
 			}
@@ -401,5 +419,28 @@ spec:
 	named := decodeWith("metadata: {name: j}\nspec: {template: {spec: {schedulingGroup: {podGroupName: mine}, restartPolicy: Never, containers: [{name: c, image: i}]}}}")
 	if len(named.Made()) != 0 {
 		t.Errorf("a Job whose template names a group got %v", named.Made())
+	}
+}
+
+func TestBackoffLimitPerIndex(t *testing.T) {
+	c := decode(t, "batch/v1/Job", "metadata: {name: j}\nspec:\n  completionMode: Indexed\n  completions: 2\n  parallelism: 2\n  backoffLimitPerIndex: 1\n  template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}")
+	acts := expand(c.Start())
+	p0 := podNamed(t, acts, func() string { n, _ := pods(acts); return n[0] }())
+	if p0.Annotations["batch.kubernetes.io/job-index-failure-count"] != "0" {
+		t.Errorf("first pod's annotations %v, want job-index-failure-count 0", p0.Annotations)
+	}
+	acts = expand(c.Observe(p0, Terminating))
+	names, after := pods(acts)
+	if len(names) != 1 || !strings.HasPrefix(names[0], "j-0-") || after[0] != 10*time.Second {
+		t.Fatalf("index 0's first failure: %v after %v, want index 0 again after 10s", names, after)
+	}
+	r := podNamed(t, acts, names[0])
+	if r.Annotations["batch.kubernetes.io/job-index-failure-count"] != "1" {
+		t.Errorf("replacement's annotations %v, want job-index-failure-count 1", r.Annotations)
+	}
+	// the replacement fails too: the index has failed backoffLimitPerIndex times already, so
+	// it fails and is not retried
+	if more := expand(c.Observe(r, Terminating)); len(more) != 0 {
+		t.Fatalf("the index's second failure made %v, want nothing", more)
 	}
 }

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -13,19 +14,28 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The Job controller's pod failure backoff: 10 s after the first failure since the last
-// success, doubling to at most 10 minutes.
+// The Job controller's pod failure backoff (DefaultJobPodFailureBackOff and
+// MaxJobPodFailureBackOff of k8s.io/kubernetes/pkg/controller/job): 10 s for the first failure
+// since the last success, doubling with each further one, to at most 10 minutes.
 const (
 	jobBackoff    = 10 * time.Second
 	jobMaxBackoff = 10 * time.Minute
-	// defaultBackoffLimit is spec.backoffLimit's default.
+	// defaultBackoffLimit is spec.backoffLimit's default (without backoffLimitPerIndex).
 	defaultBackoffLimit = 6
+	// annotationIndexFailureCount and annotationIndexIgnoredFailureCount are the failures of
+	// a pod's index before it, which the Job controller writes with backoffLimitPerIndex.
+	annotationIndexFailureCount        = "batch.kubernetes.io/job-index-failure-count"
+	annotationIndexIgnoredFailureCount = "batch.kubernetes.io/job-index-ignored-failure-count"
 )
 
 // job models the Job controller for one Job: it keeps min(parallelism, remaining
 // completions) pods active, the lowest pending completion indexes first for an Indexed
-// Job, and replaces failed pods (a preempted or deleted pod counts as failed) after its
-// backoff, until spec.backoffLimit failures.
+// Job, and replaces failed pods (a preempted or deleted pod counts as failed), until
+// spec.backoffLimit failures. As Kubernetes' controller does, it backs off once for the
+// whole Job: one delay computed from the failures since the last success (10 s doubling,
+// counted from the latest failure; every failure counts, those a pod failure policy
+// ignores too), and every missing pod is created when it ends. With backoffLimitPerIndex
+// each index backs off on its own, from its own failures, and fails after that many.
 type job struct {
 	ref   Ref
 	obj   *batchv1.Job
@@ -53,6 +63,26 @@ type job struct {
 	// success, for the backoff.
 	failures, sinceSuccess int32
 	finished               bool
+
+	// backoff is the generation of the Job's backoff timer, and backingOff says it runs:
+	// no pod is created until it fires (a later failure starts a new one).
+	backoff    int
+	backingOff bool
+
+	// perIndex is spec.backoffLimitPerIndex (nil without), maxFailedIndexes its limit of
+	// failed indexes; indexes holds each index's failures and its own backoff timer.
+	perIndex         *int32
+	maxFailedIndexes *int32
+	failedIndexes    int32
+	indexes          map[int]*jobIndex
+}
+
+// jobIndex is an index's failures (counted against backoffLimitPerIndex, and ignored by
+// the pod failure policy) and its backoff timer's generation while it runs.
+type jobIndex struct {
+	failures, ignored int32
+	timer             int
+	backingOff        bool
 }
 
 // jobPod is a pod of the Job that is not finished.
@@ -77,6 +107,11 @@ func newJob(j *batchv1.Job, path *field.Path, opts Options) (*job, *field.Error)
 		backoffLimit: ptrOr(j.Spec.BackoffLimit, defaultBackoffLimit),
 		pods:         map[string]*jobPod{},
 		done:         map[int]bool{},
+		indexes:      map[int]*jobIndex{},
+	}
+	if j.Spec.BackoffLimitPerIndex != nil {
+		c.perIndex, c.maxFailedIndexes = j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes
+		c.backoffLimit = ptrOr(j.Spec.BackoffLimit, math.MaxInt32)
 	}
 	if p := j.Spec.PodReplacementPolicy; p != nil {
 		c.replaceFailedOnly = *p == batchv1.Failed
@@ -102,7 +137,8 @@ func validateJob(j *batchv1.Job, path *field.Path) *field.Error {
 	for _, f := range []struct {
 		v    *int32
 		name string
-	}{{j.Spec.Parallelism, "parallelism"}, {j.Spec.Completions, "completions"}, {j.Spec.BackoffLimit, "backoffLimit"}} {
+	}{{j.Spec.Parallelism, "parallelism"}, {j.Spec.Completions, "completions"}, {j.Spec.BackoffLimit, "backoffLimit"},
+		{j.Spec.BackoffLimitPerIndex, "backoffLimitPerIndex"}, {j.Spec.MaxFailedIndexes, "maxFailedIndexes"}} {
 		if f.v != nil && *f.v < 0 {
 			return field.Invalid(spec.Child(f.name), *f.v, "must be greater than or equal to 0")
 		}
@@ -112,6 +148,13 @@ func validateJob(j *batchv1.Job, path *field.Path) *field.Error {
 	}
 	if m := j.Spec.CompletionMode; m != nil && *m == batchv1.IndexedCompletion && j.Spec.Completions == nil {
 		return field.Required(spec.Child("completions"), "when completion mode is Indexed")
+	}
+	indexed := j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion
+	if j.Spec.BackoffLimitPerIndex != nil && !indexed {
+		return field.Invalid(spec.Child("backoffLimitPerIndex"), *j.Spec.BackoffLimitPerIndex, "requires indexed completion mode")
+	}
+	if j.Spec.MaxFailedIndexes != nil && j.Spec.BackoffLimitPerIndex == nil {
+		return field.Required(spec.Child("backoffLimitPerIndex"), "when maxFailedIndexes is specified")
 	}
 	switch rp := j.Spec.Template.Spec.RestartPolicy; rp {
 	case v1.RestartPolicyOnFailure, v1.RestartPolicyNever:
@@ -133,7 +176,7 @@ func (c *job) Start() []Action {
 	if c.obj.Spec.Suspend != nil && *c.obj.Spec.Suspend {
 		return nil
 	}
-	return c.sync(0)
+	return c.sync()
 }
 
 func (c *job) Observe(p *v1.Pod, ch Change) []Action {
@@ -151,7 +194,11 @@ func (c *job) Observe(p *v1.Pod, ch Change) []Action {
 			c.done[jp.index] = true
 		}
 		c.sinceSuccess = 0
-		return c.sync(0)
+		if c.backingOff { // a success ends the Job's backoff
+			c.backingOff = false
+			c.backoff++
+		}
+		return c.sync()
 	case Terminating:
 		if jp.terminating {
 			return nil
@@ -171,26 +218,84 @@ func (c *job) Observe(p *v1.Pod, ch Change) []Action {
 	return nil
 }
 
-// failed counts a failed pod as the pod failure policy says, then replaces it.
+// failed counts a failed pod as the pod failure policy says, then starts the backoff
+// after which the missing pods are made.
 func (c *job) failed(p *v1.Pod, jp *jobPod) []Action {
-	switch c.failureAction(p) {
-	case batchv1.PodFailurePolicyActionIgnore:
-		return c.sync(0)
-	case batchv1.PodFailurePolicyActionFailJob:
+	action := c.failureAction(p)
+	if action == batchv1.PodFailurePolicyActionFailJob {
 		c.finished = true
 		return nil
-	case batchv1.PodFailurePolicyActionFailIndex:
-		if jp.index >= 0 {
-			c.done[jp.index] = true // the index will not be retried
+	}
+	if c.perIndex != nil && jp.index >= 0 {
+		return c.indexFailed(jp.index, action)
+	}
+	if action == batchv1.PodFailurePolicyActionFailIndex && jp.index >= 0 {
+		c.done[jp.index] = true // the index will not be retried
+	}
+	c.sinceSuccess++ // every failed pod counts for the backoff, ignored ones too
+	if action != batchv1.PodFailurePolicyActionIgnore {
+		c.failures++
+		if c.failures > c.backoffLimit {
+			c.finished = true // the Job fails: nothing more is created
+			return nil
 		}
 	}
-	c.failures++
-	c.sinceSuccess++
-	if c.failures > c.backoffLimit {
-		c.finished = true // the Job fails: nothing more is created
-		return nil
+	// One delay for the Job, from its failures since the last success, counted from this
+	// failure (the latest): a backoff already running is replaced.
+	c.backoff++
+	c.backingOff = true
+	gen := c.backoff
+	return []Action{{After: backoffDelay(c.sinceSuccess), Then: func() []Action {
+		if gen != c.backoff {
+			return nil
+		}
+		c.backingOff = false
+		return c.sync()
+	}}}
+}
+
+// indexFailed counts a failure of an index with backoffLimitPerIndex: the index fails once
+// it has failed more than that many times (or at once for FailIndex), else it backs off on
+// its own, from all its failures, and the other indexes go on.
+func (c *job) indexFailed(index int, action batchv1.PodFailurePolicyAction) []Action {
+	ix := c.indexes[index]
+	if ix == nil {
+		ix = &jobIndex{}
+		c.indexes[index] = ix
 	}
-	return c.sync(c.backoff())
+	absolute := ix.failures + ix.ignored + 1
+	counted := action != batchv1.PodFailurePolicyActionIgnore
+	if counted {
+		c.failures++
+		if c.failures > c.backoffLimit {
+			c.finished = true
+			return nil
+		}
+	}
+	if action == batchv1.PodFailurePolicyActionFailIndex || (counted && ix.failures >= *c.perIndex) {
+		c.done[index] = true // the index failed: it is not retried
+		c.failedIndexes++
+		if c.maxFailedIndexes != nil && c.failedIndexes > *c.maxFailedIndexes {
+			c.finished = true
+			return nil
+		}
+		return c.sync()
+	}
+	if counted {
+		ix.failures++
+	} else {
+		ix.ignored++
+	}
+	ix.timer++
+	ix.backingOff = true
+	gen := ix.timer
+	return []Action{{After: backoffDelay(absolute), Then: func() []Action {
+		if gen != ix.timer {
+			return nil
+		}
+		ix.backingOff = false
+		return c.sync()
+	}}}
 }
 
 // failureAction is the first podFailurePolicy rule matching the pod's conditions (a
@@ -216,17 +321,26 @@ func (c *job) failureAction(p *v1.Pod) batchv1.PodFailurePolicyAction {
 	return batchv1.PodFailurePolicyActionCount
 }
 
-func (c *job) backoff() time.Duration {
-	d := jobBackoff
-	for i := int32(1); i < c.sinceSuccess && d < jobMaxBackoff; i++ {
-		d *= 2
+// backoffDelay is the Job controller's delay after failures failures since the last
+// success (getRemainingTimeForFailuresCount at the latest failure).
+func backoffDelay(failures int32) time.Duration {
+	if failures <= 0 {
+		return 0
 	}
-	return min(d, jobMaxBackoff)
+	d := jobBackoff
+	for i := int32(1); i < failures; i++ {
+		d *= 2
+		if d >= jobMaxBackoff {
+			return jobMaxBackoff
+		}
+	}
+	return d
 }
 
-// sync creates the pods that are missing, after delay.
-func (c *job) sync(delay time.Duration) []Action {
-	if c.finished || c.complete() {
+// sync creates the pods that are missing now: none while the Job backs off, and no pod of
+// an index that backs off.
+func (c *job) sync() []Action {
+	if c.finished || c.complete() || c.backingOff {
 		return nil
 	}
 	var active, terminating int32
@@ -254,12 +368,22 @@ func (c *job) sync(delay time.Duration) []Action {
 			}
 			index = next
 			next++
+			if c.indexBackingOff(index) {
+				// among the first pending indexes, as upstream picks them, but made when its
+				// own backoff ends
+				continue
+			}
 		}
 		p := c.newPod(index)
 		c.pods[p.Name] = &jobPod{index: index}
-		acts = append(acts, Action{After: delay, Object: p})
+		acts = append(acts, Action{Object: p})
 	}
 	return acts
+}
+
+func (c *job) indexBackingOff(index int) bool {
+	ix := c.indexes[index]
+	return ix != nil && ix.backingOff
 }
 
 func (c *job) complete() bool {
@@ -317,6 +441,16 @@ func (c *job) newPod(index int) *v1.Pod {
 		idx := strconv.Itoa(index)
 		labels[annotationCompletionIndex] = idx
 		annotations = map[string]string{annotationCompletionIndex: idx}
+		if c.perIndex != nil {
+			var failures, ignored int32
+			if ix := c.indexes[index]; ix != nil {
+				failures, ignored = ix.failures, ix.ignored
+			}
+			annotations[annotationIndexFailureCount] = strconv.Itoa(int(failures))
+			if ignored > 0 {
+				annotations[annotationIndexIgnoredFailureCount] = strconv.Itoa(int(ignored))
+			}
+		}
 		prefix = fmt.Sprintf("%s-%d-", c.obj.Name, index)
 		if len(prefix) > maxGeneratedNameLength {
 			suffix := fmt.Sprintf("-%d-", index)

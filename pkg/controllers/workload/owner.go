@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,8 +16,11 @@ import (
 type owner struct {
 	ref   Ref
 	names names
-	// failures counts a Job's failed pods, for its backoff.
+	// failures counts a Job's failed pods since its last success, for its backoff; waiting
+	// are the replacements made when the backoff of generation timer ends.
 	failures int32
+	waiting  []*v1.Pod
+	timer    int
 	stopped  bool
 }
 
@@ -50,29 +52,48 @@ func (c *owner) Observe(p *v1.Pod, ch Change) []Action {
 	replaceOnGone := c.ref.Kind == "StatefulSet" || c.ref.Kind == "DaemonSet"
 	switch {
 	case ch == Succeeded && c.ref.Kind == "Job":
-		c.failures = 0
-		return nil
+		c.failures = 0 // a success ends the backoff: the replacements waiting are made
+		c.timer++
+		acts := make([]Action, 0, len(c.waiting))
+		for _, w := range c.waiting {
+			acts = append(acts, Action{Object: w})
+		}
+		c.waiting = nil
+		return acts
 	case ch == Terminating && replaceOnGone, ch == Gone && !replaceOnGone && p.DeletionTimestamp != nil:
 		return nil // replaced at the other moment of its end
 	}
 	r := replacement(p)
-	var after time.Duration
 	switch c.ref.Kind {
 	case "StatefulSet":
 		r.Name = p.Name
 	case "Job":
+		// One backoff for the Job, from its failures since the last success and counted
+		// from the latest: every replacement waiting is made when it ends.
 		c.failures++
-		j := job{sinceSuccess: c.failures}
-		after = j.backoff()
 		prefix := c.ref.Name + "-"
 		if idx, ok := p.Labels[annotationCompletionIndex]; ok {
 			prefix = fmt.Sprintf("%s-%s-", c.ref.Name, idx)
 		}
 		r.Name = c.names.next(prefix)
+		c.waiting = append(c.waiting, r)
+		c.timer++
+		gen := c.timer
+		return []Action{{After: backoffDelay(c.failures), Then: func() []Action {
+			if gen != c.timer || c.stopped {
+				return nil
+			}
+			acts := make([]Action, 0, len(c.waiting))
+			for _, w := range c.waiting {
+				acts = append(acts, Action{Object: w})
+			}
+			c.waiting = nil
+			return acts
+		}}}
 	default:
 		r.Name = c.names.next(c.ref.Name + "-")
 	}
-	return []Action{{After: after, Object: r}}
+	return []Action{{Object: r}}
 }
 
 // replacement is a new pod with the spec, labels, annotations and owners of one that ends.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -148,10 +149,50 @@ func (s *Simulator) gone(rec *podRecord) {
 	if rec.node != "" && rec.phase != report.PhaseSucceeded {
 		s.nodeUsage.remove(rec.node, rec.pod)
 	}
-	s.sched.DeletePod(rec.pod)
-	s.objs.claimController.ReleasePodClaims(rec.pod)
+	if s.opts.claimReleaseDelay() == 0 {
+		// released at once: the scheduler never sees the claims of a pod that is gone
+		s.releaseClaims(rec.pod)
+		s.sched.DeletePod(rec.pod)
+	} else {
+		s.sched.DeletePod(rec.pod)
+		s.releaseClaims(rec.pod)
+	}
 	s.budgets.PodsChanged()
 	s.tell(rec, workload.Gone)
+}
+
+// releaseClaims has the ResourceClaim controller release the claims of a pod that is gone
+// or finished, after its delay (Options.ClaimReleaseDelay): until then the claims keep
+// their devices, as on a cluster. The report's events say when it acted.
+func (s *Simulator) releaseClaims(p *v1.Pod) {
+	if len(p.Spec.ResourceClaims) == 0 && p.Status.ExtendedResourceClaimStatus == nil {
+		return
+	}
+	delay := s.opts.claimReleaseDelay()
+	release := func() {
+		done := s.objs.claimController.ReleasePodClaims(p)
+		if done.Empty() {
+			return
+		}
+		var parts []string
+		if len(done.Deleted) > 0 {
+			parts = append(parts, "deleted "+strings.Join(done.Deleted, ", "))
+		}
+		if len(done.Deallocated) > 0 {
+			parts = append(parts, "deallocated "+strings.Join(done.Deallocated, ", "))
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "dropped the reservations of "+strings.Join(done.Unreserved, ", "))
+		}
+		s.events = append(s.events, report.Event{Time: s.seconds(s.now), Object: "Pod/" + p.Namespace + "/" + p.Name,
+			Type: v1.EventTypeNormal, Reason: "ResourceClaimsReleased",
+			Message: fmt.Sprintf("the ResourceClaim controller %s, %s after the pod ended", strings.Join(parts, "; "), delay)})
+	}
+	if delay == 0 {
+		release()
+		return
+	}
+	s.at(s.now.Add(delay), release)
 }
 
 // markDeleted records the first moment the pod's deletion started.
@@ -176,7 +217,7 @@ func (s *Simulator) succeed(rec *podRecord) {
 	rec.endAt = &end
 	s.nodeUsage.remove(rec.node, np)
 	s.sched.UpdatePod(old, np)
-	s.objs.claimController.ReleasePodClaims(np)
+	s.releaseClaims(np)
 	s.budgets.PodsChanged()
 	s.tell(rec, workload.Succeeded)
 }

@@ -36,6 +36,28 @@ type Options struct {
 	// and seed give the same output byte for byte.
 	ReportWallTime bool
 	Logger         klog.Logger
+	// ClaimReleaseDelay is how long after a pod is gone the ResourceClaim controller drops
+	// its reservations, deallocates its claims and deletes those made for it (0:
+	// DefaultClaimReleaseDelay; negative: at once). Until then the claims' devices stay
+	// taken, as on a cluster.
+	ClaimReleaseDelay time.Duration
+}
+
+// DefaultClaimReleaseDelay is the ResourceClaim controller's delay by default: the time a
+// cluster's controller takes to see a pod gone and release its claims, a few seconds
+// (kube-controller-manager's informers, its work queue and two API writes; the issue that
+// asked for it saw the scheduler retry 4 s before the claims were released).
+const DefaultClaimReleaseDelay = 4 * time.Second
+
+// claimReleaseDelay is the delay in effect.
+func (o Options) claimReleaseDelay() time.Duration {
+	switch {
+	case o.ClaimReleaseDelay == 0:
+		return DefaultClaimReleaseDelay
+	case o.ClaimReleaseDelay < 0:
+		return 0
+	}
+	return o.ClaimReleaseDelay
 }
 
 // Epoch is virtual time 0.

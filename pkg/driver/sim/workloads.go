@@ -32,6 +32,11 @@ func (s *Simulator) tell(rec *podRecord, ch workload.Change) {
 // perform creates what a controller asks for, each at its time.
 func (s *Simulator) perform(c workload.Controller, acts []workload.Action, replaces string) {
 	for _, a := range acts {
+		if a.Then != nil {
+			then := a.Then
+			s.at(s.now.Add(a.After), func() { s.perform(c, then(), replaces) })
+			continue
+		}
 		switch o := a.Object.(type) {
 		case *v1.Pod:
 			s.at(s.now.Add(a.After), func() { s.createMadePod(c, o, replaces) })

@@ -238,7 +238,8 @@ func (e *Evaluator) diagnose(ctx context.Context, m *framework.PodInfo) (*framew
 
 // waitingForVictims reports whether the group should wait for the victims of its last
 // preemption instead of preempting again: its members are nominated, lower-priority pods
-// are still leaving those nodes, and with them gone enough members fit in dom.
+// are still leaving those nodes (or its victims are gone and the devices of their claims
+// are being released), and with them gone and released enough members fit in dom.
 func (e *Evaluator) waitingForVictims(ctx context.Context, pr *preemptor, dom domain) (bool, error) {
 	snap := e.Handle.Snapshot()
 	nodes := map[string]bool{}
@@ -257,13 +258,25 @@ func (e *Evaluator) waitingForVictims(ctx context.Context, pr *preemptor, dom do
 			}
 		}
 	}
-	if len(leaving) == 0 {
+	// Victims already gone whose claims' devices are still being released count as room
+	// being made, as victims still terminating do (framework.ReleaseWaiter bounds how long).
+	var gone []*framework.PodInfo
+	if waiter, ok := e.Handle.GroupPreemption().(framework.ReleaseWaiter); ok {
+		gone = waiter.GroupReleasingVictims(pr.g)
+	}
+	if len(gone) > 0 && len(snap.DRA().Releasing(gone)) == 0 {
+		gone = nil
+	}
+	if len(leaving) == 0 && len(gone) == 0 {
 		return false, nil
 	}
 	cp := snap.Checkpoint()
 	defer snap.Rollback(cp)
 	for _, q := range leaving {
 		snap.RemovePod(q)
+	}
+	if len(gone) > 0 {
+		snap.DRA().FreeReleasing(append(slices.Clone(gone), leaving...))
 	}
 	placed, err := pr.place(ctx, dom)
 	if err != nil {
