@@ -92,6 +92,8 @@ func TestNewRegistersKubeSchedulerMetrics(t *testing.T) {
 		"scheduler_plugin_execution_duration_seconds":          {"HISTOGRAM", []string{"extension_point", "plugin", "status"}},
 		"scheduler_podgroup_wait_duration_seconds":             {"HISTOGRAM", []string{"profile"}},
 		"scheduler_pending_podgroups":                          {"GAUGE", []string{"queue"}},
+
+		"phalanx_preemption_release_waits_total": {"COUNTER", []string{"event"}},
 	}
 	for name, w := range want {
 		g, ok := got[name]
