@@ -7,6 +7,7 @@ package schedulerdiff
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -72,9 +73,10 @@ func Generate(seed uint64) *Case {
 		p := g.pod(fmt.Sprintf("bound-%d", i), false)
 		p.Spec.NodeName = c.Nodes[g.r.IntN(nNodes)].Name
 		if g.chance(0.05) {
-			// A pod being deleted: it still holds its node until the kubelet is done.
-			now := metav1.NewTime(metav1.Now().Rfc3339Copy().Time)
-			p.DeletionTimestamp = &now
+			// A pod being deleted: it still holds its node until the kubelet is done. A
+			// fixed time, so that a seed always gives the same case.
+			at := metav1.NewTime(time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC))
+			p.DeletionTimestamp = &at
 		}
 		c.Pods = append(c.Pods, p)
 	}
