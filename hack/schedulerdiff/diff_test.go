@@ -189,3 +189,55 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestPreemptionAgrees compares, for a pod that must preempt, phalanx's DefaultPreemption
+// (pkg/preemption's pod evaluator) with kube-scheduler's (its Evaluator's dry run and
+// candidate choice): the outcome, the chosen node (kube-scheduler's, or one its criteria
+// cannot tell from it) and the victims there. Cases that hit a difference listed with the
+// preemption scope are skipped and counted; cases where the pod fits somewhere, or PreFilter
+// rejects it, are counted and agree when both schedulers say so.
+func TestPreemptionAgrees(t *testing.T) {
+	n := casesFromEnv(t, 2000)
+	seed := firstSeed(t)
+	ctx := t.Context()
+	ph := NewPhalanx()
+	var names []string
+	for _, name := range ComparedPlugins {
+		if ph.Has(name) {
+			names = append(names, name)
+		}
+	}
+	up, err := NewUpstreamPreemption(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := &tally{skipped: map[string]int{}}
+	outcomes := map[string]int{}
+	for s := seed; s < seed+uint64(n); s++ {
+		c := GeneratePreemption(s)
+		tl.cases++
+		if d := SkippedBy(PreemptionName, c); d != "" {
+			tl.skipped[d]++
+			continue
+		}
+		want, err := up.Preempt(ctx, c)
+		if err != nil {
+			t.Fatalf("seed %d: kube-scheduler: %v", s, err)
+		}
+		got, err := ph.Preempt(ctx, c)
+		if err != nil {
+			t.Fatalf("seed %d: phalanx: %v", s, err)
+		}
+		if diff := got.Diff(want); diff != "" {
+			tl.disagreed++
+			if tl.disagreed <= maxReported {
+				t.Errorf("seed %d: preemption disagrees:\n%s\ncase:\n%s", s, diff, describe(c))
+			}
+			continue
+		}
+		tl.agreed++
+		outcomes[want.Outcome]++
+	}
+	t.Logf("preemption: %s; agreed by outcome %v", tl, outcomes)
+	fmt.Printf("schedulerdiff preemption: %s; agreed by outcome %v\n", tl, outcomes)
+}

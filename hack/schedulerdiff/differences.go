@@ -37,12 +37,15 @@ type Difference struct {
 	Applies func(c *Case) bool
 }
 
-// Differences are the deliberate differences, in the order of the document's table.
+// Differences are the deliberate differences, in the order of the document's table: a case
+// is credited to the first that concerns it, so the narrow preemption rows come before
+// victim-order, which concerns most preemption cases.
 var Differences = []Difference{
-	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: always},
-	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: always},
-	{ID: "best-effort-victims", Scopes: []string{PreemptionName}, Applies: always},
 	{ID: "pod-groups", Scopes: []string{CycleName, PreemptionName}, Applies: inPodGroup},
+	{ID: "leaving-pods", Scopes: []string{PreemptionName}, Applies: leavingPods},
+	{ID: "best-effort-victims", Scopes: []string{PreemptionName}, Applies: bestEffortVictim},
+	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: blockedByPods},
+	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: severalVictimsOnANode},
 	{ID: "pod-level-requests-score", Scopes: []string{"NodeResourcesFit", CycleName}, Applies: podLevelRequests},
 }
 
@@ -50,10 +53,6 @@ var Differences = []Difference{
 func podLevelRequests(c *Case) bool {
 	return c.Pod.Spec.Resources != nil && len(c.Pod.Spec.Resources.Requests) > 0
 }
-
-// always: the difference concerns every case of its scope (preemption's victims are not
-// compared yet).
-func always(*Case) bool { return true }
 
 // inPodGroup: the pod to place belongs to a pod group, phalanx's or Kubernetes' own.
 func inPodGroup(c *Case) bool {

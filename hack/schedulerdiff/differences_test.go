@@ -7,6 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // differencesDoc is the one list of deliberate differences.
@@ -68,9 +72,6 @@ func TestSkippedBy(t *testing.T) {
 	if got := SkippedBy("NodeAffinity", c); got != "" {
 		t.Errorf("NodeAffinity: skipped by %q, want none", got)
 	}
-	if got := SkippedBy(PreemptionName, c); got != "victim-order" {
-		t.Errorf("preemption: skipped by %q, want victim-order", got)
-	}
 	if got := SkippedBy(CycleName, c); got != "" {
 		t.Errorf("cycle, a pod in no group: skipped by %q, want none", got)
 	}
@@ -79,3 +80,68 @@ func TestSkippedBy(t *testing.T) {
 		t.Errorf("cycle, a pod in a group: skipped by %q, want pod-groups", got)
 	}
 }
+
+// TestPreemptionSkippedBy: each preemption row concerns the cases its document row
+// describes, and a case no row concerns is compared.
+func TestPreemptionSkippedBy(t *testing.T) {
+	low := func(name, node string, cpu string) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: v1.PodSpec{NodeName: node, Priority: ptr(int32(0))}}
+		ct := v1.Container{Name: "c"}
+		if cpu != "" {
+			ct.Resources.Requests = v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}
+		}
+		p.Spec.Containers = []v1.Container{ct}
+		return p
+	}
+	preemptor := func() *v1.Pod {
+		p := low("incoming", "", "2")
+		p.Spec.NodeName, p.Spec.Priority = "", ptr(int32(PreemptorPriority))
+		return p
+	}
+	anti := &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: zoneKey}}}}
+	tests := []struct {
+		name string
+		pods func() []*v1.Pod
+		pod  func(*v1.Pod)
+		want string
+	}{
+		{"one victim per node", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1"), low("b", "n1", "1")} }, nil, ""},
+		{"a higher-priority pod is no victim", func() []*v1.Pod {
+			p := low("b", "n0", "1")
+			p.Spec.Priority = ptr(int32(PreemptorPriority))
+			return []*v1.Pod{low("a", "n0", "1"), p}
+		}, nil, ""},
+		{"two victims on a node", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1"), low("b", "n0", "1")} }, nil, "victim-order"},
+		{"a BestEffort victim", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", ""), low("b", "n0", "1")} }, nil, "best-effort-victims"},
+		{"a pod being deleted", func() []*v1.Pod {
+			p := low("a", "n0", "1")
+			p.DeletionTimestamp = &metav1.Time{}
+			return []*v1.Pod{p, low("b", "n0", "")}
+		}, nil, "leaving-pods"},
+		{"a bound pod's required anti-affinity", func() []*v1.Pod {
+			p := low("a", "n0", "1")
+			p.Spec.Affinity = anti
+			return []*v1.Pod{p}
+		}, nil, "cross-node-preemption"},
+		{"the pod's required anti-affinity", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) { p.Spec.Affinity = anti }, "cross-node-preemption"},
+		{"the pod's hard spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
+			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.DoNotSchedule}}
+		}, "cross-node-preemption"},
+		{"the pod's soft spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
+			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.ScheduleAnyway}}
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Case{Pods: tt.pods(), Pod: preemptor()}
+			if tt.pod != nil {
+				tt.pod(c.Pod)
+			}
+			if got := SkippedBy(PreemptionName, c); got != tt.want {
+				t.Errorf("skipped by %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

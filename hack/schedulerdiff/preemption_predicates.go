@@ -1,0 +1,72 @@
+package schedulerdiff
+
+import (
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
+)
+
+// lowerPriority are the bound pods the pod to place may preempt: of lower priority, and
+// not already being deleted.
+func lowerPriority(c *Case) []*v1.Pod {
+	var out []*v1.Pod
+	for _, p := range c.Pods {
+		if p.DeletionTimestamp == nil && corev1helpers.PodPriority(p) < corev1helpers.PodPriority(c.Pod) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// bestEffortVictim: a pod the pod to place may preempt is BestEffort.
+func bestEffortVictim(c *Case) bool {
+	for _, p := range lowerPriority(c) {
+		if qos.GetPodQOS(p) == v1.PodQOSBestEffort {
+			return true
+		}
+	}
+	return false
+}
+
+// blockedByPods: pods can block a node for the pod to place by required anti-affinity
+// (the pod's or theirs) or hard topology spreading, where phalanx may take victims on
+// other nodes of the domain.
+func blockedByPods(c *Case) bool {
+	if a := c.Pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+		return true
+	}
+	for _, tsc := range c.Pod.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == v1.DoNotSchedule {
+			return true
+		}
+	}
+	for _, p := range c.Pods {
+		if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// severalVictimsOnANode: a node holds more than one pod the pod to place may preempt, so
+// that the victims kept depend on the order and the search.
+func severalVictimsOnANode(c *Case) bool {
+	perNode := map[string]int{}
+	for _, p := range lowerPriority(c) {
+		perNode[p.Spec.NodeName]++
+		if perNode[p.Spec.NodeName] > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// leavingPods: a bound pod is being deleted.
+func leavingPods(c *Case) bool {
+	for _, p := range c.Pods {
+		if p.DeletionTimestamp != nil {
+			return true
+		}
+	}
+	return false
+}
