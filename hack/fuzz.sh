@@ -51,4 +51,4 @@ PREEMPTION_MEDIUM_CLUSTERS=$PREEMPTION_MEDIUM_CLUSTERS PREEMPTION_LARGE_CLUSTERS
 # generated cases per plugin and as many whole cycles (docs/kube-scheduler-differences.md).
 # `make test` runs 2,000 of each.
 echo "== phalanx against kube-scheduler (SCHEDULERDIFF_CASES=${SCHEDULERDIFF_CASES:=1000000})"
-(cd hack/schedulerdiff && SCHEDULERDIFF_CASES=$SCHEDULERDIFF_CASES go test -count=1 -timeout 6h -run '^(TestPluginsAgree|TestWholeCycleAgrees)$' .)
+(cd hack/schedulerdiff && SCHEDULERDIFF_CASES=$SCHEDULERDIFF_CASES go test -count=1 -timeout 6h -run '^(TestPluginsAgree|TestWholeCycleAgrees|TestPreemptionAgrees)$' .)
