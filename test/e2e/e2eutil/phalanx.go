@@ -112,10 +112,14 @@ func (c *Cluster) PhalanxKubeconfig(t testing.TB) string {
 }
 
 // ForgetPhalanxRBAC makes the next PhalanxKubeconfig install phalanx's namespace and RBAC
-// again and issue a new token: for a test that uninstalled them (the install test).
+// again and issue a new token, and the next SnapshotKubeconfig the same for the snapshot's
+// ServiceAccount, which lives in that namespace: for a test that uninstalled them (the
+// install test).
 func ForgetPhalanxRBAC() {
 	rbacOnce = sync.Once{}
 	rbacKubeconfig, rbacErr = "", nil
+	snapshotOnce = sync.Once{}
+	snapshotKubeconfig, snapshotErr = "", nil
 }
 
 func (c *Cluster) installRBAC(t testing.TB) (string, error) {
