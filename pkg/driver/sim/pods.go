@@ -42,6 +42,9 @@ type podRecord struct {
 	// (workloads.go); replaces names the pod it was made in place of.
 	ctrl     workload.Controller
 	replaces string
+	// replaced says a pod made in its place exists; awaitsReplacement that it ended and
+	// is in its controller's unreplaced queue (Simulator.unreplaced).
+	replaced, awaitsReplacement bool
 	// message is the simulator's own word on the pod, when it has one (a pod bound to a
 	// node that does not exist); the scheduler's otherwise.
 	message string

@@ -11,6 +11,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/admission"
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/controllers/disruption"
+	"github.com/phalanx-dev/phalanx/pkg/controllers/workload"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/plugins"
@@ -80,6 +81,9 @@ type Simulator struct {
 	pods     map[string]*podRecord
 	podOrder []*podRecord
 	nodes    map[string]*v1.Node
+	// unreplaced are each controller's ended pods that no pod it made replaces yet, in
+	// the order they ended (workloads.go).
+	unreplaced map[workload.Controller][]*podRecord
 	// waitingForNode are the pods created bound to a node that does not exist (yet), by
 	// node name: no kubelet runs them.
 	waitingForNode map[string][]*podRecord
@@ -124,6 +128,7 @@ func New(sc *admission.Scenario, opts Options) (*Simulator, error) {
 		now:            Epoch,
 		pods:           map[string]*podRecord{},
 		nodes:          map[string]*v1.Node{},
+		unreplaced:     map[workload.Controller][]*podRecord{},
 		waitingForNode: map[string][]*podRecord{},
 		nodeAdded:      map[string]float64{},
 		nodeDeleted:    map[string]float64{},

@@ -94,7 +94,7 @@ func (s *Simulator) planWorkloads() {
 	for _, w := range s.sc.Controlled {
 		_, m, _ := admission.WorkloadOf(w.Object)
 		c := w.Controller
-		s.planObject(m, func() { s.perform(c, c.Start(), "") }, func() {
+		s.planObject(m, func() { s.perform(c, c.Start(), nil) }, func() {
 			c.Stop()
 			for _, rec := range s.podOrder {
 				if rec.ctrl == c && rec.created && !rec.gone {
