@@ -3,9 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -13,9 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
-	"github.com/phalanx-dev/phalanx/pkg/whatif"
 	"github.com/phalanx-dev/phalanx/test/e2e/e2eutil"
 )
 
@@ -72,23 +67,7 @@ func TestWhatIfPredictsOnePreemptionForReleasingDevices(t *testing.T) {
 
 	trainer := pod("trainer", high, "", "two-gpus")
 	trainer.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-	y, err := yaml.Marshal(trainer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newFile := filepath.Join(t.TempDir(), "trainer.yaml")
-	if err := os.WriteFile(newFile, y, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr, code := e2eutil.RunPhalanx(t, "whatif", "--kubeconfig", c.SnapshotKubeconfig(t), "--config", c.PhalanxConfig(t),
-		"--scheduler-name", sched, "--check-invariants", "-f", newFile, "-o", "json")
-	if code != 0 {
-		t.Fatalf("phalanx whatif: exit %d\n%s\n%s", code, stderr, stdout)
-	}
-	var answer whatif.Answer
-	if err := json.Unmarshal(stdout, &answer); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	answer, stdout := askWhatIf(t, c, sched, writeManifest(t, "trainer.yaml", trainer))
 	predicted := answer.Workloads[0]
 	if !predicted.Schedules || !slices.Equal(predictedNodes(predicted), []string{a.Name}) || !slices.Equal(victimsOf(predicted), []string{"low-a0", "low-a1"}) {
 		t.Fatalf("prediction %s: want trainer on %s, low-a0 and low-a1 preempted", stdout, a.Name)

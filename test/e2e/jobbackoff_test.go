@@ -4,10 +4,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -15,10 +12,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
-	"github.com/phalanx-dev/phalanx/pkg/whatif"
 	"github.com/phalanx-dev/phalanx/test/e2e/e2eutil"
 )
 
@@ -81,23 +76,7 @@ func TestWhatIfPredictsTheJobBackoff(t *testing.T) {
 	urgent := e2eutil.Pod{Namespace: ns, Name: "urgent", SchedulerName: sched, CPU: "3", Memory: "100Mi", Priority: high, GracePeriod: &grace}.Build()
 	urgent.Spec.NodeSelector = map[string]string{pinLabel: pin}
 	urgent.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-	y, err := yaml.Marshal(urgent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newFile := filepath.Join(t.TempDir(), "urgent.yaml")
-	if err := os.WriteFile(newFile, y, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr, code := e2eutil.RunPhalanx(t, "whatif", "--kubeconfig", c.SnapshotKubeconfig(t), "--config", c.PhalanxConfig(t),
-		"--scheduler-name", sched, "--check-invariants", "-f", newFile, "-o", "json")
-	if code != 0 {
-		t.Fatalf("phalanx whatif: exit %d\n%s\n%s", code, stderr, stdout)
-	}
-	var answer whatif.Answer
-	if err := json.Unmarshal(stdout, &answer); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	answer, stdout := askWhatIf(t, c, sched, writeManifest(t, "urgent.yaml", urgent))
 	predicted := answer.Workloads[0]
 	if !predicted.Schedules || !slices.Equal(predictedNodes(predicted), []string{node.Name}) || !slices.Equal(victimsOf(predicted), workers) {
 		t.Fatalf("prediction %s: want urgent on %s, the Job's pods %v preempted", stdout, node.Name, workers)

@@ -172,15 +172,7 @@ func TestWhatIfPredictsTheOutcome(t *testing.T) {
 	w := fillWhatifCluster(t, c)
 	newFile, pg, job, urgent := w.newWork(t)
 
-	stdout, stderr, code := e2eutil.RunPhalanx(t, "whatif", "--kubeconfig", c.SnapshotKubeconfig(t), "--config", c.PhalanxConfig(t),
-		"--scheduler-name", w.sched, "--check-invariants", "-f", newFile, "-o", "json")
-	if code != 0 {
-		t.Fatalf("phalanx whatif: exit %d\n%s\n%s", code, stderr, stdout)
-	}
-	var answer whatif.Answer
-	if err := json.Unmarshal(stdout, &answer); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	answer, stdout := askWhatIf(t, c, w.sched, newFile)
 	t.Logf("predicted:\n%s", stdout)
 	predicted := map[string]whatif.Workload{}
 	for _, wl := range answer.Workloads {
@@ -381,23 +373,7 @@ func TestWhatIfPredictsAJobControllerGang(t *testing.T) {
 		Spec: batchv1.JobSpec{CompletionMode: &indexed, Completions: &three, Parallelism: &three,
 			Scheduling: &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{}}},
 			Template:   corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "10m"}}, Spec: worker.Spec}}}
-	y, err := yaml.Marshal(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newFile := filepath.Join(t.TempDir(), "job.yaml")
-	if err := os.WriteFile(newFile, y, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr, code := e2eutil.RunPhalanx(t, "whatif", "--kubeconfig", c.SnapshotKubeconfig(t), "--config", c.PhalanxConfig(t),
-		"--scheduler-name", sched, "--workload-with-job", "--check-invariants", "-f", newFile, "-o", "json")
-	if code != 0 {
-		t.Fatalf("phalanx whatif: exit %d\n%s\n%s", code, stderr, stdout)
-	}
-	var answer whatif.Answer
-	if err := json.Unmarshal(stdout, &answer); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	answer, stdout := askWhatIf(t, c, sched, writeManifest(t, "job.yaml", job), "--workload-with-job")
 	predicted := answer.Workloads[0]
 	if !predicted.Schedules || predicted.PodGroup == "" || len(predicted.Preempts) != 1 {
 		t.Fatalf("prediction %s: want the Job's three pods in its PodGroup, one filler preempted", stdout)
@@ -436,4 +412,36 @@ func TestWhatIfPredictsAJobControllerGang(t *testing.T) {
 	if got, want := victimsOf(predicted), sorted(realVictims); !slices.Equal(got, want) {
 		t.Errorf("preempted %v, predicted %v", want, got)
 	}
+}
+
+// askWhatIf runs `phalanx whatif -o json` against the cluster as the read-only snapshot
+// role, with the configuration phalanx runs with and its scheduler name, on the file of
+// new objects, and returns the parsed answer and the JSON it printed.
+func askWhatIf(t *testing.T, c *e2eutil.Cluster, sched, newFile string, extra ...string) (whatif.Answer, []byte) {
+	t.Helper()
+	args := append([]string{"whatif", "--kubeconfig", c.SnapshotKubeconfig(t), "--config", c.PhalanxConfig(t),
+		"--scheduler-name", sched, "--check-invariants", "-f", newFile, "-o", "json"}, extra...)
+	stdout, stderr, code := e2eutil.RunPhalanx(t, args...)
+	if code != 0 {
+		t.Fatalf("phalanx whatif: exit %d\n%s\n%s", code, stderr, stdout)
+	}
+	var answer whatif.Answer
+	if err := json.Unmarshal(stdout, &answer); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	return answer, stdout
+}
+
+// writeManifest writes obj as YAML into a file of the test's temporary directory.
+func writeManifest(t *testing.T, name string, obj any) string {
+	t.Helper()
+	y, err := yaml.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, y, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
