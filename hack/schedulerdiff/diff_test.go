@@ -145,12 +145,7 @@ func TestWholeCycleAgrees(t *testing.T) {
 	seed := firstSeed(t)
 	ctx := t.Context()
 	ph := NewPhalanx()
-	var names []string
-	for _, name := range ComparedPlugins {
-		if ph.Has(name) {
-			names = append(names, name)
-		}
-	}
+	names := bothHave(ph)
 	up, err := NewUpstream(ctx, names)
 	if err != nil {
 		t.Fatal(err)
@@ -201,12 +196,7 @@ func TestPreemptionAgrees(t *testing.T) {
 	seed := firstSeed(t)
 	ctx := t.Context()
 	ph := NewPhalanx()
-	var names []string
-	for _, name := range ComparedPlugins {
-		if ph.Has(name) {
-			names = append(names, name)
-		}
-	}
+	names := bothHave(ph)
 	up, err := NewUpstreamPreemption(ctx, names)
 	if err != nil {
 		t.Fatal(err)
@@ -240,4 +230,15 @@ func TestPreemptionAgrees(t *testing.T) {
 	}
 	t.Logf("preemption: %s; agreed by outcome %v", tl, outcomes)
 	fmt.Printf("schedulerdiff preemption: %s; agreed by outcome %v\n", tl, outcomes)
+}
+
+// bothHave is the compared plugins phalanx has (kube-scheduler has them all).
+func bothHave(ph *Phalanx) []string {
+	var names []string
+	for _, name := range ComparedPlugins {
+		if ph.Has(name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
