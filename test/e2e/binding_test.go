@@ -59,6 +59,7 @@ func TestBindingOutcomeUnknown(t *testing.T) {
 	time.Sleep(6 * time.Second)
 	c.ResumeComponent(t, e2eutil.Etcd)
 	bound := c.WaitPodsBound(t, ns, names, 3*time.Minute)
+	h.WaitAllBound(t, names, time.Minute)
 
 	for _, name := range names {
 		if nodes := h.Nodes(name); len(nodes) != 1 {
@@ -130,6 +131,7 @@ func TestThrottledByPriorityAndFairness(t *testing.T) {
 	ns, h, nodeList, names := pendingPods(t, c, nodes, pods)
 	p := c.StartPhalanx(t, "throttled", "--leader-elect=false", "--debug-endpoints")
 	bound := c.WaitPodsBound(t, ns, names, 3*time.Minute)
+	h.WaitAllBound(t, names, time.Minute)
 
 	for _, name := range names {
 		if nodes := h.Nodes(name); len(nodes) != 1 {

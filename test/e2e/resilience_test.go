@@ -255,6 +255,7 @@ func countBound(ctx context.Context, c *e2eutil.Cluster, ns string) int {
 func checkBoundOnce(t *testing.T, c *e2eutil.Cluster, ns string, h *e2eutil.PodHistory, names []string) {
 	t.Helper()
 	events := c.Events(t, ns)
+	h.WaitAllBound(t, names, time.Minute)
 	for _, name := range names {
 		nodes := h.Nodes(name)
 		if len(nodes) != 1 {

@@ -166,6 +166,28 @@ func (c *Cluster) WaitPodsBound(t testing.TB, ns string, names []string, timeout
 	return bound
 }
 
+// WaitAllBound waits until the history has seen every named pod bound. A List can see
+// bindings before the history's watch delivers them, and after an etcd or API server
+// outage the watch may have to be re-listed after a backoff of up to half a minute:
+// checks on the history right after WaitPodsBound would see pods "bound to nothing".
+// It reports the pods still unseen instead of failing, so the caller's own check names
+// them.
+func (h *PodHistory) WaitAllBound(t testing.TB, names []string, timeout time.Duration) {
+	t.Helper()
+	unseen := func() int {
+		n := 0
+		for _, name := range names {
+			if len(h.Nodes(name)) == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if err := Poll(Context(t), timeout, func(context.Context) (bool, error) { return unseen() == 0, nil }); err != nil {
+		t.Logf("the pod history has not seen %d of %d pods bound after %v", unseen(), len(names), timeout)
+	}
+}
+
 // WaitBound waits (up to 10s) until the history has seen the pod bound: its watch may
 // deliver the binding a moment after a List or Get saw it.
 func (h *PodHistory) WaitBound(t testing.TB, name string) {
