@@ -81,6 +81,13 @@ func Generate(seed uint64) *Case {
 		c.Pods = append(c.Pods, p)
 	}
 	c.Pod = g.pod("incoming", true)
+	// Volumes from a stream of their own: the cases drawn before volumes were generated
+	// are the same, with claims added.
+	vr := rand.New(rand.NewPCG(seed, 0x701))
+	for _, p := range c.Pods {
+		volumes(vr, p, false)
+	}
+	volumes(vr, c.Pod, true)
 	if g.chance(0.1) {
 		// Sometimes a node that does not exist, sometimes one that does.
 		if g.chance(0.3) {

@@ -38,11 +38,27 @@ func (p *Phalanx) cache(c *Case) *cache.Cache {
 	if p.current == c {
 		return p.cached
 	}
-	cc := testutil.NewCache(c.Nodes, c.Pods)
+	cc := newCache(c)
+	p.current, p.cached, p.pod = c, cc, framework.NewPodInfo(c.Pod)
+	return cc
+}
+
+// newCache is phalanx's cache holding a case's cluster, with the namespaces and the
+// storage objects every case shares (upstream's informers hold the same).
+func newCache(c *Case) *cache.Cache {
+	cc := cache.New()
 	for _, ns := range Namespaces {
 		cc.SetNamespace(ns)
 	}
-	p.current, p.cached, p.pod = c, cc, framework.NewPodInfo(c.Pod)
+	setStorage(cc)
+	for _, n := range c.Nodes {
+		cc.Nodes().AddNode(n)
+	}
+	for _, p := range c.Pods {
+		if err := cc.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
+			panic(err) // a generator mistake: a bound pod on a node it does not have
+		}
+	}
 	return cc
 }
 
@@ -84,7 +100,7 @@ func (p *Phalanx) Plugin(ctx context.Context, name string, c *Case, scoreOn []st
 			res.Filter[n.Name] = v
 		}
 	}
-	if sp, ok := pl.(framework.ScorePlugin); ok {
+	if sp, ok := pl.(framework.ScorePlugin); ok && filter {
 		var feasible []*framework.NodeInfo
 		for _, n := range nodes {
 			if slices.Contains(scoreOn, n.Name) {

@@ -12,7 +12,6 @@ import (
 	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
 	"github.com/phalanx-dev/phalanx/pkg/metrics"
 	"github.com/phalanx-dev/phalanx/pkg/preemption"
-	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
 // preemptionHandle is the handle phalanx's pod evaluator is given, as its own tests build
@@ -36,10 +35,7 @@ func (h preemptionHandle) ResourceClient() framework.ResourceClient           { 
 // nowhere, the pod evaluator DefaultPreemption uses (pkg/preemption) with its default
 // arguments, as the plugin's PostFilter does; nothing is carried out.
 func (p *Phalanx) Preempt(ctx context.Context, c *Case) (*PreemptionResult, error) {
-	cc := testutil.NewCache(c.Nodes, c.Pods)
-	for _, ns := range Namespaces {
-		cc.SetNamespace(ns)
-	}
+	cc := newCache(c)
 	cfg := config.Default()
 	f, err := fwkruntime.New(cfg.Profiles[0], field.NewPath("profiles").Index(0), p.registry, fwkruntime.Options{
 		Snapshot:     cc,

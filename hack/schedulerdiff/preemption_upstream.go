@@ -19,6 +19,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
@@ -62,6 +63,7 @@ func NewUpstreamPreemption(ctx context.Context, names []string) (*UpstreamPreemp
 	for _, ns := range Namespaces {
 		objs = append(objs, ns)
 	}
+	objs = append(objs, StorageObjects()...)
 	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
 	u := &UpstreamPreemption{lister: &swapLister{cache.NewSnapshot(nil, nil)}}
 	fh, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), prof,
@@ -69,6 +71,8 @@ func NewUpstreamPreemption(ctx context.Context, names []string) (*UpstreamPreemp
 		frameworkruntime.WithSnapshotSharedLister(u.lister),
 		frameworkruntime.WithMutableSnapshotLister(u.lister),
 		frameworkruntime.WithInformerFactory(informerFactory),
+		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
 		frameworkruntime.WithParallelism(1))
 	if err != nil {
 		return nil, err

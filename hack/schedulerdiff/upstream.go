@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
@@ -55,10 +56,13 @@ func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
 	for _, ns := range Namespaces {
 		objs = append(objs, ns)
 	}
+	objs = append(objs, StorageObjects()...)
 	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
 	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
 		frameworkruntime.WithSnapshotSharedLister(u.lister),
-		frameworkruntime.WithInformerFactory(informerFactory))
+		frameworkruntime.WithInformerFactory(informerFactory),
+		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())))
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +161,8 @@ func (u *Upstream) Plugin(ctx context.Context, name string, c *Case, scoreOn []s
 			res.Filter[n.Node().Name] = v
 		}
 	}
-	if sp, ok := pl.(fwk.ScorePlugin); ok {
+	// A cycle scores only after PreFilter let the pod through (a rejection writes no state).
+	if sp, ok := pl.(fwk.ScorePlugin); ok && filter {
 		var feasible []fwk.NodeInfo
 		for _, n := range nodes {
 			if slices.Contains(scoreOn, n.Node().Name) {

@@ -9,8 +9,9 @@ import (
 
 // kubeSchedulerPlugins is every plugin of kube-scheduler v1.37's in-tree registry
 // (k8s.io/kubernetes/pkg/scheduler/framework/plugins/registry.go), with its default weight
-// in v1.37's default profile (getDefaultPlugins and the default-on feature gates; 0: not a
-// scorer there, or not in the default profile), whether phalanx implements it, and its
+// in v1.37's default profile (getDefaultPlugins and the default-on feature gates; 0: none
+// given there, so that a scorer weighs 1, as VolumeBinding does, or not in the default
+// profile), whether phalanx implements it, and its
 // arguments' type in kubescheduler.config.k8s.io/v1 ("" when it has none).
 var kubeSchedulerPlugins = []struct {
 	name        string

@@ -306,13 +306,7 @@ var upstreamArgs = map[string]func(raw []byte, path *field.Path) (json.RawMessag
 	"NodeResourcesFit":                asIs(&schedv1.NodeResourcesFitArgs{}),
 	"NodeResourcesBalancedAllocation": asIs(&schedv1.NodeResourcesBalancedAllocationArgs{}),
 	"PodTopologySpread":               asIs(&schedv1.PodTopologySpreadArgs{}),
-	"VolumeBinding": typed(func(a *schedv1.VolumeBindingArgs, path *field.Path) field.ErrorList {
-		if len(a.Shape) > 0 {
-			a.Shape = nil
-			return field.ErrorList{field.Forbidden(path.Child("shape"), "phalanx does not score nodes by storage capacity")}
-		}
-		return nil
-	}),
+	"VolumeBinding":                   asIs(&schedv1.VolumeBindingArgs{}),
 	"DynamicResources": typed(func(a *schedv1.DynamicResourcesArgs, path *field.Path) field.ErrorList {
 		var errs field.ErrorList
 		// phalanx's allocator runs without a deadline, which is what a zero timeout asks.

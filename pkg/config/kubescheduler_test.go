@@ -175,8 +175,6 @@ func TestKubeSchedulerConfigurationErrors(t *testing.T) {
 			[]string{"profiles[0].pluginConfig[0].args", "unknown field", "typ"}},
 		{"phalanx's own argument in kube-scheduler's type", profile("  pluginConfig: [{name: DefaultPreemption, args: {exactSearchMaxUnits: 4}}]\n"),
 			[]string{"profiles[0].pluginConfig[0].args", "exactSearchMaxUnits"}},
-		{"storage capacity scoring", profile("  pluginConfig: [{name: VolumeBinding, args: {shape: [{utilization: 0, score: 0}]}}]\n"),
-			[]string{"profiles[0].pluginConfig[0].args.shape", "storage capacity"}},
 		{"a DRA filter timeout", profile("  pluginConfig: [{name: DynamicResources, args: {filterTimeout: 10s}}]\n"),
 			[]string{"profiles[0].pluginConfig[0].args.filterTimeout"}},
 		{"a DRA binding timeout", profile("  pluginConfig: [{name: DynamicResources, args: {filterTimeout: 0s, bindingTimeout: 1m}}]\n"),

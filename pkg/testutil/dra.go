@@ -77,7 +77,7 @@ func (b *PodBuilder) PVC(names ...string) *PodBuilder {
 // none) of class "standard".
 func PVC(name, volume string) *v1.PersistentVolumeClaim {
 	class := "standard"
-	return &v1.PersistentVolumeClaim{
+	pvc := &v1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
 		Spec: v1.PersistentVolumeClaimSpec{
 			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
@@ -86,4 +86,11 @@ func PVC(name, volume string) *v1.PersistentVolumeClaim {
 			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
 		},
 	}
+	if volume != "" {
+		// Bound, as the PV controller leaves a claim it bound (a claim that only names its
+		// volume is pre-bound, and waits for the controller).
+		pvc.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}
+		pvc.Status.Phase = v1.ClaimBound
+	}
+	return pvc
 }

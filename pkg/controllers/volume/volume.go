@@ -60,7 +60,11 @@ func (c *Controller) CreateClaim(pvc *v1.PersistentVolumeClaim) {
 // SyncClaim is the controller's reaction to a claim: bind it when it can.
 func (c *Controller) SyncClaim(key string) {
 	pvc := c.api.PersistentVolumeClaim(key)
-	if pvc == nil || pvc.Spec.VolumeName != "" && pvc.Status.Phase == v1.ClaimBound {
+	// A claim is bound once the controller has completed the binding (its annotation);
+	// one that names its volume without it (pre-bound, or written bound by hand) is
+	// completed here, as kube-controller-manager's controller does.
+	if pvc == nil || pvc.Spec.VolumeName != "" && pvc.Status.Phase == v1.ClaimBound &&
+		metav1.HasAnnotation(pvc.ObjectMeta, volumehelpers.AnnBindCompleted) {
 		return
 	}
 	if pvc.Spec.VolumeName != "" {

@@ -7,6 +7,8 @@ package nodevolumelimits
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -44,29 +46,38 @@ func (*NodeVolumeLimits) Name() string { return Name }
 
 const stateKey framework.StateKey = Name
 
-// stateData are the pod's CSI volumes: a handle per volume, by driver.
-type stateData map[string]sets.Set[string]
+// volumeSet are CSI volumes: a handle per volume, by driver.
+type volumeSet map[string]sets.Set[string]
 
-func (s stateData) Clone() framework.StateData { return s }
+// stateData are the pod's CSI volumes, or the claim it mounts that does not exist.
+type stateData struct {
+	volumes volumeSet
+	// missing is the first claim of the pod that does not exist, as "namespace/name".
+	missing string
+}
 
-// PreFilter finds the pod's CSI volumes.
+func (s *stateData) Clone() framework.StateData { return s }
+
+// PreFilter finds the pod's CSI volumes. As in kube-scheduler, a pod that mounts a claim
+// (or a generic ephemeral volume, whose claim it names) is never skipped: a claim that
+// does not exist rejects every node in Filter.
 func (pl *NodeVolumeLimits) PreFilter(_ context.Context, cs *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
-	if len(p.Pod.Spec.Volumes) == 0 {
+	keys := framework.PodPVCs(p.Pod)
+	if len(keys) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	s := stateData{}
-	pl.csiVolumes(p.Pod, s, true)
-	if len(s) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
-	}
+	s := &stateData{volumes: volumeSet{}}
+	s.missing = pl.csiVolumes(p.Pod, s.volumes)
 	cs.Write(stateKey, s)
 	return nil, nil
 }
 
-// csiVolumes adds a pod's CSI volumes to into: bound claims by their volume's handle,
-// unbound ones (when pending is set) by the provisioner of their class, and inline CSI
-// volumes.
-func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into stateData, pending bool) {
+// csiVolumes adds the CSI volumes a pod's claims use to into, as kube-scheduler counts
+// them: a claim bound to a CSI volume by the volume's handle; an unbound claim, or one
+// whose volume is gone, by the provisioner of its class and a handle of its own (two pods
+// that mount one unbound claim count it once). Inline CSI volumes are not counted (they
+// are not attached). It returns the first claim that does not exist, "" when all do.
+func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into volumeSet) (missing string) {
 	vols := pl.h.Snapshot().Volumes()
 	add := func(driver, handle string) {
 		if into[driver] == nil {
@@ -74,15 +85,12 @@ func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into stateData, pending bool
 		}
 		into[driver].Insert(handle)
 	}
-	for i := range pod.Spec.Volumes {
-		vol := &pod.Spec.Volumes[i]
-		if vol.CSI != nil {
-			add(vol.CSI.Driver, pod.Namespace+"/"+pod.Name+"/"+vol.Name)
-		}
-	}
 	for _, key := range framework.PodPVCs(pod) {
 		pvc := vols.PVC(key)
 		if pvc == nil {
+			if missing == "" {
+				missing = key
+			}
 			continue
 		}
 		pvName := pvc.Spec.VolumeName
@@ -95,41 +103,51 @@ func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into stateData, pending bool
 			}
 			continue
 		}
-		if pending {
-			if class := vols.StorageClass(volumebinding.ClaimClass(pvc)); class != nil {
-				add(class.Provisioner, key)
-			}
+		if class := vols.StorageClass(volumebinding.ClaimClass(pvc)); class != nil {
+			add(class.Provisioner, "claim:"+key)
 		}
 	}
+	return missing
 }
 
 // PreFilterExtensions returns nil: Filter counts the node's volumes live.
 func (*NodeVolumeLimits) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
 // Filter counts, per driver with a limit on the node, the distinct volumes the node's pods
-// use and those the pod adds.
+// use and those the pod adds, and rejects the node when the pod adds one beyond the limit.
 func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
-	s, _ := cs.Read(stateKey).(stateData)
-	if len(s) == 0 {
+	s, _ := cs.Read(stateKey).(*stateData)
+	if s == nil {
+		return nil
+	}
+	if s.missing != "" {
+		ns, name, _ := strings.Cut(s.missing, "/")
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("looking up PVC %s/%s: persistentvolumeclaim %q not found", ns, name, name))
+	}
+	if len(s.volumes) == 0 {
 		return nil
 	}
 	csiNode := pl.h.Snapshot().Volumes().CSINode(n.Name)
 	if csiNode == nil {
 		return nil
 	}
-	var used stateData
+	var used volumeSet
 	for _, d := range csiNode.Spec.Drivers {
-		want := s[d.Name]
+		want := s.volumes[d.Name]
 		if len(want) == 0 || d.Allocatable == nil || d.Allocatable.Count == nil {
 			continue
 		}
 		if used == nil {
-			used = stateData{}
+			used = volumeSet{}
 			for _, q := range n.Pods {
-				pl.csiVolumes(q.Pod, used, false)
+				pl.csiVolumes(q.Pod, used)
 			}
 		}
-		if used[d.Name].Union(want).Len() > int(*d.Allocatable.Count) {
+		// As kube-scheduler: only a pod that adds a volume of the driver can exceed its
+		// limit, even on a node already over it.
+		added := want.Difference(used[d.Name]).Len()
+		if added > 0 && used[d.Name].Len()+added > int(*d.Allocatable.Count) {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 		}
 	}

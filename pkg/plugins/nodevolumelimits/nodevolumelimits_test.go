@@ -61,3 +61,65 @@ func TestCSILimits(t *testing.T) {
 		})
 	}
 }
+
+// TestCountedAsKubeSchedulerCounts: a missing claim rejects every node, with or without a
+// CSINode; an unbound claim of a node's pod counts against the limit by its class's
+// provisioner; an inline CSI volume is not counted.
+func TestCountedAsKubeSchedulerCounts(t *testing.T) {
+	inlineCSI := v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: "disk.example.com"}}}
+	for _, tc := range []struct {
+		name string
+		// holder mounts these claims (and the inline volume when inline is set)
+		holder []string
+		inline bool
+		pod    string
+		code   framework.Code
+		msg    string
+	}{
+		{name: "missing claim", pod: "gone", code: framework.UnschedulableAndUnresolvable,
+			msg: `looking up PVC default/gone: persistentvolumeclaim "gone" not found`},
+		{name: "a node's pod with an unbound claim is at the limit", holder: []string{"unbound"}, pod: "own",
+			code: framework.Unschedulable, msg: ErrReasonMaxVolumeCountExceeded},
+		{name: "the same unbound claim counts once", holder: []string{"unbound"}, pod: "unbound", code: framework.Success},
+		{name: "inline CSI volumes are not counted", inline: true, pod: "own", code: framework.Success},
+		{name: "a node over its limit takes a pod that adds no volume", holder: []string{"unbound", "own"}, pod: "own", code: framework.Success},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cache.New()
+			c.Nodes().AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
+			count := int32(1)
+			c.Storage().SetCSINode(&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: storagev1.CSINodeSpec{
+				Drivers: []storagev1.CSINodeDriver{{Name: "disk.example.com", NodeID: "n", Allocatable: &storagev1.VolumeNodeResources{Count: &count}}},
+			}})
+			class := "standard"
+			c.Storage().SetStorageClass(&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Provisioner: "disk.example.com"})
+			c.Storage().SetPV(csiPV("pv-own", "h-own"))
+			c.Storage().SetPVC(testutil.PVC("own", "pv-own"))
+			unbound := testutil.PVC("unbound", "")
+			unbound.Spec.StorageClassName = &class
+			c.Storage().SetPVC(unbound)
+			holder := testutil.Pod("holder").Node("n")
+			for _, claim := range tc.holder {
+				holder = holder.PVC(claim)
+			}
+			h := holder.Obj()
+			if tc.inline {
+				h.Spec.Volumes = append(h.Spec.Volumes, inlineCSI)
+			}
+			if err := c.Nodes().AddBoundPod(framework.NewPodInfo(h)); err != nil {
+				t.Fatal(err)
+			}
+			pl, _ := New(nil, &testutil.Handle{Cache: c})
+			nl := pl.(*NodeVolumeLimits)
+			p := framework.NewPodInfo(testutil.Pod("p").PVC(tc.pod).Obj())
+			cs := framework.NewCycleState()
+			if _, st := nl.PreFilter(context.Background(), cs, p); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			st := nl.Filter(context.Background(), cs, p, c.Get("n"))
+			if st.Code() != tc.code || st.Message() != tc.msg {
+				t.Errorf("Filter: %v %q, want %v %q", st.Code(), st.Message(), tc.code, tc.msg)
+			}
+		})
+	}
+}

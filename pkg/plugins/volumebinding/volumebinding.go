@@ -31,7 +31,7 @@ const Name = "VolumeBinding"
 // kube-scheduler's reasons.
 const (
 	ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
-	ErrReasonNodeConflict = "node(s) had volume node affinity conflict"
+	ErrReasonNodeConflict = "node(s) didn't match PersistentVolume's node affinity"
 	ErrReasonPVNotExist   = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 	errUnboundImmediate   = "pod has unbound immediate PersistentVolumeClaims"
 )
@@ -44,17 +44,23 @@ const DefaultBindTimeoutSeconds = 600
 type Args struct {
 	// BindTimeoutSeconds bounds the wait for volumes to be bound in PreBind.
 	BindTimeoutSeconds *int64 `json:"bindTimeoutSeconds,omitempty"`
+	// Shape is the scoring function (see UtilizationShapePoint); kube-scheduler's default
+	// when empty.
+	Shape []UtilizationShapePoint `json:"shape,omitempty"`
 }
 
-// VolumeBinding is a PreFilter, Filter, Reserve and PreBind plugin.
+// VolumeBinding is a PreFilter, Filter, Score, Reserve and PreBind plugin.
 type VolumeBinding struct {
 	h       framework.Handle
 	timeout time.Duration
+	shape   []UtilizationShapePoint
 }
 
 var (
 	_ framework.PreFilterPlugin   = (*VolumeBinding)(nil)
 	_ framework.FilterPlugin      = (*VolumeBinding)(nil)
+	_ framework.PreScorePlugin    = (*VolumeBinding)(nil)
+	_ framework.ScorePlugin       = (*VolumeBinding)(nil)
 	_ framework.ReservePlugin     = (*VolumeBinding)(nil)
 	_ framework.PreBindPlugin     = (*VolumeBinding)(nil)
 	_ framework.EnqueueExtensions = (*VolumeBinding)(nil)
@@ -73,7 +79,14 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		}
 		timeout = *t
 	}
-	return &VolumeBinding{h: h, timeout: time.Duration(timeout) * time.Second}, nil
+	shape := args.Shape
+	if len(shape) == 0 {
+		shape = defaultShape
+	}
+	if err := validateShape(shape); err != nil {
+		return nil, err
+	}
+	return &VolumeBinding{h: h, timeout: time.Duration(timeout) * time.Second, shape: shape}, nil
 }
 
 // Name implements framework.Plugin.
@@ -98,10 +111,11 @@ type bindings struct {
 }
 
 type stateData struct {
-	// bound are the volumes of the claims already bound (or matched in this cycle).
+	// bound are the volumes of the claims already bound (or matched in this cycle), in
+	// the pod's order; nil for a claim whose volume does not exist.
 	bound []*v1.PersistentVolume
-	// missing names a bound claim whose volume does not exist.
-	missing bool
+	// unbound are the WaitForFirstConsumer claims, smallest request first (the order
+	// kube-scheduler matches them to volumes in, so each gets the same volume).
 	unbound []claim
 	node    string
 
@@ -131,16 +145,18 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, 
 		if pvc.DeletionTimestamp != nil {
 			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name))
 		}
+		if pvc.Spec.VolumeName != "" && !metav1.HasAnnotation(pvc.ObjectMeta, annBindCompleted) {
+			// Pre-bound: the claim names its volume, but the PV controller has not
+			// completed the binding. kube-scheduler waits for it, as for an immediate
+			// claim (the claim's update brings the pod back).
+			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, errUnboundImmediate)
+		}
 		pvName := pvc.Spec.VolumeName
 		if pvName == "" {
 			pvName = vols.AssumedVolumeOf(key)
 		}
 		if pvName != "" {
-			if pv := vols.PV(pvName); pv != nil {
-				s.bound = append(s.bound, pv)
-			} else {
-				s.missing = true
-			}
+			s.bound = append(s.bound, vols.PV(pvName))
 			continue
 		}
 		className := ClaimClass(pvc)
@@ -156,6 +172,10 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, 
 		}
 		s.unbound = append(s.unbound, claim{key: key, pvc: pvc, class: class, onNode: vols.AssumedNodeOf(key)})
 	}
+	slices.SortStableFunc(s.unbound, func(a, b claim) int {
+		x, y := a.pvc.Spec.Resources.Requests[v1.ResourceStorage], b.pvc.Spec.Resources.Requests[v1.ResourceStorage]
+		return x.Cmp(y)
+	})
 	cs.Write(stateKey, s)
 	return nil, nil
 }
@@ -164,25 +184,64 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, 
 func (*VolumeBinding) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
 // Filter checks the bound volumes' node affinity and finds, for each unbound claim, a
-// volume to match or a way to provision on the node.
+// volume to match or a way to provision on the node. As kube-scheduler, it checks both
+// kinds of claims and gives every reason that applies, in its order.
 func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	s, _ := cs.Read(stateKey).(*stateData)
 	if s == nil {
 		return nil
 	}
-	if s.missing {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonPVNotExist)
-	}
 	node := n.Node()
+	boundFit, boundExist := true, true
 	for _, pv := range s.bound {
+		if pv == nil {
+			boundExist = false
+			break
+		}
 		if !NodeAffinityMatches(pv, node) {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+			boundFit = false
+			break
 		}
 	}
-	if len(s.unbound) == 0 {
-		return nil
+	var b *bindings
+	unboundFit := true
+	if len(s.unbound) > 0 {
+		b = pl.findBindings(s, n)
+		unboundFit = b != nil
+	}
+	var reasons []string
+	if !boundFit {
+		reasons = append(reasons, ErrReasonNodeConflict)
+	}
+	if !unboundFit {
+		reasons = append(reasons, ErrReasonBindConflict)
+	}
+	if !boundExist {
+		reasons = append(reasons, ErrReasonPVNotExist)
+	}
+	if len(reasons) > 0 {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, reasons...)
+	}
+	if b != nil {
+		s.mu.Lock()
+		s.perNode[n.Name] = b
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// findBindings finds what the pod's unbound claims need on the node: a volume for each it
+// can match (smallest claim first, each volume used once), provisioning for the others;
+// nil when one can be neither.
+func (pl *VolumeBinding) findBindings(s *stateData, n *framework.NodeInfo) *bindings {
+	for _, c := range s.unbound {
+		// Another pod of the cycle provisions it on a node: only that node will do.
+		if c.onNode != "" && c.onNode != n.Name {
+			return nil
+		}
 	}
 	vols := pl.h.Snapshot().Volumes()
+	node := n.Node()
 	b := &bindings{static: map[string]string{}}
 	taken := func(pv string) bool {
 		for _, chosen := range b.static {
@@ -192,27 +251,31 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 		}
 		return vols.AssumedClaimOf(pv) != ""
 	}
+	var provision []claim
 	for _, c := range s.unbound {
 		if c.onNode != "" {
-			// Another pod of the cycle provisions it there: only that node will do.
-			if c.onNode != n.Name {
-				return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
-			}
+			provision = append(provision, c)
+		}
+	}
+	for _, c := range s.unbound {
+		if c.onNode != "" {
 			continue
 		}
 		if pv := findMatchingVolume(c.pvc, vols.PVsOfClass(ClaimClass(c.pvc)), node, taken); pv != nil {
 			b.static[c.key] = pv.Name
 			continue
 		}
-		if c.class.Provisioner == notSupportedProvision || !allowedTopology(c.class, node) {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonBindConflict)
-		}
-		b.provision = append(b.provision, c.key)
+		provision = append(provision, c)
 	}
-	s.mu.Lock()
-	s.perNode[n.Name] = b
-	s.mu.Unlock()
-	return nil
+	for _, c := range provision {
+		if c.class.Provisioner == "" || c.class.Provisioner == notSupportedProvision || !allowedTopology(c.class, node) {
+			return nil
+		}
+		if c.onNode == "" {
+			b.provision = append(b.provision, c.key)
+		}
+	}
+	return b
 }
 
 // allowedTopology reports whether a class's allowedTopologies admit the node (no list:

@@ -131,6 +131,12 @@ func TestFilter(t *testing.T) {
 		}()}, preCode: framework.UnschedulableAndUnresolvable, preMsg: "pod has unbound immediate PersistentVolumeClaims"},
 		{name: "bound to a node's volume", pvcs: []*v1.PersistentVolumeClaim{testutil.PVC("data", "pv-1")},
 			pvs: []*v1.PersistentVolume{localPV("pv-1", "n2", "1Gi", "local")}, fits: []string{"n2"}, rejected: ErrReasonNodeConflict},
+		{name: "pre-bound, waiting for the PV controller", pvcs: []*v1.PersistentVolumeClaim{func() *v1.PersistentVolumeClaim {
+			p := testutil.PVC("data", "pv-1")
+			p.Annotations, p.Status.Phase = nil, v1.ClaimPending
+			return p
+		}()}, pvs: []*v1.PersistentVolume{localPV("pv-1", "n2", "1Gi", "local")},
+			preCode: framework.UnschedulableAndUnresolvable, preMsg: "pod has unbound immediate PersistentVolumeClaims"},
 		{name: "bound to a missing volume", pvcs: []*v1.PersistentVolumeClaim{testutil.PVC("data", "gone")}, rejected: ErrReasonPVNotExist},
 		{name: "local volume to match", pvcs: []*v1.PersistentVolumeClaim{local("data")},
 			pvs: []*v1.PersistentVolume{localPV("pv-1", "n1", "1Gi", "local")}, fits: []string{"n1"}, rejected: ErrReasonBindConflict},

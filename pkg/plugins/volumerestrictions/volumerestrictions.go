@@ -7,6 +7,7 @@ package volumerestrictions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -19,8 +20,14 @@ const Name = "VolumeRestrictions"
 // kube-scheduler's reasons.
 const (
 	ErrReasonDiskConflict             = "node(s) had no available disk"
-	ErrReasonReadWriteOncePodConflict = "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+	ErrReasonReadWriteOncePodConflict = "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
 )
+
+// claimNotFound is the API server's NotFound message for a claim, which kube-scheduler
+// reports as it is.
+func claimNotFound(name string) string {
+	return fmt.Sprintf("persistentvolumeclaim %q not found", name)
+}
 
 // VolumeRestrictions is a PreFilter and Filter plugin.
 type VolumeRestrictions struct{ h framework.Handle }
@@ -53,7 +60,10 @@ type stateData struct {
 
 func (s *stateData) Clone() framework.StateData { return s }
 
-// PreFilter finds the pod's ReadWriteOncePod claims and conflict-prone inline volumes.
+// PreFilter finds the pod's ReadWriteOncePod claims and conflict-prone inline volumes. A
+// claim that does not exist rejects the pod here, as in kube-scheduler, whose
+// VolumeRestrictions looks every claim up first (so its message is the one a pod with a
+// missing claim shows).
 func (pl *VolumeRestrictions) PreFilter(_ context.Context, cs *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	s := &stateData{}
 	vols := pl.h.Snapshot().Volumes()
@@ -62,7 +72,11 @@ func (pl *VolumeRestrictions) PreFilter(_ context.Context, cs *framework.CycleSt
 		switch {
 		case vol.PersistentVolumeClaim != nil:
 			key := framework.PVCKey(p.Pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
-			if pvc := vols.PVC(key); pvc != nil && hasMode(pvc, v1.ReadWriteOncePod) {
+			pvc := vols.PVC(key)
+			if pvc == nil {
+				return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, claimNotFound(vol.PersistentVolumeClaim.ClaimName))
+			}
+			if hasMode(pvc, v1.ReadWriteOncePod) {
 				s.rwop = append(s.rwop, key)
 			}
 		case vol.GCEPersistentDisk != nil || vol.AWSElasticBlockStore != nil || vol.RBD != nil || vol.ISCSI != nil:

@@ -15,6 +15,18 @@ func gcePD(name string, ro bool) v1.Volume {
 	return v1.Volume{Name: name, VolumeSource: v1.VolumeSource{GCEPersistentDisk: &v1.GCEPersistentDiskVolumeSource{PDName: name, ReadOnly: ro}}}
 }
 
+// TestMissingClaim: a claim that does not exist rejects the pod in PreFilter with the API
+// server's NotFound message, as kube-scheduler's VolumeRestrictions does.
+func TestMissingClaim(t *testing.T) {
+	c := cache.New()
+	pl, _ := New(nil, &testutil.Handle{Cache: c})
+	p := framework.NewPodInfo(testutil.Pod("p").PVC("gone").Obj())
+	_, st := pl.(*VolumeRestrictions).PreFilter(context.Background(), framework.NewCycleState(), p)
+	if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != `persistentvolumeclaim "gone" not found` {
+		t.Errorf("PreFilter: %v %q, want UnschedulableAndUnresolvable: persistentvolumeclaim \"gone\" not found", st.Code(), st.Message())
+	}
+}
+
 func TestVolumeRestrictions(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
