@@ -227,6 +227,9 @@ func TestPreemptionAgrees(t *testing.T) {
 		}
 		tl.agreed++
 		outcomes[want.Outcome]++
+		if want.BudgetsInPlay {
+			outcomes[want.Outcome+", a budget in play"]++
+		}
 	}
 	t.Logf("preemption: %s; agreed by outcome %v", tl, outcomes)
 	fmt.Printf("schedulerdiff preemption: %s; agreed by outcome %v\n", tl, outcomes)

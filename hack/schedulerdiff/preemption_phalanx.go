@@ -36,6 +36,7 @@ func (h preemptionHandle) ResourceClient() framework.ResourceClient           { 
 // arguments, as the plugin's PostFilter does; nothing is carried out.
 func (p *Phalanx) Preempt(ctx context.Context, c *Case) (*PreemptionResult, error) {
 	cc := newCache(c)
+	setBudgets(cc)
 	cfg := config.Default()
 	f, err := fwkruntime.New(cfg.Profiles[0], field.NewPath("profiles").Index(0), p.registry, fwkruntime.Options{
 		Snapshot:     cc,

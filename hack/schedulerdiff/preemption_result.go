@@ -27,6 +27,9 @@ type PreemptionResult struct {
 	Victims map[string][]string
 	// Tied are the candidates kube-scheduler's choice cannot tell apart (nil for phalanx).
 	Tied []string
+	// BudgetsInPlay says whether taking some candidate's victims would break a
+	// PodDisruptionBudget (kube-scheduler's results only), for the test's tally.
+	BudgetsInPlay bool
 }
 
 // Diff says how phalanx's decision (a) differs from kube-scheduler's (b), "" when they

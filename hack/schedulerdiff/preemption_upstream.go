@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -64,6 +65,7 @@ func NewUpstreamPreemption(ctx context.Context, names []string) (*UpstreamPreemp
 		objs = append(objs, ns)
 	}
 	objs = append(objs, StorageObjects()...)
+	objs = append(objs, BudgetObjects()...)
 	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
 	u := &UpstreamPreemption{lister: &swapLister{cache.NewSnapshot(nil, nil)}}
 	fh, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), prof,
@@ -123,7 +125,12 @@ func (u *UpstreamPreemption) Preempt(ctx context.Context, c *Case) (*PreemptionR
 	// Every potential node is simulated (offset 0): with at most 8 nodes the plugin's
 	// minimum of 100 candidates takes them all, so its offset changes only the order.
 	_, num := u.pl.GetOffsetAndNumCandidates(int32(len(potential)))
-	cands, _, err := u.pl.Evaluator.DryRunPreemption(ctx, state, c.Pod, potential, nil, 0, num)
+	// The budgets as the evaluator's Preempt lists them for its dry run.
+	pdbs, err := u.pl.Evaluator.PdbLister.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	cands, _, err := u.pl.Evaluator.DryRunPreemption(ctx, state, c.Pod, potential, pdbs, 0, num)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +143,7 @@ func (u *UpstreamPreemption) Preempt(ctx context.Context, c *Case) (*PreemptionR
 	res.Victims = map[string][]string{}
 	for _, cd := range cands {
 		res.Victims[cd.Name()] = podNames(cd.Victims().Pods)
+		res.BudgetsInPlay = res.BudgetsInPlay || cd.Victims().NumPDBViolations > 0
 	}
 	res.Tied = tiedCandidates(cands)
 	return res, nil
