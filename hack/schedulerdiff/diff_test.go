@@ -230,6 +230,9 @@ func TestPreemptionAgrees(t *testing.T) {
 		if want.BudgetsInPlay {
 			outcomes[want.Outcome+", a budget in play"]++
 		}
+		if len(want.Victims[want.Node]) > 1 {
+			outcomes[want.Outcome+", several victims"]++
+		}
 	}
 	t.Logf("preemption: %s; agreed by outcome %v", tl, outcomes)
 	fmt.Printf("schedulerdiff preemption: %s; agreed by outcome %v\n", tl, outcomes)

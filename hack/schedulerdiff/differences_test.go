@@ -111,7 +111,12 @@ func TestPreemptionSkippedBy(t *testing.T) {
 			p.Spec.Priority = ptr(int32(PreemptorPriority))
 			return []*v1.Pod{low("a", "n0", "1"), p}
 		}, nil, ""},
-		{"two victims on a node", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1"), low("b", "n0", "1")} }, nil, "victim-order"},
+		{"two victims of one priority on a node", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1"), low("b", "n0", "1")} }, nil, "victim-order"},
+		{"two victims of different priorities on a node", func() []*v1.Pod {
+			p := low("b", "n0", "1")
+			p.Spec.Priority = ptr(int32(100))
+			return []*v1.Pod{low("a", "n0", "1"), p}
+		}, nil, ""},
 		{"a BestEffort victim", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", ""), low("b", "n0", "1")} }, nil, "best-effort-victims"},
 		{"a pod being deleted", func() []*v1.Pod {
 			p := low("a", "n0", "1")

@@ -1,6 +1,7 @@
 package schedulerdiff
 
 import (
+	"fmt"
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
@@ -48,15 +49,19 @@ func blockedByPods(c *Case) bool {
 	return false
 }
 
-// severalVictimsOnANode: a node holds more than one pod the pod to place may preempt, so
-// that the victims kept depend on the order and the search.
+// severalVictimsOnANode: a node holds two pods of one priority that the pod to place may
+// preempt, so that which is kept depends on what orders pods of equal priority (phalanx:
+// QoS class, then start time; kube-scheduler: start time, now for a pod without one) and
+// on the search. Victims of different priorities are compared: both keep the most
+// important ones first.
 func severalVictimsOnANode(c *Case) bool {
-	perNode := map[string]int{}
+	seen := map[string]bool{}
 	for _, p := range lowerPriority(c) {
-		perNode[p.Spec.NodeName]++
-		if perNode[p.Spec.NodeName] > 1 {
+		k := fmt.Sprintf("%s/%d", p.Spec.NodeName, *p.Spec.Priority)
+		if seen[k] {
 			return true
 		}
+		seen[k] = true
 	}
 	return false
 }
