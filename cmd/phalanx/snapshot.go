@@ -83,7 +83,11 @@ func (o *snapshotOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d nodes, %d pods\n", o.out, len(snap.Nodes), len(snap.Pods))
+	fmt.Fprintf(stderr, "wrote %s: %d nodes, %d pods", o.out, len(snap.Nodes), len(snap.Pods))
+	if n := len(snap.QueuedJobs); n > 0 {
+		fmt.Fprintf(stderr, ", %d queued Job(s)", n)
+	}
+	fmt.Fprintln(stderr)
 	return nil
 }
 
