@@ -10,7 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
@@ -535,4 +539,132 @@ func TestKueueWhatIfForAQueuedJob(t *testing.T) {
 	if c := h.Condition("batch", corev1.DisruptionTarget, corev1.ConditionTrue); c == nil || c.Reason != "PreemptionByScheduler" {
 		t.Errorf("batch: DisruptionTarget %+v, want phalanx's preemption, as whatif said", c)
 	}
+}
+
+// TestKueueExample applies examples/kueue (its queues and its training Job) into the
+// test's namespace, with the test's names for what is cluster-wide (the flavor, the
+// ClusterQueue, the PriorityClass), scheduler and nodes: rack a has two 8-GPU nodes, rack
+// b one. The Job waits suspended until Kueue admits it, then both workers go to rack a,
+// together, and the PodGroup is Scheduled.
+func TestKueueExample(t *testing.T) {
+	c := e2eutil.Connect(t)
+	c.StartKueue(t)
+	ctx := e2eutil.Context(t)
+	ns := c.CreateKueueNamespace(t)
+	sched := e2eutil.SchedulerName(t)
+	prio := c.CreatePriorityClass(t, "training", 1000)
+	pinValue := e2eutil.UniqueName(t, "kueue-example")
+	rackA, rackB := e2eutil.UniqueName(t, "rack-a"), e2eutil.UniqueName(t, "rack-b")
+	rackOf := map[string]string{}
+	for rack, n := range map[string]int{rackA: 2, rackB: 1} {
+		for range n {
+			node := c.CreateReadyNode(t, e2eutil.Node{CPU: "64", Memory: "512Gi",
+				Extra:  map[corev1.ResourceName]string{"nvidia.com/gpu": "8"},
+				Labels: map[string]string{pinLabel: pinValue, "example.com/rack": rack}})
+			rackOf[node.Name] = rack
+		}
+	}
+	dir := filepath.Join(e2eutil.RepoRoot(t), "examples", "kueue")
+
+	// The queues, renamed where they are cluster-wide.
+	flavor, cq := e2eutil.UniqueName(t, "gpu"), e2eutil.UniqueName(t, "gpus")
+	for _, doc := range exampleDocs(t, filepath.Join(dir, "01-queues.yaml")) {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		switch u.GetKind() {
+		case "ResourceFlavor":
+			u.SetName(flavor)
+		case "ClusterQueue":
+			u.SetName(cq)
+			groups, _, _ := unstructured.NestedSlice(u.Object, "spec", "resourceGroups")
+			flavors, _, _ := unstructured.NestedSlice(groups[0].(map[string]any), "flavors")
+			flavors[0].(map[string]any)["name"] = flavor
+			_ = unstructured.SetNestedSlice(groups[0].(map[string]any), flavors, "flavors")
+			_ = unstructured.SetNestedSlice(u.Object, groups, "spec", "resourceGroups")
+			_ = unstructured.SetNestedStringMap(u.Object, map[string]string{"kubernetes.io/metadata.name": ns}, "spec", "namespaceSelector", "matchLabels")
+		case "LocalQueue":
+			u.SetNamespace(ns)
+			_ = unstructured.SetNestedField(u.Object, cq, "spec", "clusterQueue")
+		default:
+			t.Fatalf("unexpected kind %q in 01-queues.yaml", u.GetKind())
+		}
+		c.CreateKueueObject(t, u)
+	}
+	e2eutil.WaitFor(t, time.Minute, "ClusterQueue "+cq+" Active", func(ctx context.Context) (bool, error) {
+		u, err := c.GetKueueObject(ctx, t, "ClusterQueue", "", cq)
+		return err == nil && e2eutil.KueueConditionTrue(u, "Active"), nil
+	})
+
+	pg, job := &v1alpha1.PodGroup{}, &batchv1.Job{}
+	for _, doc := range exampleDocs(t, filepath.Join(dir, "02-training-job.yaml")) {
+		var head metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &head); err != nil {
+			t.Fatal(err)
+		}
+		into := map[string]any{"PodGroup": pg, "Job": job}[head.Kind]
+		if into == nil {
+			t.Fatalf("unexpected kind %q in 02-training-job.yaml", head.Kind)
+		}
+		if err := yaml.UnmarshalStrict(doc, into); err != nil {
+			t.Fatalf("%s: %v", head.Kind, err)
+		}
+	}
+	if job.Labels[kueueQueueLabel] != "training" || job.Spec.Suspend == nil || !*job.Spec.Suspend {
+		t.Fatalf("the example's Job: queue %q, suspend %v; want the LocalQueue training, suspended", job.Labels[kueueQueueLabel], job.Spec.Suspend)
+	}
+	pg.Namespace, pg.Spec.PriorityClassName = ns, prio
+	job.Namespace = ns
+	spec := &job.Spec.Template.Spec
+	spec.SchedulerName, spec.PriorityClassName = sched, prio
+	spec.NodeSelector = map[string]string{pinLabel: pinValue}
+	spec.Containers[0].Image = e2eutil.PodImage
+	// kwok completes a Job's pods once they run; these run long enough to be seen.
+	job.Spec.Template.Annotations = map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "10m"}
+
+	p := c.StartPhalanx(t, "kueue-example")
+	p.WaitReady(t)
+	c.CreatePodGroup(t, pg)
+	if _, err := c.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create Job: %v", err)
+	}
+	var names []string
+	e2eutil.WaitFor(t, 2*time.Minute, "the Job admitted and its two pods made", func(ctx context.Context) (bool, error) {
+		list, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: batchv1.JobNameLabel + "=" + job.Name})
+		if err != nil {
+			return false, nil
+		}
+		names = names[:0]
+		for _, pod := range list.Items {
+			names = append(names, pod.Name)
+		}
+		return len(names) == 2, nil
+	})
+	for name, pod := range c.WaitPodsBound(t, ns, names, 2*time.Minute) {
+		if rackOf[pod.Spec.NodeName] != rackA {
+			t.Errorf("%s on %s (rack %q), want rack a, the only one with room for both", name, pod.Spec.NodeName, rackOf[pod.Spec.NodeName])
+		}
+	}
+	c.WaitPodGroupCondition(t, ns, pg.Name, v1alpha1.PodGroupScheduled, metav1.ConditionTrue, "", time.Minute)
+	wls, err := c.KueueWorkloads(ctx, t, ns)
+	if err != nil || len(wls) != 1 || !e2eutil.KueueConditionTrue(&wls[0], "Admitted") {
+		t.Errorf("Kueue's Workloads %d (%v), want the Job's one, Admitted", len(wls), err)
+	}
+}
+
+// exampleDocs are the YAML documents of an example file.
+func exampleDocs(t *testing.T, path string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		if strings.TrimSpace(doc) != "" {
+			out = append(out, []byte(doc))
+		}
+	}
+	return out
 }
