@@ -50,8 +50,8 @@ const DefaultPageSize = 5000
 
 // Options narrow and tune a snapshot.
 type Options struct {
-	// Namespace and Selector (a label selector) narrow the pods written; other objects
-	// are all written. Nodes then look emptier than they are.
+	// Namespace and Selector (a label selector) narrow the pods written, Namespace the
+	// queued Jobs too; other objects are all written. Nodes then look emptier than they are.
 	Namespace, Selector string
 	// PageSize is the list requests' limit (DefaultPageSize when 0).
 	PageSize int64
