@@ -50,7 +50,7 @@ Exit status: 0 when written, 2 for bad flags, 1 when the cluster could not be re
 	f := cmd.Flags()
 	o.kube.bind(f)
 	f.StringVarP(&o.out, "output", "o", "", "file, or directory (ending in / or existing), to write to (default: stdout)")
-	f.StringVarP(&o.namespace, "namespace", "n", "", "only the pods (and queued Jobs) of this namespace (other pods are left out, so nodes look emptier)")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "only the pods of this namespace, and its queued Jobs (other pods are left out, so nodes look emptier)")
 	f.StringVarP(&o.selector, "selector", "l", "", "only the pods with these labels (a label selector)")
 	f.Int64Var(&o.pageSize, "page-size", snapshot.DefaultPageSize, "objects per list request")
 	return cmd
