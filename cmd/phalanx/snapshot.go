@@ -28,7 +28,8 @@ func newSnapshotCommand() *cobra.Command {
 		Long: `snapshot lists the nodes, pods (bound and pending), namespaces, PriorityClasses,
 PodDisruptionBudgets, PodGroups and CompositePodGroups (phalanx's and Kubernetes' own, with
 their Workloads), devices (DeviceClasses, ResourceSlices, ResourceClaims and
-their templates) and volumes (PersistentVolumes and their claims, StorageClasses, CSINodes)
+their templates), volumes (PersistentVolumes and their claims, StorageClasses, CSINodes)
+and queued Jobs (suspended, as Kueue holds them: ` + "`phalanx whatif --admit`" + ` asks about one)
 of the cluster kubectl would talk to (kubectl's flags and loading rules: --kubeconfig, else
 $KUBECONFIG, else ~/.kube/config, with --context, --cluster, --user, --server ...; the
 cluster it runs in only when none names one), keeps only what scheduling reads
@@ -49,7 +50,7 @@ Exit status: 0 when written, 2 for bad flags, 1 when the cluster could not be re
 	f := cmd.Flags()
 	o.kube.bind(f)
 	f.StringVarP(&o.out, "output", "o", "", "file, or directory (ending in / or existing), to write to (default: stdout)")
-	f.StringVarP(&o.namespace, "namespace", "n", "", "only the pods of this namespace (other pods are left out, so nodes look emptier)")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "only the pods of this namespace, and its queued Jobs (other pods are left out, so nodes look emptier)")
 	f.StringVarP(&o.selector, "selector", "l", "", "only the pods with these labels (a label selector)")
 	f.Int64Var(&o.pageSize, "page-size", snapshot.DefaultPageSize, "objects per list request")
 	return cmd
@@ -83,7 +84,11 @@ func (o *snapshotOptions) run(ctx context.Context, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d nodes, %d pods\n", o.out, len(snap.Nodes), len(snap.Pods))
+	fmt.Fprintf(stderr, "wrote %s: %d nodes, %d pods", o.out, len(snap.Nodes), len(snap.Pods))
+	if n := len(snap.QueuedJobs); n > 0 {
+		fmt.Fprintf(stderr, ", %d queued Job(s)", n)
+	}
+	fmt.Fprintln(stderr)
 	return nil
 }
 

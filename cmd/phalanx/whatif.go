@@ -25,6 +25,7 @@ const exitWouldNotSchedule = 3
 
 type whatifOptions struct {
 	files           []string
+	admit           []string
 	kube            kubeFlags
 	snapshots       []string
 	configFile      string
@@ -42,7 +43,7 @@ type whatifOptions struct {
 func newWhatifCommand() *cobra.Command {
 	o := &whatifOptions{}
 	cmd := &cobra.Command{
-		Use:   "whatif -f NEW [-f NEW ...] [--kubeconfig FILE] [--context NAME] [--snapshot FILE]",
+		Use:   "whatif -f NEW [-f NEW ...] [--admit NAMESPACE/JOB ...] [--kubeconfig FILE] [--context NAME] [--snapshot FILE]",
 		Short: "Ask whether new workloads would schedule on a cluster, where, when and whom they would preempt",
 		Long: `whatif takes the cluster, read now as ` + "`phalanx snapshot`" + ` reads it from the
 cluster kubectl would talk to (kubectl's flags and loading rules: --kubeconfig, else
@@ -60,6 +61,9 @@ domains, when (after its victims' grace periods), which pods it preempts (namesp
 owner, priority) and whether their controllers restart them elsewhere at once, and which
 pending pods it overtakes or that overtake it. It never writes to the cluster.
 
+--admit asks the same of a Job already in the cluster but queued (suspended, as Kueue
+holds a Job until it admits it): as if it were admitted now, unsuspended as it is.
+
 Exit status: 0 when everything new would schedule, 3 when something new would not
 (or only in part), 2 for bad input, 1 for other failures (and broken invariants with
 --check-invariants).`,
@@ -70,6 +74,7 @@ Exit status: 0 when everything new would schedule, 3 when something new would no
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil, "the new objects: a file, directory, or - for stdin (repeatable)")
+	f.StringArrayVar(&o.admit, "admit", nil, "a queued (suspended) Job of the cluster, NAMESPACE/NAME: asked about as if admitted now (repeatable)")
 	o.kube.bind(f)
 	f.StringArrayVar(&o.snapshots, "snapshot", nil, "a snapshot (file or directory, or several) to ask instead of a live cluster")
 	f.StringVar(&o.configFile, "config", "", "scheduler configuration file, as for phalanx run")
@@ -85,8 +90,8 @@ Exit status: 0 when everything new would schedule, 3 when something new would no
 }
 
 func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(o.files) == 0 {
-		return usageError{errors.New("whatif needs the new objects: -f FILE")}
+	if len(o.files) == 0 && len(o.admit) == 0 {
+		return usageError{errors.New("whatif needs the new objects (-f FILE) or a queued Job to admit (--admit NAMESPACE/NAME)")}
 	}
 	if given := o.kube.given(); len(o.snapshots) > 0 && len(given) > 0 {
 		return usageError{fmt.Errorf("%w (%s given)", errNoKubeFlags, strings.Join(given, ", "))}
@@ -106,9 +111,11 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	news, err := manifest.Decode(o.files, stdin)
-	if err != nil {
-		return inputError(err)
+	news := manifest.FromObjects("the new objects", nil)
+	if len(o.files) > 0 {
+		if news, err = manifest.Decode(o.files, stdin); err != nil {
+			return inputError(err)
+		}
 	}
 	var cluster *manifest.Input
 	if len(o.snapshots) > 0 {
@@ -121,6 +128,13 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 			return err
 		}
 		cluster = manifest.FromObjects("the cluster", snap.Objects())
+	}
+	if len(o.admit) > 0 {
+		var admitted *manifest.Input
+		if cluster, admitted, err = whatif.Admit(cluster, o.admit); err != nil {
+			return inputError(err)
+		}
+		news = manifest.Concat(news, admitted)
 	}
 	answer, runs, err := whatif.Ask(ctx, cluster, news, whatif.Options{ControlPlane: admission.ControlPlane{WorkloadWithJob: o.workloadWithJob},
 		Sim: sim.Options{Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background(),

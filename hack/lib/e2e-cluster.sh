@@ -101,6 +101,7 @@ e2e::build() {
     [[ -x "${E2E_BIN_DIR}/${b}" ]] || rm -f "${E2E_BIN_DIR}"/.stamp-*
   done
   [[ -x "${E2E_BIN_DIR}/kubectl" ]] || rm -f "${E2E_BIN_DIR}/.stamp-kubectl"
+  [[ -x "${E2E_BIN_DIR}/kueue" ]] || rm -f "${E2E_BIN_DIR}/.stamp-kueue"
   for b in kube-apiserver kube-controller-manager; do
     [[ -x "${E2E_KUBE_BIN_DIR}/${b}" ]] || rm -f "${E2E_KUBE_BIN_DIR}"/.stamp-*
   done
@@ -119,6 +120,9 @@ e2e::build() {
       -ldflags="-s -w" .
     e2e::build_one kwok "${E2E_BIN_DIR}" "${c}/kwok" "${c}/kwok/go.mod" "${c}/kwok/go.sum" -- \
       -ldflags="-s -w" sigs.k8s.io/kwok/cmd/kwok
+    # Kueue v0.17.0 (its own module, hack/cluster/kueue), started only by the tests
+    # that need it (test/e2e/kueue_test.go, e2eutil.StartKueue).
+    e2e::build_kueue
   } &
   pids+=($!)
   # An interrupted build must not leave the other chain compiling.
@@ -129,6 +133,13 @@ e2e::build() {
   done
   trap - INT TERM
   ((failed == 0)) || e2e::die "build failed"
+}
+
+# e2e::build_kueue builds Kueue's manager from hack/cluster/kueue into E2E_BIN_DIR/kueue.
+e2e::build_kueue() {
+  local m=${E2E_CLUSTER_DIR}/kueue
+  e2e::build_one kueue "${E2E_BIN_DIR}" "${m}" "${m}/go.mod" "${m}/go.sum" -- \
+    -ldflags="-s -w" sigs.k8s.io/kueue/cmd/kueue
 }
 
 # e2e::build_kube_scheduler builds upstream kube-scheduler from the control plane's

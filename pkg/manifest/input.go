@@ -68,3 +68,31 @@ func (in *Input) Origins() []Origin { return in.origins }
 // Errors are the documents that did not decode: admission reports them with the errors it
 // finds in the others.
 func (in *Input) Errors() InputErrors { return in.errs }
+
+// Split moves the objects take chooses into an input of their own, in order and with
+// their origins; the others, the warnings and the documents that did not decode stay in
+// rest.
+func (in *Input) Split(take func(obj any) bool) (taken, rest *Input) {
+	taken, rest = &Input{}, &Input{Warnings: in.Warnings, errs: in.errs}
+	for i, o := range in.objs {
+		if take(o) {
+			taken.add(o, in.origins[i])
+		} else {
+			rest.add(o, in.origins[i])
+		}
+	}
+	return taken, rest
+}
+
+// Concat is one input of the objects, warnings and errors of several, in order.
+func Concat(ins ...*Input) *Input {
+	out := &Input{}
+	for _, in := range ins {
+		for i, o := range in.objs {
+			out.add(o, in.origins[i])
+		}
+		out.Warnings = append(out.Warnings, in.Warnings...)
+		out.errs = append(out.errs, in.errs...)
+	}
+	return out
+}

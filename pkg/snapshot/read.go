@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -40,7 +41,7 @@ var Reads = []Resource{
 	{"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceslices"}, {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceclaims"},
 	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {v1alpha1.SchemeGroupVersion.Group, "compositepodgroups"},
 	{nativegroup.GroupName, "workloads"}, {nativegroup.GroupName, "podgroups"}, {nativegroup.GroupName, "compositepodgroups"},
-	{"policy", "poddisruptionbudgets"}, {"", "pods"},
+	{"policy", "poddisruptionbudgets"}, {"", "pods"}, {"batch", "jobs"},
 }
 
 // DefaultPageSize is how many objects one list request asks for: ten times kubectl's
@@ -49,8 +50,8 @@ const DefaultPageSize = 5000
 
 // Options narrow and tune a snapshot.
 type Options struct {
-	// Namespace and Selector (a label selector) narrow the pods written; other objects
-	// are all written. Nodes then look emptier than they are.
+	// Namespace and Selector (a label selector) narrow the pods written, Namespace the
+	// queued Jobs too; other objects are all written. Nodes then look emptier than they are.
 	Namespace, Selector string
 	// PageSize is the list requests' limit (DefaultPageSize when 0).
 	PageSize int64
@@ -231,6 +232,14 @@ func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
 				pods = append(pods, stamped{p.CreationTimestamp.Time, pod(p, now)})
 			})
 		},
+		func() error {
+			// Only the queued ones: a running Job's pods are in the snapshot already.
+			return list(r, "jobs", k.BatchV1().Jobs("").List, func(j *batchv1.Job) {
+				if queued(j) && (opts.Namespace == "" || j.Namespace == opts.Namespace) {
+					s.QueuedJobs = append(s.QueuedJobs, job(j))
+				}
+			})
+		},
 	)
 	if err != nil {
 		return nil, err
@@ -267,6 +276,7 @@ func (s *Snapshot) sort(pods []stamped) {
 	byName(s.NativeComposites)
 	byName(s.NativePodGroups)
 	byName(s.PDBs)
+	byName(s.QueuedJobs)
 	slices.SortFunc(pods, func(a, b stamped) int {
 		return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.pod.Namespace, b.pod.Namespace), cmp.Compare(a.pod.Name, b.pod.Name))
 	})

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -35,6 +36,10 @@ type Snapshot struct {
 	NativePodGroups  []runtime.Object
 	PDBs             []*policyv1.PodDisruptionBudget
 	Pods             []*v1.Pod
+	// QueuedJobs are the suspended Jobs not finished: a queue such as Kueue holds a Job
+	// suspended until it admits it, and it has no pods yet. The simulator makes no pods
+	// for them; `phalanx whatif --admit` asks what one would do if admitted now.
+	QueuedJobs []*batchv1.Job
 	// Notes say what was left out and why (an API the cluster does not serve, pods of
 	// nodes that are gone).
 	Notes []string
@@ -61,7 +66,8 @@ func (s *Snapshot) Objects() []runtime.Object {
 	out = append(out, s.NativeComposites...)
 	out = append(out, s.NativePodGroups...)
 	out = appendAll(out, s.PDBs)
-	return appendAll(out, s.Pods)
+	out = appendAll(out, s.Pods)
+	return appendAll(out, s.QueuedJobs)
 }
 
 func appendAll[T runtime.Object](out []runtime.Object, objs []T) []runtime.Object {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
@@ -69,7 +70,24 @@ func cluster() []runtime.Object {
 	classGoneGroup := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "old-pg"},
 		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: gang, WorkloadRef: &schedulingv1beta1.WorkloadReference{WorkloadName: "train-wl", TemplateName: "t"},
 			PriorityClassName: "deleted-class", Priority: ptrTo(int32(7))}}
+	// Jobs: one queued (suspended, as Kueue holds it), one running (its pods are what
+	// counts), one suspended after it finished.
+	job := func(name string, suspend bool, finished bool) *batchv1.Job {
+		j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, Labels: map[string]string{"kueue.x-k8s.io/queue-name": "training"},
+			Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{secret}"}},
+			Spec: batchv1.JobSpec{Suspend: &suspend, Parallelism: ptrTo(int32(2)), Completions: ptrTo(int32(2)), CompletionMode: ptrTo(batchv1.IndexedCompletion),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/controller-uid": "u1"}},
+				Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+					Spec: v1.PodSpec{RestartPolicy: v1.RestartPolicyNever, PriorityClassName: "high", Containers: []v1.Container{{Name: "c", Image: "trainer",
+						Env:       []v1.EnvVar{{Name: "TOKEN", Value: "hunter2"}},
+						Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: apiresource.MustParse("1")}}}}}}}}
+		if finished {
+			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: v1.ConditionTrue}}
+		}
+		return j
+	}
 	return []runtime.Object{
+		job("queued-train", true, false), job("running-train", false, false), job("finished-train", true, true),
 		node("n2"), node("n1"), classGoneGroup,
 		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ml"}},
 		class, workload, nativeGroup, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000},
@@ -101,7 +119,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	y := out.String()
 	for _, gone := range []string{"hunter2", "TOKEN", "command", "db-password", "cloud-key", "managedFields", "last-applied", "10.1.2.3", "10.0.0.7",
 		"manager: kubelet", "ttl", "kube-controller-manager", "secret scheduling history", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n",
-		"deleted-class"} {
+		"deleted-class", "running-train", "finished-train", "controller-uid"} {
 		if strings.Contains(y, gone) {
 			t.Errorf("the snapshot keeps %q", gone)
 		}

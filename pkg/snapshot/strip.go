@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -255,4 +256,33 @@ func persistentVolume(pv *v1.PersistentVolume) *v1.PersistentVolume {
 func persistentVolumeClaim(c *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
 	return &v1.PersistentVolumeClaim{TypeMeta: typeMeta("v1", "PersistentVolumeClaim"), ObjectMeta: meta(&c.ObjectMeta), Spec: c.Spec,
 		Status: v1.PersistentVolumeClaimStatus{Phase: c.Status.Phase, AccessModes: c.Status.AccessModes, Capacity: c.Status.Capacity}}
+}
+
+// queued tells whether a Job waits to be started: suspended (as a queue such as Kueue
+// holds it until it admits it) and not finished.
+func queued(j *batchv1.Job) bool {
+	if j.Spec.Suspend == nil || !*j.Spec.Suspend {
+		return false
+	}
+	for _, c := range j.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == v1.ConditionTrue {
+			return false
+		}
+	}
+	return true
+}
+
+// job keeps of a queued Job what its controller reads to make its pods, and its pod
+// template stripped as a pod is: the selector goes (the simulator's Job controller, like
+// the API server, makes its own from the UID), and the status (it has not run).
+func job(j *batchv1.Job) *batchv1.Job {
+	s := &j.Spec
+	tmpl := pod(&v1.Pod{ObjectMeta: j.Spec.Template.ObjectMeta, Spec: j.Spec.Template.Spec}, time.Time{})
+	return &batchv1.Job{TypeMeta: typeMeta("batch/v1", "Job"), ObjectMeta: meta(&j.ObjectMeta), Spec: batchv1.JobSpec{
+		Parallelism: s.Parallelism, Completions: s.Completions, CompletionMode: s.CompletionMode, Suspend: s.Suspend,
+		BackoffLimit: s.BackoffLimit, BackoffLimitPerIndex: s.BackoffLimitPerIndex, MaxFailedIndexes: s.MaxFailedIndexes,
+		PodFailurePolicy: s.PodFailurePolicy, PodReplacementPolicy: s.PodReplacementPolicy, SuccessPolicy: s.SuccessPolicy,
+		Scheduling: s.Scheduling,
+		Template:   v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmpl.Labels, Annotations: tmpl.Annotations}, Spec: tmpl.Spec},
+	}}
 }

@@ -38,6 +38,7 @@ var files = []struct {
 	{"05-podgroups.yaml", []string{"PodGroup", "Workload", "CompositePodGroup"}},
 	{"06-disruptionbudgets.yaml", []string{"PodDisruptionBudget"}},
 	{"07-pods.yaml", []string{"Pod"}},
+	{"08-queued-jobs.yaml", []string{"Job"}},
 }
 
 // WriteDir writes the snapshot as one file per group of kinds into dir (made if missing);
@@ -86,10 +87,21 @@ func writeFile(path string, write func(*bufio.Writer) error) error {
 }
 
 func (s *Snapshot) header(w io.Writer) {
-	fmt.Fprintf(w, "# phalanx snapshot: %d nodes, %d pods. Read it back with: phalanx simulate -f FILE\n", len(s.Nodes), len(s.Pods))
+	fmt.Fprintf(w, "# phalanx snapshot: %d nodes, %d pods%s. Read it back with: phalanx simulate -f FILE\n", len(s.Nodes), len(s.Pods), s.queuedCount())
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "# left out: %s\n", n)
 	}
+}
+
+// queuedCount is ", N queued Job(s)" when there are any (for the header).
+func (s *Snapshot) queuedCount() string {
+	switch len(s.QueuedJobs) {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 queued Job"
+	}
+	return fmt.Sprintf(", %d queued Jobs", len(s.QueuedJobs))
 }
 
 // writeDocs writes objects as YAML documents in order, marshalled on every core.

@@ -238,3 +238,75 @@ func mustUnmarshal(t *testing.T, doc string, into any) {
 		t.Fatal(err)
 	}
 }
+
+// examples/kueue on two racks of two 8-GPU nodes: as applied, the Job waits suspended in
+// Kueue's queue (the simulator skips Kueue's kinds, saying so, and makes no pods for a
+// suspended Job); once admitted (unsuspended, as Kueue does), phalanx places its two
+// workers together in one rack.
+func TestExampleKueue(t *testing.T) {
+	dir := filepath.Join(examplesDir, "kueue")
+	var nodes strings.Builder
+	for _, rack := range []string{"r1", "r2"} {
+		for i := range 2 {
+			fmt.Fprintf(&nodes, "---\napiVersion: v1\nkind: Node\nmetadata: {name: %s-n%d, labels: {example.com/rack: %s}}\nstatus: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", nvidia.com/gpu: \"8\"}}\n", rack, i, rack)
+		}
+	}
+	// One rack's first node half taken: the gang must take the other rack whole.
+	nodes.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata: {name: other, namespace: default}\nspec: {nodeName: r1-n0, containers: [{name: c, image: c, resources: {requests: {nvidia.com/gpu: \"4\"}, limits: {nvidia.com/gpu: \"4\"}}}]}\n")
+	job, err := os.ReadFile(filepath.Join(dir, "02-training-job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, admitted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("admitted=%v", admitted), func(t *testing.T) {
+			y := string(job)
+			if admitted {
+				y = strings.Replace(y, "  suspend: true ", "  suspend: false ", 1)
+				if y == string(job) {
+					t.Fatal("02-training-job.yaml has no `suspend: true` to admit")
+				}
+			}
+			workload := filepath.Join(t.TempDir(), "job.yaml")
+			if err := os.WriteFile(workload, []byte(y), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := admission.Load([]string{filepath.Join(dir, "00-common.yaml"), filepath.Join(dir, "01-queues.yaml"), "-", workload}, strings.NewReader(nodes.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			skipped := 0
+			for _, w := range sc.Warnings {
+				if strings.Contains(w, "skipping kueue.x-k8s.io/v1beta2") {
+					skipped++
+				}
+			}
+			if skipped != 3 {
+				t.Errorf("warnings %v: want Kueue's three kinds skipped", sc.Warnings)
+			}
+			r, _ := simulateScenario(t, sc)
+			var workers []report.Pod
+			for _, p := range r.Pods {
+				if strings.HasPrefix(p.Name, "llm-train-") {
+					workers = append(workers, p)
+				}
+			}
+			if !admitted {
+				if len(workers) != 0 || len(r.PodGroups) != 1 || r.PodGroups[0].Phase == "Scheduled" {
+					t.Errorf("queued: workers %v, groups %+v: want none made, the group not scheduled", workers, r.PodGroups)
+				}
+				return
+			}
+			if len(workers) != 2 {
+				t.Fatalf("admitted: %d workers, want 2", len(workers))
+			}
+			for _, p := range workers {
+				if p.Phase != report.PhaseRunning || !strings.HasPrefix(p.Node, "r2-") || p.PodGroup != "llm-train" {
+					t.Errorf("worker %s: %s on %s in %q, want Running in rack r2 (r1 has one free node) in llm-train: %s", p.Name, p.Phase, p.Node, p.PodGroup, p.Message)
+				}
+			}
+			if len(r.PodGroups) != 1 || r.PodGroups[0].Phase != "Scheduled" {
+				t.Errorf("pod groups %+v, want llm-train Scheduled", r.PodGroups)
+			}
+		})
+	}
+}
