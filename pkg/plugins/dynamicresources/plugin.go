@@ -28,14 +28,21 @@ import (
 // Name is the plugin's name.
 const Name = "DynamicResources"
 
-// Features are the allocator features phalanx enables: those of kube-scheduler v1.36's
-// defaults that the stable allocator implements. Consumable capacity and binding
-// conditions (beta in v1.36) are not supported.
+// Features are the allocator features phalanx enables: those kube-scheduler v1.37 enables
+// by default (AllocatorFeatures of its plugin with the default feature gates). Consumable
+// capacity (DRAConsumableCapacity and DRAFractionalCapacityRange) lets claims share a
+// device that allows multiple allocations, up to its capacity; device binding and status
+// (DRADeviceBindingConditions with DRAResourceClaimDeviceStatus) allows devices with
+// binding conditions, which PreBind waits for. With them the allocator is upstream's
+// "incubating" implementation, as in kube-scheduler.
 var Features = structured.Features{
-	AdminAccess:          true,
-	PrioritizedList:      true,
-	PartitionableDevices: true,
-	DeviceTaints:         true,
+	AdminAccess:             true,
+	PrioritizedList:         true,
+	PartitionableDevices:    true,
+	DeviceTaints:            true,
+	ConsumableCapacity:      true,
+	FractionalCapacityRange: true,
+	DeviceBindingAndStatus:  true,
 }
 
 // Messages, kube-scheduler's where it has one.
