@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -134,4 +135,107 @@ func waitEventNote(t *testing.T, c *e2eutil.Cluster, ns, name, reason, prefix st
 		}
 		return false, nil
 	})
+}
+
+// TestDRADeviceBindingConditions: device binding conditions (DRADeviceBindingConditions,
+// beta and on in v1.37) on the real API server; the test plays the driver and sets the
+// devices' status itself. Each node's GPU must be attached before a pod uses it. phalanx
+// allocates the claim and reserves it, says BindingConditionsPending, and binds the pod
+// only once the test reports Attached=True. On the other node the driver reports
+// AttachFailed: the binding fails, the claim is deallocated and allocated again on the
+// next attempt, and the pod is bound once that attach succeeds. The metrics count both
+// waits.
+func TestDRADeviceBindingConditions(t *testing.T) {
+	c := e2eutil.Connect(t)
+	ctx := e2eutil.Context(t)
+	ns := c.CreateNamespace(t)
+	yes := true
+	var nodes []string
+	var pins []map[string]string
+	for _, slot := range []string{"a", "b"} {
+		pin := map[string]string{pinLabel: e2eutil.UniqueName(t, "bind-"+slot)}
+		pins = append(pins, pin)
+		n := c.CreateReadyNode(t, e2eutil.Node{CPU: "8", Memory: "16Gi", Labels: pin})
+		publishDevice(t, c, n.Name, func(d *resourceapi.Device) {
+			d.BindsToNode = &yes
+			d.BindingConditions = []string{"Attached"}
+			d.BindingFailureConditions = []string{"AttachFailed"}
+		})
+		nodes = append(nodes, n.Name)
+	}
+	class := createGPUClass(t, c)
+	p := c.StartPhalanx(t, "bind")
+	p.WaitReady(t)
+
+	tmpl := &resourceapi.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu"},
+		Spec:       resourceapi.ResourceClaimTemplateSpec{Spec: resourceapi.ResourceClaimSpec{Devices: gpuRequest(class, 1, "")}},
+	}
+	if _, err := c.Client.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tmplName := tmpl.Name
+	for i, name := range []string{"attached", "failed"} {
+		pod := e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: e2eutil.SchedulerName(t), CPU: "1", Memory: "100Mi"}.Build()
+		pod.Spec.NodeSelector = pins[i]
+		pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tmplName}}
+		c.CreatePod(t, pod)
+	}
+	// report sets a condition of the claim's allocated device, as its driver would.
+	report := func(claim, cond string) {
+		t.Helper()
+		e2eutil.WaitFor(t, time.Minute, "the driver's status of "+claim, func(ctx context.Context) (bool, error) {
+			cl, err := c.Client.ResourceV1().ResourceClaims(ns).Get(ctx, claim, metav1.GetOptions{})
+			if err != nil || cl.Status.Allocation == nil || len(cl.Status.ReservedFor) == 0 {
+				return false, err
+			}
+			r := cl.Status.Allocation.Devices.Results[0]
+			if len(r.BindingConditions) == 0 {
+				return false, fmt.Errorf("allocation %+v has no binding conditions", r)
+			}
+			cl.Status.Devices = []resourceapi.AllocatedDeviceStatus{{Driver: r.Driver, Pool: r.Pool, Device: r.Device, Conditions: []metav1.Condition{{
+				Type: cond, Status: metav1.ConditionTrue, Reason: "E2E", Message: "set by the test", LastTransitionTime: metav1.Now(),
+			}}}}
+			_, err = c.Client.ResourceV1().ResourceClaims(ns).UpdateStatus(ctx, cl, metav1.UpdateOptions{})
+			if apierrors.IsConflict(err) {
+				return false, nil
+			}
+			return err == nil, err
+		})
+	}
+	for _, name := range []string{"attached", "failed"} {
+		waitEventNote(t, c, ns, name, "BindingConditionsPending", "waiting for binding conditions for device on node ")
+	}
+	// Waiting: allocated and reserved, not bound.
+	attachedClaim := claimOf(t, c, ns, "attached")
+	waitClaim(t, c, ns, attachedClaim, "allocated and reserved for attached", func(cl *resourceapi.ResourceClaim) bool {
+		return cl.Status.Allocation != nil && reservedFor(cl, "pods", "attached")
+	})
+	if got, err := c.Client.CoreV1().Pods(ns).Get(ctx, "attached", metav1.GetOptions{}); err != nil || got.Spec.NodeName != "" {
+		t.Fatalf("attached bound to %q before its device is attached (%v)", got.Spec.NodeName, err)
+	}
+	report(attachedClaim, "Attached")
+	bound := c.WaitPodsBound(t, ns, []string{"attached"}, time.Minute)
+	if got := bound["attached"].Spec.NodeName; got != nodes[0] {
+		t.Errorf("attached bound to %s, want %s", got, nodes[0])
+	}
+
+	// AttachFailed: the binding fails and the claim is given back; the next attempt
+	// allocates it again, and the attach succeeds.
+	failedClaim := claimOf(t, c, ns, "failed")
+	report(failedClaim, "AttachFailed")
+	waitEventNote(t, c, ns, "failed", "FailedScheduling", "Binding rejected: ")
+	e2eutil.WaitFor(t, time.Minute, "failed's claim allocated again without the failure", func(ctx context.Context) (bool, error) {
+		cl, err := c.Client.ResourceV1().ResourceClaims(ns).Get(ctx, failedClaim, metav1.GetOptions{})
+		return err == nil && cl.Status.Allocation != nil && len(cl.Status.Devices) == 0 && reservedFor(cl, "pods", "failed"), err
+	})
+	report(failedClaim, "Attached")
+	c.WaitPodsBound(t, ns, []string{"failed"}, time.Minute)
+
+	for _, status := range []string{"success", "failure"} {
+		labels := fmt.Sprintf(`driver="%s",profile="%s",status="%s"`, gpuDriver, e2eutil.SchedulerName(t), status)
+		if v, ok, err := p.Metric(ctx, "scheduler_dra_bindingconditions_allocations_total", labels); err != nil || !ok || v < 1 {
+			t.Errorf("scheduler_dra_bindingconditions_allocations_total{%s} = %v (found %v, %v), want at least 1", labels, v, ok, err)
+		}
+	}
 }
