@@ -64,7 +64,18 @@ func newGroupObjects(s *Simulator) *groupObjects {
 
 // podGroup is phalanx's PodGroup of that namespace/name as it stands (nil if it never
 // appeared).
-func (g *groupObjects) podGroup(key string) *v1alpha1.PodGroup { return g.crd[key] }
+//
+// Without one, a native PodGroup of that name is mapped (its own fields, not its
+// Workload's template), so that the report finds the claims a native group shares.
+func (g *groupObjects) podGroup(key string) *v1alpha1.PodGroup {
+	if pg := g.crd[key]; pg != nil {
+		return pg
+	}
+	if rec := g.native[key]; rec != nil && !rec.gone {
+		return nativegroup.ToPodGroup(rec.obj, nil)
+	}
+	return nil
+}
 
 // createCRD creates a copy of phalanx's PodGroup.
 func (g *groupObjects) createCRD(pg *v1alpha1.PodGroup) {
