@@ -5,16 +5,19 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/phalanx-dev/phalanx/pkg/nativegroup"
 	"github.com/phalanx-dev/phalanx/test/e2e/e2eutil"
 )
 
@@ -237,5 +240,88 @@ func TestDRADeviceBindingConditions(t *testing.T) {
 		if v, ok, err := p.Metric(ctx, "scheduler_dra_bindingconditions_allocations_total", labels); err != nil || !ok || v < 1 {
 			t.Errorf("scheduler_dra_bindingconditions_allocations_total{%s} = %v (found %v, %v), want at least 1", labels, v, ok, err)
 		}
+	}
+}
+
+// TestDRAWorkloadResourceClaims: the claims of Kubernetes' own PodGroup
+// (DRAWorkloadResourceClaims, beta in v1.37, on in the e2e control plane). A gang of two
+// shares the GPU its PodGroup's spec.resourceClaims makes from a template:
+// kube-controller-manager's ResourceClaim controller makes one claim for the group (named
+// in the PodGroup's status), and phalanx allocates it once, reserves it for the
+// scheduling.k8s.io PodGroup, and binds both members where the GPU is.
+func TestDRAWorkloadResourceClaims(t *testing.T) {
+	c := e2eutil.Connect(t)
+	if c.NativeVersion(t) == nativegroup.V1alpha2 {
+		t.Skip("Kubernetes 1.36's v1alpha2 PodGroups have no resourceClaims")
+	}
+	ctx := e2eutil.Context(t)
+	ns := c.CreateNamespace(t)
+	pin := map[string]string{pinLabel: e2eutil.UniqueName(t, "wrc")}
+	c.CreateReadyNode(t, e2eutil.Node{CPU: "8", Memory: "16Gi", Labels: pin})
+	b := c.CreateReadyNode(t, e2eutil.Node{CPU: "8", Memory: "16Gi", Labels: pin})
+	publishGPUs(t, c, b.Name, "h100")
+	class := createGPUClass(t, c)
+	p := c.StartPhalanx(t, "wrc")
+	p.WaitReady(t)
+
+	tmpl := &resourceapi.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "one-gpu"},
+		Spec:       resourceapi.ResourceClaimTemplateSpec{Spec: resourceapi.ResourceClaimSpec{Devices: gpuRequest(class, 1, "")}},
+	}
+	if _, err := c.Client.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tmplName := tmpl.Name
+	c.CreateNativePodGroup(t, &nativegroup.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gang"},
+		Spec: schedulingv1beta1.PodGroupSpec{
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}},
+			ResourceClaims:   []schedulingv1beta1.PodGroupResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tmplName}},
+		},
+	})
+	for _, name := range []string{"gang-1", "gang-2"} {
+		pod := e2eutil.Pod{Namespace: ns, Name: name, SchedulerName: e2eutil.SchedulerName(t), CPU: "1", Memory: "100Mi"}.Build()
+		pod.Spec.NodeSelector = pin
+		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr("gang")}
+		pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tmplName}}
+		c.CreatePod(t, pod)
+	}
+	bound := c.WaitPodsBound(t, ns, []string{"gang-1", "gang-2"}, 2*time.Minute)
+	for n, pod := range bound {
+		if pod.Spec.NodeName != b.Name {
+			t.Errorf("%s bound to %s, want %s (where the GPU is)", n, pod.Spec.NodeName, b.Name)
+		}
+	}
+	claimName := ""
+	e2eutil.WaitFor(t, time.Minute, "the PodGroup's claim in its status", func(ctx context.Context) (bool, error) {
+		pg, err := c.NativePodGroup(ctx, t, ns, "gang")
+		if err != nil || len(pg.Status.ResourceClaimStatuses) == 0 || pg.Status.ResourceClaimStatuses[0].ResourceClaimName == nil {
+			return false, err
+		}
+		claimName = *pg.Status.ResourceClaimStatuses[0].ResourceClaimName
+		return true, nil
+	})
+	cl := waitClaim(t, c, ns, claimName, "allocated and reserved for the PodGroup", func(cl *resourceapi.ResourceClaim) bool {
+		return cl.Status.Allocation != nil && reservedFor(cl, "podgroups", "gang")
+	})
+	if want := []string{b.Name + "/gpu-0"}; !slices.Equal(devicesOf(cl), want) {
+		t.Errorf("the group's claim: devices %v, want %v", devicesOf(cl), want)
+	}
+	for _, r := range cl.Status.ReservedFor {
+		if r.Resource == "podgroups" && r.APIGroup != nativegroup.GroupName {
+			t.Errorf("reserved for %+v, want the %s PodGroup", r, nativegroup.GroupName)
+		}
+	}
+	// No claim was made per pod: the members share the group's.
+	list, err := c.Client.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		var names []string
+		for _, it := range list.Items {
+			names = append(names, it.Name)
+		}
+		t.Errorf("claims %v, want only the group's", names)
 	}
 }
