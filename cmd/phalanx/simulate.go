@@ -35,8 +35,10 @@ type simulateOptions struct {
 	workloadWithJob bool
 	// claimReleaseDelay is --claim-release-delay.
 	claimReleaseDelay time.Duration
-	cpuProfile        string
-	memProfile        string
+	// deviceBindingDelay is --device-binding-delay.
+	deviceBindingDelay time.Duration
+	cpuProfile         string
+	memProfile         string
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -82,6 +84,7 @@ Exit status: 0 when the simulation ran, 2 for bad input, 1 for other failures or
 	f.BoolVar(&o.wallTime, "wall-time", false, "report the wall-clock time in summary.wallSeconds (makes the output differ run to run)")
 	f.BoolVar(&o.workloadWithJob, "workload-with-job", false, workloadWithJobUsage)
 	f.DurationVar(&o.claimReleaseDelay, "claim-release-delay", sim.DefaultClaimReleaseDelay, claimReleaseDelayUsage)
+	f.DurationVar(&o.deviceBindingDelay, "device-binding-delay", sim.DefaultDeviceBindingDelay, deviceBindingDelayUsage)
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = f.MarkHidden("cpuprofile")
 	f.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the run to this file")
@@ -97,6 +100,9 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		return err
 	}
 	if err := checkClaimReleaseDelay(o.claimReleaseDelay); err != nil {
+		return err
+	}
+	if err := checkDelay("--device-binding-delay", o.deviceBindingDelay); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(o.configFile)
@@ -129,7 +135,7 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 	s, err := sim.New(sc, sim.Options{
 		Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName,
 		CheckInvariants: o.checkInvariants, ReportWallTime: o.wallTime, Logger: klog.Background(),
-		ClaimReleaseDelay: simClaimReleaseDelay(o.claimReleaseDelay),
+		ClaimReleaseDelay: simClaimReleaseDelay(o.claimReleaseDelay), DeviceBindingDelay: simClaimReleaseDelay(o.deviceBindingDelay),
 	})
 	if err != nil {
 		return usageError{configError(o.configFile, err)}
@@ -197,15 +203,22 @@ const workloadWithJobUsage = "model the Job controller of Kubernetes 1.37 with i
 // claimReleaseDelayUsage is the --claim-release-delay flag's, which simulate and whatif share.
 const claimReleaseDelayUsage = "how long after a pod is gone the ResourceClaim controller releases its claims (their devices stay taken until then, as on a cluster); 0: at once"
 
+// deviceBindingDelayUsage is the --device-binding-delay flag's, which simulate and whatif
+// share.
+const deviceBindingDelayUsage = "how long after a claim is allocated devices with binding conditions the simulated DRA driver readies them (the pod is bound only then); 0: at once"
+
 // checkClaimReleaseDelay refuses a negative --claim-release-delay.
-func checkClaimReleaseDelay(d time.Duration) error {
+func checkClaimReleaseDelay(d time.Duration) error { return checkDelay("--claim-release-delay", d) }
+
+// checkDelay refuses a negative delay flag.
+func checkDelay(flag string, d time.Duration) error {
 	if d < 0 {
-		return usageError{fmt.Errorf("--claim-release-delay %s: must not be negative", d)}
+		return usageError{fmt.Errorf("%s %s: must not be negative", flag, d)}
 	}
 	return nil
 }
 
-// simClaimReleaseDelay is the flag's value as sim.Options spells it (0 there is the
+// simClaimReleaseDelay is a delay flag's value as sim.Options spells it (0 there is the
 // default, negative at once).
 func simClaimReleaseDelay(d time.Duration) time.Duration {
 	if d == 0 {

@@ -38,6 +38,8 @@ type whatifOptions struct {
 	workloadWithJob bool
 	// claimReleaseDelay is --claim-release-delay.
 	claimReleaseDelay time.Duration
+	// deviceBindingDelay is --device-binding-delay.
+	deviceBindingDelay time.Duration
 }
 
 func newWhatifCommand() *cobra.Command {
@@ -85,6 +87,7 @@ Exit status: 0 when everything new would schedule, 3 when something new would no
 	f.BoolVar(&o.checkInvariants, "check-invariants", false, "check the scheduler's invariants after every step; violations fail the run")
 	f.BoolVar(&o.workloadWithJob, "workload-with-job", false, workloadWithJobUsage)
 	f.DurationVar(&o.claimReleaseDelay, "claim-release-delay", sim.DefaultClaimReleaseDelay, claimReleaseDelayUsage)
+	f.DurationVar(&o.deviceBindingDelay, "device-binding-delay", sim.DefaultDeviceBindingDelay, deviceBindingDelayUsage)
 	f.StringVar(&o.schedulerName, "scheduler-name", "", "only schedule pods with this spec.schedulerName (default: every pending pod, whichever scheduler it names)")
 	return cmd
 }
@@ -100,6 +103,9 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		return err
 	}
 	if err := checkClaimReleaseDelay(o.claimReleaseDelay); err != nil {
+		return err
+	}
+	if err := checkDelay("--device-binding-delay", o.deviceBindingDelay); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(o.configFile)
@@ -138,7 +144,7 @@ func (o *whatifOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 	}
 	answer, runs, err := whatif.Ask(ctx, cluster, news, whatif.Options{ControlPlane: admission.ControlPlane{WorkloadWithJob: o.workloadWithJob},
 		Sim: sim.Options{Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName, CheckInvariants: o.checkInvariants, Logger: klog.Background(),
-			ClaimReleaseDelay: simClaimReleaseDelay(o.claimReleaseDelay)}})
+			ClaimReleaseDelay: simClaimReleaseDelay(o.claimReleaseDelay), DeviceBindingDelay: simClaimReleaseDelay(o.deviceBindingDelay)}})
 	if err != nil {
 		return inputError(err)
 	}

@@ -30,6 +30,7 @@ func (h preemptionHandle) GroupPreemption() framework.GroupPreemptionActuator { 
 func (h preemptionHandle) Rand() *rand.Rand                                   { return rand.New(rand.NewPCG(1, 1)) }
 func (h preemptionHandle) Metrics() *metrics.Metrics                          { return metrics.New() }
 func (h preemptionHandle) ResourceClient() framework.ResourceClient           { return nil }
+func (h preemptionHandle) ProfileName() string                                { return "default-scheduler" }
 
 // Preempt runs a cycle of phalanx's default profile for the case's pod and, when it fits
 // nowhere, the pod evaluator DefaultPreemption uses (pkg/preemption) with its default

@@ -8,6 +8,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
@@ -33,6 +34,13 @@ type DeviceStore struct {
 	// holding each (admin access and shared devices may be held twice).
 	allocated sets.Set[framework.DeviceID]
 	holds     map[framework.DeviceID]int
+	// shares are the shares of devices that allow multiple allocations, held by claims
+	// (shareHolds counts the claims holding each), and consumed the capacity they take
+	// per device: the allocator's AllocatedSharedDeviceIDs and AggregatedCapacity
+	// (DRAConsumableCapacity).
+	shares     sets.Set[framework.SharedDeviceID]
+	shareHolds map[framework.SharedDeviceID]int
+	consumed   structured.ConsumedCapacityCollection
 	// poolVersion counts the changes of each pool's taken devices, by driver/pool.
 	poolVersion map[string]uint64
 
@@ -63,6 +71,9 @@ func newDeviceStore(undo *undoLog, groups groupLookup) *DeviceStore {
 		podClaims:   map[*framework.PodInfo][]string{},
 		allocated:   sets.New[framework.DeviceID](),
 		holds:       map[framework.DeviceID]int{},
+		shares:      sets.New[framework.SharedDeviceID](),
+		shareHolds:  map[framework.SharedDeviceID]int{},
+		consumed:    structured.NewConsumedCapacityCollection(),
 		poolVersion: map[string]uint64{},
 	}
 }
@@ -119,10 +130,15 @@ func (d *DeviceStore) SlicesFor(node string) []*resourceapi.ResourceSlice {
 }
 
 func (d *DeviceStore) Allocated() sets.Set[framework.DeviceID] { return d.allocated }
-func (d *DeviceStore) Domain() *framework.DeviceDomain         { return d.domain }
-func (d *DeviceStore) SetDomain(dd *framework.DeviceDomain)    { d.domain = dd }
-func (d *DeviceStore) Generation() uint64                      { return d.generation }
-func (d *DeviceStore) SlicesVersion() uint64                   { return d.sliceGen }
+
+// AllocatedState implements framework.DRA.
+func (d *DeviceStore) AllocatedState() structured.AllocatedState {
+	return structured.AllocatedState{AllocatedDevices: d.allocated, AllocatedSharedDeviceIDs: d.shares, AggregatedCapacity: d.consumed}
+}
+func (d *DeviceStore) Domain() *framework.DeviceDomain      { return d.domain }
+func (d *DeviceStore) SetDomain(dd *framework.DeviceDomain) { d.domain = dd }
+func (d *DeviceStore) Generation() uint64                   { return d.generation }
+func (d *DeviceStore) SlicesVersion() uint64                { return d.sliceGen }
 
 // DevicesVersion implements framework.DRA: the slices' version plus the versions of the
 // pools the node can use. Versions only grow, so the sum changes with any of them.
@@ -258,6 +274,16 @@ func (d *DeviceStore) take(ci *framework.ClaimInfo) {
 			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
 		}
 	}
+	for _, sd := range framework.SharedDevices(ci.Allocation()) {
+		if d.shareHolds[sd.ID]++; d.shareHolds[sd.ID] == 1 {
+			d.shares.Insert(sd.ID)
+		}
+		if sd.Consumed != nil {
+			d.consumed.Insert(*sd.Consumed)
+		}
+		id := sd.ID.GetDeviceID()
+		d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
+	}
 }
 
 func (d *DeviceStore) release(ci *framework.ClaimInfo) {
@@ -270,6 +296,17 @@ func (d *DeviceStore) release(ci *framework.ClaimInfo) {
 			d.allocated.Delete(id)
 			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
 		}
+	}
+	for _, sd := range framework.SharedDevices(ci.Allocation()) {
+		if d.shareHolds[sd.ID]--; d.shareHolds[sd.ID] <= 0 {
+			delete(d.shareHolds, sd.ID)
+			d.shares.Delete(sd.ID)
+		}
+		if sd.Consumed != nil {
+			d.consumed.Remove(*sd.Consumed)
+		}
+		id := sd.ID.GetDeviceID()
+		d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
 	}
 }
 
@@ -501,6 +538,53 @@ func (d *DeviceStore) verify(pods *NodeStore) error {
 	for id, n := range want {
 		if d.holds[id] != n {
 			return fmt.Errorf("device %s held %d times, counted %d", id, d.holds[id], n)
+		}
+	}
+	return d.verifyShares()
+}
+
+// verifyShares: the shares held and the capacity they consume are exactly those of the
+// claims that hold theirs.
+func (d *DeviceStore) verifyShares() error {
+	want := map[framework.SharedDeviceID]int{}
+	consumed := structured.NewConsumedCapacityCollection()
+	for _, ci := range d.claims {
+		if ci.Claim == nil || !ci.Holds() {
+			continue
+		}
+		for _, sd := range framework.SharedDevices(ci.Allocation()) {
+			want[sd.ID]++
+			if sd.Consumed != nil {
+				consumed.Insert(*sd.Consumed)
+			}
+		}
+	}
+	if len(want) != len(d.shareHolds) || !sets.KeySet(want).Equal(d.shares) {
+		return fmt.Errorf("%d device shares taken, %d held by claims", d.shares.Len(), len(want))
+	}
+	for id, n := range want {
+		if d.shareHolds[id] != n {
+			return fmt.Errorf("device share %s held %d times, counted %d", id, d.shareHolds[id], n)
+		}
+	}
+	nonzero := func(cc structured.ConsumedCapacityCollection) int {
+		n := 0
+		for _, c := range cc {
+			if !c.Empty() {
+				n++
+			}
+		}
+		return n
+	}
+	if got, want := nonzero(d.consumed), nonzero(consumed); got != want {
+		return fmt.Errorf("capacity consumed on %d devices, claims consume it on %d", got, want)
+	}
+	for id, c := range consumed {
+		got := d.consumed[id]
+		for name, q := range c {
+			if g := got[name]; g == nil || g.Cmp(*q) != 0 {
+				return fmt.Errorf("device %s: %s consumed %v, claims consume %s", id, name, g, q)
+			}
 		}
 	}
 	return nil

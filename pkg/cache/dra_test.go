@@ -3,7 +3,9 @@ package cache_test
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	resourceapi "k8s.io/api/resource/v1"
 
@@ -309,5 +311,56 @@ func TestReleasingClaimsOfGoneVictims(t *testing.T) {
 	c.Devices().SetResourceClaim(testutil.Claim("held", "gpu", 1)) // deallocated
 	if got := dra.Releasing([]*framework.PodInfo{victim}); len(got) != 0 {
 		t.Errorf("releasing %v once the claim is deallocated", got)
+	}
+}
+
+// A share of a device that allows multiple allocations (DRAConsumableCapacity) is held as
+// a share with the capacity it consumes, not as the whole device: removing its pod in a
+// simulation gives the capacity back, rolling back takes it again, and deallocation frees
+// it for real.
+func TestShareOfADevice(t *testing.T) {
+	c := cache.New()
+	c.Nodes().AddNode(testutil.Node("n1").Capacity("cpu", "8").Obj())
+	c.Devices().SetDeviceClass(testutil.DeviceClass("gpu", gpuDriver))
+	c.Devices().SetResourceSlice(testutil.Shared(testutil.Slice("n1", gpuDriver, "gpu", 1), "memory", "40Gi"))
+	held := testutil.Consumes(testutil.Claim("held", "gpu", 1), "memory", "16Gi")
+	share := types.UID("share-1")
+	held.Status.Allocation = allocation("n1", "gpu-0")
+	held.Status.Allocation.Devices.Results[0].ShareID = &share
+	held.Status.Allocation.Devices.Results[0].ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{"memory": resource.MustParse("16Gi")}
+	held.Finalizers = []string{resourceapi.Finalizer}
+	c.Devices().SetResourceClaim(held)
+	victim := testutil.Pod("victim").Req("cpu", "1").Claims("held").Node("n1").Info()
+	if err := c.Nodes().AddBoundPod(victim); err != nil {
+		t.Fatal(err)
+	}
+	dra := c.DRA()
+	consumed := func() string {
+		st := dra.AllocatedState()
+		q := st.AggregatedCapacity[id("n1", "gpu-0")]["memory"]
+		if q == nil {
+			return "none"
+		}
+		return q.String()
+	}
+	verify(t, c)
+	if dra.Allocated().Len() != 0 || dra.AllocatedState().AllocatedSharedDeviceIDs.Len() != 1 || consumed() != "16Gi" {
+		t.Fatalf("whole devices %v, shares %v, consumed %s; want a 16Gi share only", dra.Allocated(), dra.AllocatedState().AllocatedSharedDeviceIDs, consumed())
+	}
+	cp := c.Checkpoint()
+	c.RemovePod(victim)
+	verify(t, c)
+	if dra.AllocatedState().AllocatedSharedDeviceIDs.Len() != 0 || consumed() != "none" {
+		t.Errorf("removing the share's pod in a simulation left shares %v, consumed %s", dra.AllocatedState().AllocatedSharedDeviceIDs, consumed())
+	}
+	c.Rollback(cp)
+	verify(t, c)
+	if consumed() != "16Gi" {
+		t.Errorf("rollback: consumed %s, want 16Gi", consumed())
+	}
+	c.Devices().SetResourceClaim(testutil.Claim("held", "gpu", 1))
+	verify(t, c)
+	if dra.AllocatedState().AllocatedSharedDeviceIDs.Len() != 0 || consumed() != "none" {
+		t.Errorf("after deallocation: shares %v, consumed %s", dra.AllocatedState().AllocatedSharedDeviceIDs, consumed())
 	}
 }

@@ -39,8 +39,8 @@ var kubeSchedulerPlugins = []struct {
 	{"ImageLocality", 1, true, true, ""},
 	{"DefaultBinder", 0, true, true, ""},
 	{"NodeDeclaredFeatures", 0, true, true, ""}, // GA and locked on in v1.37
-	// DynamicResources is in the default profile as DRA is on by default; upstream gives it
-	// weight 2 for its Score, which phalanx does not have (differences below).
+	// DynamicResources is in the default profile as DRA is on by default, weight 2 for its
+	// Score (prioritized lists).
 	{"DynamicResources", 2, true, true, "DynamicResourcesArgs"},
 	// Behind gates off by default in v1.37.
 	{"GangScheduling", 0, false, true, ""},
@@ -51,9 +51,7 @@ var kubeSchedulerPlugins = []struct {
 
 // defaultWeightDifferences are the default weights phalanx sets apart from v1.37's, each
 // with its reason; the audit fails on any other.
-var defaultWeightDifferences = map[string]string{
-	"DynamicResources": "phalanx's DynamicResources has no Score (kube-scheduler v1.37 scores devices' allocations)",
-}
+var defaultWeightDifferences = map[string]string{}
 
 // TestKubeSchedulerPluginAudit holds every v1.37 plugin to what phalanx does with it in a
 // KubeSchedulerConfiguration: an implemented plugin can be enabled (with a weight when it

@@ -38,7 +38,7 @@ var DefaultPlugins = []DefaultPlugin{
 	{Name: "NodeResourcesBalancedAllocation", Weight: 1},
 	{Name: "ImageLocality", Weight: 1},
 	{Name: "NodeDeclaredFeatures"},
-	{Name: "DynamicResources"},
+	{Name: "DynamicResources", Weight: 2},
 	{Name: "GangScheduling"},
 	{Name: "TopologyPlacement"},
 	{Name: "DRAPlacement"},

@@ -313,10 +313,9 @@ var upstreamArgs = map[string]func(raw []byte, path *field.Path) (json.RawMessag
 		if a.FilterTimeout != nil && a.FilterTimeout.Duration != 0 {
 			errs = append(errs, field.Forbidden(path.Child("filterTimeout"), "phalanx's allocator has no timeout (0s, none, is honoured)"))
 		}
-		if a.BindingTimeout != nil {
-			errs = append(errs, field.Forbidden(path.Child("bindingTimeout"), "phalanx does not wait for device binding conditions"))
-		}
-		a.FilterTimeout, a.BindingTimeout = nil, nil
+		// bindingTimeout is honoured: how long PreBind waits for devices' binding
+		// conditions (the plugin checks its bound, as kube-scheduler's validation does).
+		a.FilterTimeout = nil
 		return errs
 	}),
 }

@@ -106,8 +106,14 @@ type DRA interface {
 	Slices() []*resourceapi.ResourceSlice
 	// Allocated is the set of devices held by allocated claims. It is the snapshot's own
 	// set: read it, never change it; it changes with AssumeAllocation and with pods added
-	// and removed.
+	// and removed. Devices that allow multiple allocations are not in it: their shares are
+	// in AllocatedState.
 	Allocated() sets.Set[DeviceID]
+	// AllocatedState is what the structured allocator needs of the taken devices: the
+	// devices held whole (Allocated), the shares of devices that allow multiple
+	// allocations, and the capacity the shares consume per device (DRAConsumableCapacity).
+	// Its sets are the snapshot's own: read them, never change them.
+	AllocatedState() schedulerapi.AllocatedState
 	// AssumeAllocation records an allocation the scheduler chose for a claim (the API
 	// will have it once PreBind writes it).
 	AssumeAllocation(key string, a *resourceapi.AllocationResult)
@@ -290,18 +296,57 @@ func ReservedFor(claim *resourceapi.ResourceClaim, c resourceapi.ResourceClaimCo
 	return false
 }
 
-// AllocatedDevices lists the devices an allocation takes. Devices allocated with admin
-// access are not taken: they stay available to others, as the allocator counts them.
+// AllocatedDevices lists the devices an allocation takes whole. Devices allocated with
+// admin access are not taken: they stay available to others, as the allocator counts them;
+// shares of devices that allow multiple allocations are SharedDevices.
 func AllocatedDevices(a *resourceapi.AllocationResult) []DeviceID {
 	if a == nil {
 		return nil
 	}
 	out := make([]DeviceID, 0, len(a.Devices.Results))
 	for _, r := range a.Devices.Results {
-		if r.AdminAccess != nil && *r.AdminAccess {
+		if (r.AdminAccess != nil && *r.AdminAccess) || r.ShareID != nil {
 			continue
 		}
 		out = append(out, schedulerapi.MakeDeviceID(r.Driver, r.Pool, r.Device))
+	}
+	return out
+}
+
+// SharedDevice is one share of a device that allows multiple allocations
+// (DRAConsumableCapacity): the share's ID and the capacity it consumes (nil when the
+// result names none).
+type SharedDevice struct {
+	ID       SharedDeviceID
+	Consumed *DeviceConsumedCapacity
+}
+
+// SharedDeviceID names one share of a device, as the structured allocator does.
+type SharedDeviceID = schedulerapi.SharedDeviceID
+
+// DeviceConsumedCapacity is the capacity a share consumes of its device.
+type DeviceConsumedCapacity = schedulerapi.DeviceConsumedCapacity
+
+// SharedDevices returns the shares of devices an allocation takes: its results with a
+// share ID (the allocator gives one to every allocation of a device that allows multiple
+// allocations), as kube-scheduler's DynamicResources accounts them. Results with admin
+// access take nothing.
+func SharedDevices(a *resourceapi.AllocationResult) []SharedDevice {
+	if a == nil {
+		return nil
+	}
+	var out []SharedDevice
+	for _, r := range a.Devices.Results {
+		if (r.AdminAccess != nil && *r.AdminAccess) || r.ShareID == nil {
+			continue
+		}
+		id := schedulerapi.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		sd := SharedDevice{ID: schedulerapi.MakeSharedDeviceID(id, r.ShareID)}
+		if r.ConsumedCapacity != nil {
+			c := schedulerapi.NewDeviceConsumedCapacity(id, r.ConsumedCapacity)
+			sd.Consumed = &c
+		}
+		out = append(out, sd)
 	}
 	return out
 }

@@ -32,6 +32,8 @@ type Handle interface {
 	// ResourceClient writes storage and DRA objects for PreBind plugins; nil when the
 	// driver has none (then no pod with claims or volumes can be bound).
 	ResourceClient() ResourceClient
+	// ProfileName is the profile's scheduler name, the profile label of metrics.
+	ProfileName() string
 	PluginRunner
 }
 

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -39,3 +40,22 @@ type ResourceClient interface {
 	GetPersistentVolumeClaim(ctx context.Context, namespace, name string) (*v1.PersistentVolumeClaim, error)
 	UpdatePersistentVolumeClaim(ctx context.Context, pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error)
 }
+
+// PreBindWaitPlugin is a PreBind plugin whose pod, once PreBind has made its writes, may
+// have to wait before it is bound, for something the cluster reports (a device readied
+// by its driver: DynamicResources' binding conditions). The binding cycle asks
+// PreBindReady right after PreBind and then every PreBindPollInterval, off the loop,
+// without holding a goroutine between the asks (the simulator's virtual time passes
+// meanwhile); the pod stays assumed. PreBindReady returns Success when the pod may be
+// bound, Wait (its message the note of a Normal event with reason WaitReason, the first
+// time) while it must wait, and anything else to fail the binding (the pod is tried
+// again). waited is the time since the first ask: the plugin bounds its own wait.
+type PreBindWaitPlugin interface {
+	PreBindPlugin
+	PreBindReady(ctx context.Context, state *CycleState, p *PodInfo, node string, waited time.Duration) *Status
+	WaitReason() string
+}
+
+// PreBindPollInterval is how often the binding cycle asks PreBindWaitPlugins again:
+// kube-scheduler's DynamicResources polls its binding conditions every 5 s.
+const PreBindPollInterval = 5 * time.Second

@@ -40,6 +40,12 @@ type Metrics struct {
 	PreemptionGoroutines        *prometheus.CounterVec
 	PreemptionReleaseWaits      *prometheus.CounterVec
 
+	// DRABindingConditionsAllocations counts the allocated devices with binding
+	// conditions whose wait ended, and DRABindingConditionsWaitDuration how long it took,
+	// by profile, driver and status (success, failure, timeout, error): kube-scheduler's.
+	DRABindingConditionsAllocations  *prometheus.CounterVec
+	DRABindingConditionsWaitDuration *prometheus.HistogramVec
+
 	// kube-scheduler's, with its labels and buckets: dashboards built for it work.
 	PodSchedulingSLIDuration        *prometheus.HistogramVec
 	UnschedulablePods               *prometheus.GaugeVec
@@ -123,6 +129,15 @@ func New() *Metrics {
 			Name: "phalanx_preemption_release_waits_total",
 			Help: "Preemptors whose victims were gone while the devices of their claims were still being released, by event: started (the preemptor waits), released, timeout (it may preempt again).",
 		}, []string{"event"}),
+		DRABindingConditionsAllocations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_dra_bindingconditions_allocations_total",
+			Help: "Number of allocations using devices with BindingConditions, counted per driver per scheduling attempt",
+		}, []string{"profile", "driver", "status"}),
+		DRABindingConditionsWaitDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_dra_bindingconditions_wait_duration_seconds",
+			Help:    "Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 14),
+		}, []string{"profile", "driver", "status"}),
 		PodSchedulingSLIDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "scheduler_pod_scheduling_sli_duration_seconds",
 			Help: "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might involve multiple scheduling attempts.",
@@ -165,6 +180,7 @@ func New() *Metrics {
 		m.PodGroupPreemptionVictims, m.PodGroupPreemptionReprieved)
 	m.Registry.MustRegister(m.ScheduleAttempts, m.SchedulingAttemptDuration, m.PendingPods,
 		m.PreemptionAttempts, m.PreemptionVictims, m.PreemptionGoroutineDuration, m.PreemptionGoroutines, m.PreemptionReleaseWaits)
+	m.Registry.MustRegister(m.DRABindingConditionsAllocations, m.DRABindingConditionsWaitDuration)
 	// The labelled metrics have a series for every value they know from the start, so a
 	// dashboard's panel reads 0, not "No data", until the first pod group or preemption.
 	for _, pool := range QueuePools {

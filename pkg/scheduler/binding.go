@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -30,6 +31,21 @@ type binder struct {
 	// assumed, by key.
 	inFlight int
 	binding  map[string]*framework.PodInfo
+	// clock tells when parked bindings are due.
+	clock framework.Clock
+	// parked are the bindings whose PreBind is done and that wait for a
+	// PreBindWaitPlugin (a device's binding conditions), asked again at their due time
+	// (resumeDue, on the loop). They count as in flight.
+	parked []*parkedBinding
+}
+
+// parkedBinding is a binding waiting between two asks of RunPreBindReady.
+type parkedBinding struct {
+	fwk   *fwkruntime.Framework
+	as    assumed
+	done  func(bindOutcome, *framework.Status)
+	since time.Time
+	due   time.Time
 }
 
 // bindOutcome is what became of a binding, as the loop sees it when the result comes back.
@@ -66,23 +82,84 @@ func (b *binder) outcome(as assumed, st *framework.Status) bindOutcome {
 
 // bind runs a pod's PreBind and Bind plugins off the loop and delivers the outcome to
 // done, on the loop.
+//
+// When a PreBindWaitPlugin makes the pod wait after PreBind, the binding is parked: no
+// goroutine waits, the loop asks again every framework.PreBindPollInterval (resumeDue),
+// and the pod is bound once the plugins say it may be, or the binding fails.
 func (b *binder) bind(fwk *fwkruntime.Framework, as assumed, done func(bindOutcome, *framework.Status)) {
 	b.inFlight++
 	b.binding[as.pod.Key] = as.pod
+	since := b.clock.Now()
 	b.actuator.Exec.Go(func() {
 		ctx := context.Background()
 		st := fwk.RunPreBindPlugins(ctx, as.state, as.pod, as.host)
-		if st.IsSuccess() {
-			st = fwk.RunBindPlugins(ctx, as.state, as.pod, as.host)
-		}
-		b.post(func() {
-			b.inFlight--
-			if b.binding[as.pod.Key] == as.pod {
-				delete(b.binding, as.pod.Key)
-			}
-			done(b.outcome(as, st), st)
-		})
+		b.finishPreBind(ctx, fwk, as, done, st, since, 0)
 	})
+}
+
+// finishPreBind, off the loop, asks the waiting plugins (after a successful PreBind) and
+// binds the pod when they let it, parks the binding while they wait, or reports the
+// failure.
+func (b *binder) finishPreBind(ctx context.Context, fwk *fwkruntime.Framework, as assumed, done func(bindOutcome, *framework.Status), st *framework.Status, since time.Time, waited time.Duration) {
+	if st.IsSuccess() {
+		var reason string
+		st, reason = fwk.RunPreBindReady(ctx, as.state, as.pod, as.host, waited)
+		if st.Code() == framework.Wait {
+			first := waited == 0
+			b.post(func() {
+				if first {
+					b.actuator.Event(as.pod.Pod, nil, v1.EventTypeNormal, reason, "Scheduling", st.Message())
+				}
+				b.parked = append(b.parked, &parkedBinding{fwk: fwk, as: as, done: done, since: since, due: b.clock.Now().Add(framework.PreBindPollInterval)})
+			})
+			return
+		}
+	}
+	if st.IsSuccess() {
+		st = fwk.RunBindPlugins(ctx, as.state, as.pod, as.host)
+	}
+	b.post(func() {
+		b.inFlight--
+		if b.binding[as.pod.Key] == as.pod {
+			delete(b.binding, as.pod.Key)
+		}
+		done(b.outcome(as, st), st)
+	})
+}
+
+// resumeDue asks again, off the loop, for the parked bindings that are due.
+func (b *binder) resumeDue() {
+	if len(b.parked) == 0 {
+		return
+	}
+	now := b.clock.Now()
+	kept := b.parked[:0]
+	var due []*parkedBinding
+	for _, pb := range b.parked {
+		if pb.due.After(now) {
+			kept = append(kept, pb)
+		} else {
+			due = append(due, pb)
+		}
+	}
+	b.parked = kept
+	for _, pb := range due {
+		waited := max(now.Sub(pb.since), time.Nanosecond)
+		b.actuator.Exec.Go(func() {
+			b.finishPreBind(context.Background(), pb.fwk, pb.as, pb.done, nil, pb.since, waited)
+		})
+	}
+}
+
+// nextParkedDue is when the earliest parked binding is due.
+func (b *binder) nextParkedDue() (time.Time, bool) {
+	var next time.Time
+	for _, pb := range b.parked {
+		if next.IsZero() || pb.due.Before(next) {
+			next = pb.due
+		}
+	}
+	return next, !next.IsZero()
 }
 
 // forget undoes an assumption: Unreserve, the pod off the cache, and the pods its room

@@ -51,6 +51,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 	}
 	s.pending.reportGangWaits()
 	s.preemptions.ExpireReleaseWaits()
+	s.binder.resumeDue()
 	entry := s.queue.Pop()
 	if entry == nil {
 		return false
@@ -85,7 +86,7 @@ func (s *Scheduler) cycleContext(ctx context.Context) context.Context {
 // preemptor's wait for its victims' devices to be released.
 func (s *Scheduler) NextWakeup() (time.Time, bool) {
 	var next time.Time
-	for _, f := range []func() (time.Time, bool){s.queue.NextBackoffExpiry, s.queue.NextUnschedulableFlush, s.pods.nextPermitDeadline, s.pending.nextGangWaitDeadline, s.preemptions.NextReleaseDeadline} {
+	for _, f := range []func() (time.Time, bool){s.queue.NextBackoffExpiry, s.queue.NextUnschedulableFlush, s.pods.nextPermitDeadline, s.pending.nextGangWaitDeadline, s.preemptions.NextReleaseDeadline, s.binder.nextParkedDue} {
 		if t, ok := f(); ok && (next.IsZero() || t.Before(next)) {
 			next = t
 		}

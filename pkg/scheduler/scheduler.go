@@ -227,7 +227,7 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 	}
 	s.status = &podStatus{actuator: act, clock: s.clock, logger: s.logger, nominations: s.cache.Nominations(), queue: s.queue, failures: map[string]string{}}
 	s.retries = &retries{queue: s.queue, profiles: s.profiles, events: p.events, preemptions: s.preemptions}
-	s.binder = &binder{actuator: act, pods: s.cache.Nodes(), retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}}
+	s.binder = &binder{actuator: act, pods: s.cache.Nodes(), retries: s.retries, post: s.Post, binding: map[string]*framework.PodInfo{}, clock: s.clock}
 	s.groupAPI = groupapi.New(groupapi.Options{Actuator: act, Clock: s.clock, Logger: s.logger, Groups: s.cache.Groups(),
 		Claims: s.cache.Devices(), Resources: p.resources, NativeClaimsUpstream: opts.NativeGroupClaimsUpstream,
 		ClaimMade: s.AddPodGroup})

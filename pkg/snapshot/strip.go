@@ -197,10 +197,16 @@ func resourceSlice(s *resourceapi.ResourceSlice) *resourceapi.ResourceSlice {
 	return &resourceapi.ResourceSlice{TypeMeta: typeMeta("resource.k8s.io/v1", "ResourceSlice"), ObjectMeta: meta(&s.ObjectMeta), Spec: s.Spec}
 }
 
-// resourceClaim keeps the spec and what is allocated to whom.
+// resourceClaim keeps the spec, what is allocated to whom (with the shares of devices and
+// the capacity they consume, and the devices' binding conditions) and the allocated
+// devices' conditions, which say whether those binding conditions are met.
 func resourceClaim(c *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
+	var devices []resourceapi.AllocatedDeviceStatus
+	for _, d := range c.Status.Devices {
+		devices = append(devices, resourceapi.AllocatedDeviceStatus{Driver: d.Driver, Pool: d.Pool, Device: d.Device, ShareID: d.ShareID, Conditions: d.Conditions})
+	}
 	return &resourceapi.ResourceClaim{TypeMeta: typeMeta("resource.k8s.io/v1", "ResourceClaim"), ObjectMeta: meta(&c.ObjectMeta), Spec: c.Spec,
-		Status: resourceapi.ResourceClaimStatus{Allocation: c.Status.Allocation, ReservedFor: c.Status.ReservedFor}}
+		Status: resourceapi.ResourceClaimStatus{Allocation: c.Status.Allocation, ReservedFor: c.Status.ReservedFor, Devices: devices}}
 }
 
 func claimTemplate(t *resourceapi.ResourceClaimTemplate) *resourceapi.ResourceClaimTemplate {

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // TestStripKeepsImagesAndFeatures: what ImageLocality and NodeDeclaredFeatures read
@@ -38,3 +41,41 @@ func TestStripKeepsImagesAndFeatures(t *testing.T) {
 		t.Errorf("volumes %+v", s.Volumes)
 	}
 }
+
+// TestStripKeepsDeviceSharesAndBindingConditions: what consumable capacity and device
+// binding conditions read survives the snapshot: a slice's shared devices with their
+// capacity and binding conditions, a claim's shares with the capacity they consume, and
+// the allocated devices' conditions (their other status data is dropped).
+func TestStripKeepsDeviceSharesAndBindingConditions(t *testing.T) {
+	yes := true
+	node := "n1"
+	sl := &resourceapi.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Spec: resourceapi.ResourceSliceSpec{
+		Driver: "d", NodeName: &node, Pool: resourceapi.ResourcePool{Name: "p"},
+		Devices: []resourceapi.Device{{Name: "gpu-0", AllowMultipleAllocations: &yes,
+			Capacity:          map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{"memory": {Value: resource.MustParse("40Gi")}},
+			BindingConditions: []string{"Attached"}, BindingFailureConditions: []string{"Failed"}, BindsToNode: &yes}},
+	}}
+	if got := resourceSlice(sl); !reflect.DeepEqual(got.Spec, sl.Spec) {
+		t.Errorf("slice spec %+v", got.Spec)
+	}
+	share := types.UID("abc")
+	alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
+		Request: "gpu", Driver: "d", Pool: "p", Device: "gpu-0", ShareID: &share,
+		ConsumedCapacity:  map[resourceapi.QualifiedName]resource.Quantity{"memory": resource.MustParse("16Gi")},
+		BindingConditions: []string{"Attached"}, BindingFailureConditions: []string{"Failed"},
+	}}}}
+	conds := []metav1.Condition{{Type: "Attached", Status: metav1.ConditionTrue}}
+	cl := resourceClaim(&resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}, Status: resourceapi.ResourceClaimStatus{
+		Allocation: alloc,
+		Devices: []resourceapi.AllocatedDeviceStatus{{Driver: "d", Pool: "p", Device: "gpu-0", ShareID: ptr("abc"), Conditions: conds,
+			NetworkData: &resourceapi.NetworkDeviceData{InterfaceName: "eth1"}}},
+	}})
+	if !reflect.DeepEqual(cl.Status.Allocation, alloc) {
+		t.Errorf("allocation %+v", cl.Status.Allocation)
+	}
+	if len(cl.Status.Devices) != 1 || !reflect.DeepEqual(cl.Status.Devices[0].Conditions, conds) || *cl.Status.Devices[0].ShareID != "abc" || cl.Status.Devices[0].NetworkData != nil {
+		t.Errorf("device status %+v", cl.Status.Devices)
+	}
+}
+
+func ptr(s string) *string { return &s }

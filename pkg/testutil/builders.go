@@ -228,6 +228,9 @@ func (h *Handle) Binder() framework.Binder { return nil }
 // ResourceClient implements framework.Handle.
 func (h *Handle) ResourceClient() framework.ResourceClient { return h.Client }
 
+// ProfileName implements framework.Handle: the default profile's.
+func (h *Handle) ProfileName() string { return "default-scheduler" }
+
 // Preemption implements framework.Handle.
 func (h *Handle) Preemption() framework.PreemptionActuator { return h.Actuator }
 

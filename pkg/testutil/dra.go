@@ -94,3 +94,31 @@ func PVC(name, volume string) *v1.PersistentVolumeClaim {
 	}
 	return pvc
 }
+
+// Shared makes every device of a slice allow multiple allocations with a capacity
+// (name, quantity pairs), for consumable capacity (DRAConsumableCapacity).
+func Shared(s *resourceapi.ResourceSlice, capacity ...string) *resourceapi.ResourceSlice {
+	yes := true
+	for i := range s.Spec.Devices {
+		d := &s.Spec.Devices[i]
+		d.AllowMultipleAllocations = &yes
+		d.Capacity = map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{}
+		for j := 0; j+1 < len(capacity); j += 2 {
+			d.Capacity[resourceapi.QualifiedName(capacity[j])] = resourceapi.DeviceCapacity{Value: resource.MustParse(capacity[j+1])}
+		}
+	}
+	return s
+}
+
+// Consumes makes a claim's requests ask for capacity of their devices (name, quantity
+// pairs), for consumable capacity.
+func Consumes(c *resourceapi.ResourceClaim, capacity ...string) *resourceapi.ResourceClaim {
+	for i := range c.Spec.Devices.Requests {
+		r := c.Spec.Devices.Requests[i].Exactly
+		r.Capacity = &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{}}
+		for j := 0; j+1 < len(capacity); j += 2 {
+			r.Capacity.Requests[resourceapi.QualifiedName(capacity[j])] = resource.MustParse(capacity[j+1])
+		}
+	}
+	return c
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -63,7 +64,18 @@ func newGroupObjects(s *Simulator) *groupObjects {
 
 // podGroup is phalanx's PodGroup of that namespace/name as it stands (nil if it never
 // appeared).
-func (g *groupObjects) podGroup(key string) *v1alpha1.PodGroup { return g.crd[key] }
+//
+// Without one, a native PodGroup of that name is mapped (its own fields, not its
+// Workload's template), so that the report finds the claims a native group shares.
+func (g *groupObjects) podGroup(key string) *v1alpha1.PodGroup {
+	if pg := g.crd[key]; pg != nil {
+		return pg
+	}
+	if rec := g.native[key]; rec != nil && !rec.gone {
+		return nativegroup.ToPodGroup(rec.obj, nil)
+	}
+	return nil
+}
 
 // createCRD creates a copy of phalanx's PodGroup.
 func (g *groupObjects) createCRD(pg *v1alpha1.PodGroup) {
@@ -146,9 +158,17 @@ func (g *groupObjects) updateStatus(obj runtime.Object) error {
 		if nativegroup.IsNative(o) {
 			// phalanx's conditions go to the native PodGroup the group was mapped from, as the
 			// kube driver patches its status, and the change is reported back.
+			// In the simulator phalanx also plays upstream's ResourceClaim controller for
+			// the group's claims (DRAWorkloadResourceClaims): the claims it made from the
+			// group's templates are recorded in the native status, as that controller does,
+			// or the group would ask for them again and again.
+			claims := nativeClaimStatuses(o.Status.ResourceClaimStatuses)
 			return updateRecord(g.native[o.Namespace+"/"+o.Name], o.UID, "podgroups.scheduling.k8s.io", o.Name,
 				nativegroup.StatusConditions(o), o.Status.Phase,
-				func(n *nativegroup.PodGroup) *[]metav1.Condition { return &n.Status.Conditions }, g.sources.SetNative)
+				func(n *nativegroup.PodGroup) *[]metav1.Condition {
+					n.Status.ResourceClaimStatuses = claims
+					return &n.Status.Conditions
+				}, g.sources.SetNative)
 		}
 		return setStatus(g.crd, g.crdGone, o.Namespace+"/"+o.Name, "podgroups", o.Name,
 			func(*v1alpha1.PodGroup) bool { return true },
@@ -183,8 +203,9 @@ func updateRecord[T interface {
 		return fmt.Errorf("%s %q not found", resource, name)
 	}
 	next := rec.obj.DeepCopy()
+	conditions := conditionsOf(next)
 	for _, c := range conds {
-		meta.SetStatusCondition(conditionsOf(next), c)
+		meta.SetStatusCondition(conditions, c)
 	}
 	rec.obj, rec.phase = next, phase
 	set(next)
@@ -268,4 +289,18 @@ func groupReport(apiVersion string, m *metav1.ObjectMeta, phase v1alpha1.PodGrou
 	gr := report.GroupOf(m, phase, conds, priority, parent)
 	gr.APIVersion, gr.MinCount = apiVersion, minCount
 	return gr
+}
+
+// nativeClaimStatuses are phalanx's status.resourceClaimStatuses in the native shape.
+func nativeClaimStatuses(in []v1alpha1.PodGroupResourceClaimStatus) []schedulingv1beta1.PodGroupResourceClaimStatus {
+	var out []schedulingv1beta1.PodGroupResourceClaimStatus
+	for _, c := range in {
+		st := schedulingv1beta1.PodGroupResourceClaimStatus{Name: c.Name}
+		if c.ResourceClaimName != nil {
+			n := *c.ResourceClaimName
+			st.ResourceClaimName = &n
+		}
+		out = append(out, st)
+	}
+	return out
 }

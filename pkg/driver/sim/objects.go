@@ -12,7 +12,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
@@ -48,6 +50,9 @@ type objectStore struct {
 	podGroup       func(key string) *v1alpha1.PodGroup
 	patchPodStatus func(pod *v1.Pod, change func(*v1.PodStatus)) error
 	violate        func(format string, args ...any)
+	// readyDevices, when set, is given each newly allocated claim whose devices have
+	// binding conditions: the simulator's DRA driver readies them (deviceDriver).
+	readyDevices func(c *resourceapi.ResourceClaim)
 }
 
 func newObjectStore() *objectStore {
@@ -223,13 +228,52 @@ func (o *objectStore) UpdateResourceClaimStatus(_ context.Context, c *resourceap
 	}
 	next := cur.DeepCopy()
 	next.Status = *c.Status.DeepCopy()
-	if next.Status.Allocation != nil && cur.Status.Allocation == nil {
+	allocated := next.Status.Allocation != nil && cur.Status.Allocation == nil
+	if allocated {
 		if msg := o.devicesTaken(next); msg != "" {
 			o.violate("claim %s allocated devices already in use: %s", c.Namespace+"/"+c.Name, msg)
 		}
 	}
 	o.PutResourceClaim(cur, next)
+	if allocated && o.readyDevices != nil && hasBindingConditions(next.Status.Allocation) {
+		o.readyDevices(next)
+	}
 	return next, nil
+}
+
+// hasBindingConditions reports whether a device of an allocation must be readied by its
+// driver before a pod using it is bound.
+func hasBindingConditions(a *resourceapi.AllocationResult) bool {
+	return slices.ContainsFunc(a.Devices.Results, func(r resourceapi.DeviceRequestAllocationResult) bool { return len(r.BindingConditions) > 0 })
+}
+
+// readyClaimDevices is the simulator's DRA driver readying the devices of a claim's
+// allocation (when the claim still has it): every device with binding conditions reports
+// them True in status.devices, as a driver that attached it would.
+func (o *objectStore) readyClaimDevices(key string, uid types.UID, alloc *resourceapi.AllocationResult) {
+	cur := o.claims[key]
+	if cur == nil || cur.UID != uid || cur.Status.Allocation == nil || !apiequality.Semantic.DeepEqual(cur.Status.Allocation.Devices.Results, alloc.Devices.Results) {
+		return
+	}
+	next := cur.DeepCopy()
+	for _, r := range alloc.Devices.Results {
+		if len(r.BindingConditions) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(next.Status.Devices, func(d resourceapi.AllocatedDeviceStatus) bool {
+			return d.Driver == r.Driver && d.Pool == r.Pool && d.Device == r.Device
+		})
+		if i < 0 {
+			next.Status.Devices = append(next.Status.Devices, resourceapi.AllocatedDeviceStatus{Driver: r.Driver, Pool: r.Pool, Device: r.Device, ShareID: (*string)(r.ShareID)})
+			i = len(next.Status.Devices) - 1
+		}
+		for _, cond := range r.BindingConditions {
+			apimeta.SetStatusCondition(&next.Status.Devices[i].Conditions, metav1.Condition{
+				Type: cond, Status: metav1.ConditionTrue, Reason: "DeviceReady", Message: "readied by the simulated driver", ObservedGeneration: next.Generation,
+			})
+		}
+	}
+	o.PutResourceClaim(cur, next)
 }
 
 func (o *objectStore) claimForWrite(c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/admission"
@@ -42,6 +43,27 @@ type Options struct {
 	// DefaultClaimReleaseDelay; negative: at once). Until then the claims' devices stay
 	// taken, as on a cluster.
 	ClaimReleaseDelay time.Duration
+	// DeviceBindingDelay is how long after a claim is allocated devices with binding
+	// conditions (DRADeviceBindingConditions) the simulated DRA driver readies them: it
+	// sets their binding conditions True in the claim's status.devices (0:
+	// DefaultDeviceBindingDelay; negative: at once). The scheduler binds a pod using them
+	// only then (it asks every 5 s, as kube-scheduler polls).
+	DeviceBindingDelay time.Duration
+}
+
+// DefaultDeviceBindingDelay is the simulated driver's time to ready a device with binding
+// conditions (attach it to the node, say) by default.
+const DefaultDeviceBindingDelay = 2 * time.Second
+
+// deviceBindingDelay is the delay in effect.
+func (o Options) deviceBindingDelay() time.Duration {
+	switch {
+	case o.DeviceBindingDelay == 0:
+		return DefaultDeviceBindingDelay
+	case o.DeviceBindingDelay < 0:
+		return 0
+	}
+	return o.DeviceBindingDelay
 }
 
 // DefaultClaimReleaseDelay is the ResourceClaim controller's delay by default: the time a
@@ -156,6 +178,10 @@ func New(sc *admission.Scenario, opts Options) (*Simulator, error) {
 	s.sched = sched
 	s.groups = newGroupObjects(s)
 	s.objs.attach(sched.Resources(), s.groups.podGroup, func(name string) *v1.Node { return s.nodes[name] }, s.patchPodStatus, s.violate)
+	s.objs.readyDevices = func(c *resourceapi.ResourceClaim) {
+		key, uid, alloc := c.Namespace+"/"+c.Name, c.UID, c.Status.Allocation.DeepCopy()
+		s.at(s.now.Add(opts.deviceBindingDelay()), func() { s.objs.readyClaimDevices(key, uid, alloc) })
+	}
 	s.budgets = disruption.New(s.existingPods, sched.UpdatePDB)
 	s.plan()
 	return s, nil

@@ -699,6 +699,7 @@ func (h *handle) GroupPreemption() framework.GroupPreemptionActuator {
 	return h.opts.GroupPreemption
 }
 func (h *handle) Metrics() *metrics.Metrics { return h.opts.Metrics }
+func (h *handle) ProfileName() string       { return h.f.schedulerName }
 func (h *handle) ResourceClient() framework.ResourceClient {
 	return h.opts.ResourceClient
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -24,8 +23,11 @@ import (
 // both (kubernetes#138765).
 func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
-	free, total := pl.countDevices(dra, n.Name)
+	free, total, multi := pl.countDevices(dra, n.Name)
 	want, exact := deviceCount(claims)
+	// A device that allows multiple allocations may serve several requests: counting
+	// devices proves nothing on a node that has one.
+	exact = exact && !multi
 	if exact && want > free {
 		// Not enough free devices of any kind: no search can succeed.
 		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
@@ -34,20 +36,20 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 	if st != nil || res != nil {
 		return &nodeAllocation{keys: keys, results: res}, st
 	}
-	peerKeys, peerClaims, held := pl.peerClaims(s.pod, n)
+	peerKeys, peerClaims, peerAllocs := pl.peerClaims(s.pod, n)
 	if len(peerKeys) == 0 || len(peerKeys) > maxJointPeers {
 		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+	}
+	var held []framework.DeviceID
+	for _, a := range peerAllocs {
+		held = append(held, framework.AllocatedDevices(a)...)
 	}
 	if peerWant, peerExact := deviceCount(peerClaims); exact && peerExact && want+peerWant > min(total, free+len(held)) {
 		// The peers' devices and the free ones cannot serve them all: the exhaustive
 		// search would only prove it the long way.
 		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
 	}
-	taken := dra.Allocated().Clone()
-	for _, id := range held {
-		taken.Delete(id)
-	}
-	res, st = pl.run(ctx, n, append(peerClaims, claims...), taken)
+	res, st = pl.run(ctx, n, append(peerClaims, claims...), without(dra.AllocatedState(), peerAllocs))
 	if st != nil {
 		return nil, st
 	}
@@ -76,7 +78,7 @@ const maxCachedResults = 1 << 16
 func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
 	if s.specKey == "" || len(claims) != len(s.toAllocate) {
-		return pl.run(ctx, n, claims, dra.Allocated())
+		return pl.run(ctx, n, claims, dra.AllocatedState())
 	}
 	key := resultKey{spec: s.specKey, node: n.Name, version: dra.DevicesVersion(n.Name), domain: dra.Domain()}
 	pl.resultsMu.Lock()
@@ -85,7 +87,7 @@ func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *fram
 	if ok {
 		return slices.Clone(cached), nil
 	}
-	res, st := pl.run(ctx, n, claims, dra.Allocated())
+	res, st := pl.run(ctx, n, claims, dra.AllocatedState())
 	if st != nil {
 		return nil, st
 	}
@@ -116,18 +118,45 @@ func specKey(claims []*resourceapi.ResourceClaim) string {
 const maxJointPeers = 16
 
 // countDevices returns how many devices a node can use (its slices', less those a
-// placement's domain excludes) and how many of them are free.
-func (pl *DynamicResources) countDevices(dra framework.DRA, node string) (free, total int) {
+// placement's domain excludes), how many of them are free, and whether one of them allows
+// multiple allocations.
+func (pl *DynamicResources) countDevices(dra framework.DRA, node string) (free, total int, multi bool) {
 	taken := dra.Allocated()
 	for _, s := range pl.slicesFor(dra, node) {
 		for i := range s.Spec.Devices {
 			total++
+			if m := s.Spec.Devices[i].AllowMultipleAllocations; m != nil && *m {
+				multi = true
+			}
 			if !taken.Has(structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, s.Spec.Devices[i].Name)) {
 				free++
 			}
 		}
 	}
-	return free, total
+	return free, total, multi
+}
+
+// without returns a copy of the allocated state without what the allocations take: the
+// devices, shares and capacity a joint search may assign again.
+func without(st structured.AllocatedState, allocs []*resourceapi.AllocationResult) structured.AllocatedState {
+	out := structured.AllocatedState{AllocatedDevices: st.AllocatedDevices.Clone(), AllocatedSharedDeviceIDs: st.AllocatedSharedDeviceIDs, AggregatedCapacity: st.AggregatedCapacity}
+	cloned := false
+	for _, a := range allocs {
+		for _, id := range framework.AllocatedDevices(a) {
+			out.AllocatedDevices.Delete(id)
+		}
+		for _, sd := range framework.SharedDevices(a) {
+			if !cloned {
+				out.AllocatedSharedDeviceIDs, out.AggregatedCapacity = st.AllocatedSharedDeviceIDs.Clone(), st.AggregatedCapacity.Clone()
+				cloned = true
+			}
+			out.AllocatedSharedDeviceIDs.Delete(sd.ID)
+			if sd.Consumed != nil {
+				out.AggregatedCapacity.Remove(*sd.Consumed)
+			}
+		}
+	}
+	return out
 }
 
 // deviceCount is how many devices the claims ask for, when every request asks for an
@@ -147,13 +176,8 @@ func deviceCount(claims []*resourceapi.ResourceClaim) (n int, exact bool) {
 
 // run calls the structured allocator for one node against a set of taken devices. It
 // returns nil results when the claims do not fit.
-func (pl *DynamicResources) run(ctx context.Context, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, taken sets.Set[framework.DeviceID]) ([]resourceapi.AllocationResult, *framework.Status) {
+func (pl *DynamicResources) run(ctx context.Context, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, state structured.AllocatedState) ([]resourceapi.AllocationResult, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
-	state := structured.AllocatedState{
-		AllocatedDevices:         taken,
-		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
-		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
-	}
 	alloc, err := structured.NewAllocator(ctx, Features, state, classLister{dra}, pl.slicesFor(dra, n.Name), pl.celCache)
 	if err != nil {
 		return nil, framework.AsStatus(err)
@@ -175,16 +199,16 @@ func (pl *DynamicResources) run(ctx context.Context, n *framework.NodeInfo, clai
 }
 
 // peerClaims returns the claims that members of the pod's group, placed on the node earlier
-// in this cycle, had allocated by this plugin, with the devices those allocations take.
+// in this cycle, had allocated by this plugin, with those allocations.
 // Claims the group shares are left out: every member relies on where they are.
-func (pl *DynamicResources) peerClaims(p *framework.PodInfo, n *framework.NodeInfo) ([]string, []*resourceapi.ResourceClaim, []framework.DeviceID) {
+func (pl *DynamicResources) peerClaims(p *framework.PodInfo, n *framework.NodeInfo) ([]string, []*resourceapi.ResourceClaim, []*resourceapi.AllocationResult) {
 	if p.Group == "" {
 		return nil, nil, nil
 	}
 	dra := pl.h.Snapshot().DRA()
 	var keys []string
 	var claims []*resourceapi.ResourceClaim
-	var held []framework.DeviceID
+	var held []*resourceapi.AllocationResult
 	for _, q := range n.Pods {
 		if q == p || q.Assumed || q.Pod.Spec.NodeName != "" || !sameGroup(p, q) {
 			continue
@@ -200,7 +224,7 @@ func (pl *DynamicResources) peerClaims(p *framework.PodInfo, n *framework.NodeIn
 			}
 			keys = append(keys, key)
 			claims = append(claims, ci.Claim)
-			held = append(held, framework.AllocatedDevices(ci.Assumed)...)
+			held = append(held, ci.Assumed)
 		}
 	}
 	return keys, claims, held

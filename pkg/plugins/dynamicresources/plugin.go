@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -28,14 +30,21 @@ import (
 // Name is the plugin's name.
 const Name = "DynamicResources"
 
-// Features are the allocator features phalanx enables: those of kube-scheduler v1.36's
-// defaults that the stable allocator implements. Consumable capacity and binding
-// conditions (beta in v1.36) are not supported.
+// Features are the allocator features phalanx enables: those kube-scheduler v1.37 enables
+// by default (AllocatorFeatures of its plugin with the default feature gates). Consumable
+// capacity (DRAConsumableCapacity and DRAFractionalCapacityRange) lets claims share a
+// device that allows multiple allocations, up to its capacity; device binding and status
+// (DRADeviceBindingConditions with DRAResourceClaimDeviceStatus) allows devices with
+// binding conditions, which PreBind waits for. With them the allocator is upstream's
+// "incubating" implementation, as in kube-scheduler.
 var Features = structured.Features{
-	AdminAccess:          true,
-	PrioritizedList:      true,
-	PartitionableDevices: true,
-	DeviceTaints:         true,
+	AdminAccess:             true,
+	PrioritizedList:         true,
+	PartitionableDevices:    true,
+	DeviceTaints:            true,
+	ConsumableCapacity:      true,
+	FractionalCapacityRange: true,
+	DeviceBindingAndStatus:  true,
 }
 
 // Messages, kube-scheduler's where it has one.
@@ -48,6 +57,8 @@ const (
 type DynamicResources struct {
 	h        framework.Handle
 	celCache *cel.Cache
+	// bindingTimeout bounds the wait for devices' binding conditions.
+	bindingTimeout time.Duration
 	// owners maps a claim allocated in a cycle to the state of the pod whose Reserve chose
 	// its allocation, so that a later member of the same group that searches devices
 	// together with it can update what that pod's PreBind will write. Only the scheduling
@@ -73,19 +84,40 @@ var (
 	_ framework.FilterPlugin      = (*DynamicResources)(nil)
 	_ framework.ReservePlugin     = (*DynamicResources)(nil)
 	_ framework.PreBindPlugin     = (*DynamicResources)(nil)
+	_ framework.PreBindWaitPlugin = (*DynamicResources)(nil)
 	_ framework.EnqueueExtensions = (*DynamicResources)(nil)
 )
 
-// New builds the plugin; it takes no arguments.
+// Args are the plugin's arguments, kube-scheduler's DynamicResourcesArgs that phalanx
+// honours.
+type Args struct {
+	// BindingTimeout bounds PreBind's wait for the binding conditions of the pod's devices
+	// (default 600 s, at least 1 s), as kube-scheduler's bindingTimeout.
+	BindingTimeout *metav1.Duration `json:"bindingTimeout,omitempty"`
+}
+
+// DefaultBindingTimeout is kube-scheduler's default bindingTimeout.
+const DefaultBindingTimeout = 600 * time.Second
+
+// New builds the plugin.
 func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
-	if err := framework.DecodeArgs(raw, &struct{}{}); err != nil {
+	var args Args
+	if err := framework.DecodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
+	timeout := DefaultBindingTimeout
+	if t := args.BindingTimeout; t != nil {
+		if t.Duration < time.Second {
+			return nil, fmt.Errorf("bindingTimeout: Invalid value: %q: must be at least 1 second", t.Duration)
+		}
+		timeout = t.Duration
+	}
 	return &DynamicResources{
-		h:        h,
-		celCache: cel.NewCache(1000, cel.Features{}),
-		owners:   map[string]*stateData{},
-		results:  map[resultKey][]resourceapi.AllocationResult{},
+		h:              h,
+		bindingTimeout: timeout,
+		celCache:       cel.NewCache(1000, cel.Features{}),
+		owners:         map[string]*stateData{},
+		results:        map[resultKey][]resourceapi.AllocationResult{},
 	}, nil
 }
 

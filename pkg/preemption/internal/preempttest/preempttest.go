@@ -32,6 +32,7 @@ func (h handle) GroupPreemption() framework.GroupPreemptionActuator { return nil
 func (h handle) Rand() *rand.Rand                                   { return rand.New(rand.NewPCG(1, 1)) }
 func (h handle) Metrics() *metrics.Metrics                          { return metrics.New() }
 func (h handle) ResourceClient() framework.ResourceClient           { return nil }
+func (h handle) ProfileName() string                                { return "default-scheduler" }
 
 // Handle is a handle over c whose plugins are fwk's: what an evaluator is given.
 func Handle(fwk *fwkruntime.Framework, c *cache.Cache) framework.Handle {

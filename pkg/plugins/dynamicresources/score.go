@@ -1,0 +1,89 @@
+package dynamicresources
+
+import (
+	"context"
+
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+var (
+	_ framework.ScorePlugin     = (*DynamicResources)(nil)
+	_ framework.ScoreExtensions = (*DynamicResources)(nil)
+)
+
+// Score prefers the nodes where the pod's prioritized lists (firstAvailable) are served by
+// their earlier alternatives, as kube-scheduler v1.37's DynamicResources scores: for each
+// request with firstAvailable, the allocated subrequest at index i adds
+// FirstAvailableDeviceRequestMaxSize - i. Only nodes where Filter searched devices for the
+// pod are scored (others get 0), claims allocated earlier counting with their allocation.
+func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, n *framework.NodeInfo) (int64, *framework.Status) {
+	s := readState(cs)
+	if s == nil {
+		return 0, nil
+	}
+	s.mu.Lock()
+	na := s.perNode[n.Name]
+	s.mu.Unlock()
+	if na == nil {
+		return 0, nil
+	}
+	dra := pl.h.Snapshot().DRA()
+	var score int64
+	for _, c := range s.claims {
+		var alloc *resourceapi.AllocationResult
+		for i, key := range na.keys {
+			if key == c.key {
+				alloc = &na.results[i]
+				break
+			}
+		}
+		if alloc == nil {
+			if ci := dra.Claim(c.key); ci != nil {
+				alloc = ci.Allocation()
+			}
+		}
+		score += firstAvailableScore(c.claim, alloc)
+	}
+	return score, nil
+}
+
+// firstAvailableScore is a claim's part of Score.
+func firstAvailableScore(claim *resourceapi.ResourceClaim, alloc *resourceapi.AllocationResult) int64 {
+	if alloc == nil {
+		return 0
+	}
+	allocated := map[string]bool{}
+	for _, r := range alloc.Devices.Results {
+		allocated[r.Request] = true
+	}
+	var score int64
+	for _, req := range claim.Spec.Devices.Requests {
+		for i, sub := range req.FirstAvailable {
+			if allocated[req.Name+"/"+sub.Name] {
+				score += int64(resourceapi.FirstAvailableDeviceRequestMaxSize - i)
+			}
+		}
+	}
+	return score
+}
+
+// ScoreExtensions implements framework.ScorePlugin.
+func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NormalizeScore scales the scores onto [0, MaxNodeScore] relative to the highest, as
+// kube-scheduler's DefaultNormalizeScore; all zero stays all zero.
+func (*DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
+	var highest int64
+	for i := range scores {
+		highest = max(highest, scores[i].Score)
+	}
+	if highest == 0 {
+		return nil
+	}
+	for i := range scores {
+		scores[i].Score = framework.MaxNodeScore * scores[i].Score / highest
+	}
+	return nil
+}
