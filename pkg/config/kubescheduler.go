@@ -307,17 +307,7 @@ var upstreamArgs = map[string]func(raw []byte, path *field.Path) (json.RawMessag
 	"NodeResourcesBalancedAllocation": asIs(&schedv1.NodeResourcesBalancedAllocationArgs{}),
 	"PodTopologySpread":               asIs(&schedv1.PodTopologySpreadArgs{}),
 	"VolumeBinding":                   asIs(&schedv1.VolumeBindingArgs{}),
-	"DynamicResources": typed(func(a *schedv1.DynamicResourcesArgs, path *field.Path) field.ErrorList {
-		var errs field.ErrorList
-		// phalanx's allocator runs without a deadline, which is what a zero timeout asks.
-		if a.FilterTimeout != nil && a.FilterTimeout.Duration != 0 {
-			errs = append(errs, field.Forbidden(path.Child("filterTimeout"), "phalanx's allocator has no timeout (0s, none, is honoured)"))
-		}
-		// bindingTimeout is honoured: how long PreBind waits for devices' binding
-		// conditions (the plugin checks its bound, as kube-scheduler's validation does).
-		a.FilterTimeout = nil
-		return errs
-	}),
+	"DynamicResources":                asIs(&schedv1.DynamicResourcesArgs{}),
 }
 
 // asIs reads arguments phalanx honours in full.

@@ -65,7 +65,7 @@ func TestKubeSchedulerConfiguration(t *testing.T) {
 		`{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1},{"name":"nvidia.com/gpu","weight":5}]}}`,
 		`{"minCandidateNodesPercentage":20,"minCandidateNodesAbsolute":50}`,
 		`{"bindTimeoutSeconds":300}`,
-		`{"bindingTimeout":"5m0s"}`,
+		`{"bindingTimeout":"5m0s","filterTimeout":"0s"}`,
 	}
 	for i, pc := range c.Profiles[0].PluginConfig {
 		if !jsonEqual(t, pc.Args, []byte(wantArgs[i])) {
@@ -175,8 +175,6 @@ func TestKubeSchedulerConfigurationErrors(t *testing.T) {
 			[]string{"profiles[0].pluginConfig[0].args", "unknown field", "typ"}},
 		{"phalanx's own argument in kube-scheduler's type", profile("  pluginConfig: [{name: DefaultPreemption, args: {exactSearchMaxUnits: 4}}]\n"),
 			[]string{"profiles[0].pluginConfig[0].args", "exactSearchMaxUnits"}},
-		{"a DRA filter timeout", profile("  pluginConfig: [{name: DynamicResources, args: {filterTimeout: 10s}}]\n"),
-			[]string{"profiles[0].pluginConfig[0].args.filterTimeout"}},
 		{"every error reported", head + "extenders: [{urlPrefix: x}]\nprofiles: [{plugins: {score: {disabled: [{name: Nope}]}}}]\n",
 			[]string{"extenders", "profiles[0].plugins.score.disabled[0].name"}},
 	}

@@ -182,8 +182,18 @@ func (pl *DynamicResources) run(ctx context.Context, n *framework.NodeInfo, clai
 	if err != nil {
 		return nil, framework.AsStatus(err)
 	}
-	res, err := alloc.Allocate(ctx, n.Node(), claims)
+	allocCtx := ctx
+	if pl.filterTimeout > 0 {
+		var cancel context.CancelFunc
+		allocCtx, cancel = context.WithTimeout(ctx, pl.filterTimeout)
+		defer cancel()
+	}
+	res, err := alloc.Allocate(allocCtx, n.Node(), claims)
 	switch {
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// As kube-scheduler: a timeout may be transient (the node's slices, the load), so
+		// an error, retried with backoff rather than parked until a cluster event.
+		return nil, framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", n.Name))
 	case errors.Is(err, structured.ErrFailedAllocationOnNode):
 		return nil, framework.NewStatus(framework.Unschedulable, err.Error())
 	case ctx.Err() != nil:

@@ -305,3 +305,36 @@ func TestPruneOwners(t *testing.T) {
 		t.Errorf("pruned again below the new limit")
 	}
 }
+
+// TestFilterTimeout: filterTimeout bounds a node's allocation search, as kube-scheduler's
+// does: a search that runs out of time fails the node with an error (retried with
+// backoff), not as unschedulable; a negative timeout is refused, and 0 means none.
+func TestFilterTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		args, err string
+	}{
+		{args: `{"filterTimeout":"-1s"}`, err: "filterTimeout: Invalid value"},
+		{args: `{"filterTimeout":"0s"}`},
+		{args: `{}`},
+	} {
+		if _, err := New([]byte(tc.args), &testutil.Handle{}); (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: %v, want an error with %q", tc.args, err, tc.err)
+		}
+	}
+	c, pl, fc := cluster(t)
+	if pl.filterTimeout != DefaultFilterTimeout {
+		t.Errorf("default filterTimeout %v, want %v", pl.filterTimeout, DefaultFilterTimeout)
+	}
+	pl.filterTimeout = 1 // a nanosecond: over before the search starts
+	addClaim(c, fc, testutil.Claim("gpus", "gpu", 2))
+	p := framework.NewPodInfo(testutil.Pod("p").Claims("gpus").Obj())
+	cs := framework.NewCycleState()
+	ctx := context.Background()
+	if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	st := pl.Filter(ctx, cs, p, c.Get("n2"))
+	if st.Code() != framework.Error || st.Message() != "node n2: timed out trying to allocate devices" {
+		t.Errorf("n2: %v %q, want Error %q", st.Code(), st.Message(), "node n2: timed out trying to allocate devices")
+	}
+}

@@ -59,6 +59,8 @@ type DynamicResources struct {
 	celCache *cel.Cache
 	// bindingTimeout bounds the wait for devices' binding conditions.
 	bindingTimeout time.Duration
+	// filterTimeout bounds one node's allocation search in Filter (0: none).
+	filterTimeout time.Duration
 	// owners maps a claim allocated in a cycle to the state of the pod whose Reserve chose
 	// its allocation, so that a later member of the same group that searches devices
 	// together with it can update what that pod's PreBind will write. Only the scheduling
@@ -94,10 +96,20 @@ type Args struct {
 	// BindingTimeout bounds PreBind's wait for the binding conditions of the pod's devices
 	// (default 600 s, at least 1 s), as kube-scheduler's bindingTimeout.
 	BindingTimeout *metav1.Duration `json:"bindingTimeout,omitempty"`
+	// FilterTimeout bounds the allocator's search for one node (default 10 s, 0: none),
+	// as kube-scheduler's filterTimeout (DRASchedulerFilterTimeout, beta and on): a
+	// search that takes longer fails the node with an error, and the pod is retried
+	// with backoff.
+	FilterTimeout *metav1.Duration `json:"filterTimeout,omitempty"`
 }
 
 // DefaultBindingTimeout is kube-scheduler's default bindingTimeout.
 const DefaultBindingTimeout = 600 * time.Second
+
+// DefaultFilterTimeout is kube-scheduler's default filterTimeout. A search as long as
+// this is rare (the allocator gives up on hard cases far sooner on the inputs seen); a
+// simulation that hits it depends on the machine's speed.
+const DefaultFilterTimeout = 10 * time.Second
 
 // New builds the plugin.
 func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
@@ -112,9 +124,17 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		}
 		timeout = t.Duration
 	}
+	filterTimeout := DefaultFilterTimeout
+	if t := args.FilterTimeout; t != nil {
+		if t.Duration < 0 {
+			return nil, fmt.Errorf("filterTimeout: Invalid value: %q: must be zero or positive", t.Duration)
+		}
+		filterTimeout = t.Duration
+	}
 	return &DynamicResources{
 		h:              h,
 		bindingTimeout: timeout,
+		filterTimeout:  filterTimeout,
 		celCache:       cel.NewCache(1000, cel.Features{}),
 		owners:         map[string]*stateData{},
 		results:        map[resultKey][]resourceapi.AllocationResult{},
