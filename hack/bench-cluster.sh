@@ -9,7 +9,9 @@
 #
 #   hack/bench-cluster.sh [bench-cluster run flags]
 #       e.g. --nodes 100 --burst-pods 500 --stream-pods 200 --preemptors 50 --gangs 10
-#       for a smoke run (hack/bench-cluster/main.go lists the flags)
+#       for a smoke run (hack/bench-cluster/main.go lists the flags);
+#       --workloads kueue (or burst,stream,preemption,gang,kueue) adds 100 gang Jobs
+#       admitted by Kueue v0.17.0 a few at a time (--kueue-jobs, --kueue-admit)
 #
 # RUNS picks the runs (default: all five), EQUAL_QPS/EQUAL_BURST the equal limits
 # (default 500/1000), RESULTS the results file (default: a new one in the work dir).
@@ -29,6 +31,10 @@ results=${RESULTS:-${work}/results.jsonl}
 e2e::log "building phalanx and bench-cluster into ${work}"
 (cd "${E2E_REPO_ROOT}" && go build -o "${work}/phalanx" ./cmd/phalanx && go build -o "${work}/bench-cluster" ./hack/bench-cluster) ||
   e2e::die "build failed"
+
+# Kueue's CRDs and webhook manifests, for the kueue workload (--workloads ...,kueue).
+kueue_module="$(cd "${E2E_CLUSTER_DIR}/kueue" && GOWORK=off GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)" ||
+  e2e::die "go list -m sigs.k8s.io/kueue in hack/cluster/kueue failed"
 
 # Upstream's gang scheduling reads the native PodGroup API, beta in v1.37 (off by
 # default): e2e::up serves it (with its feature gates) on every control plane, v1.37.2
@@ -68,6 +74,7 @@ for run in ${RUNS}; do
   # In the background, so that a signal reaches the trap at once (which stops it).
   "${work}/bench-cluster" run --scheduler "${kind}" --limits "${limits}" "${flags[@]}" \
     --phalanx "${work}/phalanx" --kube-scheduler "${E2E_KUBE_BIN_DIR}/kube-scheduler" \
+    --kueue "${E2E_BIN_DIR}/kueue" --kueue-module "${kueue_module}" \
     --dir "${PHALANX_E2E_DIR}" --out "${results}" "$@" &
   child=$!
   wait "${child}" || failed=1

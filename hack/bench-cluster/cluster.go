@@ -252,7 +252,8 @@ func (c *cluster) cleanUp(ctx context.Context, ns string, groups []schema.GroupV
 	})
 }
 
-// bindings watches a namespace's measured pods and notes when each is first seen bound.
+// bindings watches a namespace's measured pods and notes when each is first seen bound
+// (or done, as watchBindings's done says).
 type bindings struct {
 	mu      sync.Mutex
 	want    int
@@ -264,7 +265,15 @@ type bindings struct {
 	pods    cache.SharedIndexInformer
 }
 
-func (c *cluster) watchBindings(ctx context.Context, ns string, want int) (*bindings, error) {
+// podBound and podRunning tell whether a measured pod is done: bound, or running (or
+// run: kwok completes Jobs' pods).
+func podBound(pod *corev1.Pod) bool { return pod.Spec.NodeName != "" }
+
+func podRunning(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodRunning || pod.Status.Phase == corev1.PodSucceeded
+}
+
+func (c *cluster) watchBindings(ctx context.Context, ns string, want int, done func(*corev1.Pod) bool) (*bindings, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &bindings{want: want, bound: map[string]time.Time{}, created: map[string]time.Time{}, done: make(chan struct{}), stop: cancel}
 	b.factory = informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(ns),
@@ -272,7 +281,7 @@ func (c *cluster) watchBindings(ctx context.Context, ns string, want int) (*bind
 	b.pods = b.factory.Core().V1().Pods().Informer()
 	note := func(obj any) {
 		pod, ok := obj.(*corev1.Pod)
-		if !ok || pod.Spec.NodeName == "" {
+		if !ok || !done(pod) {
 			return
 		}
 		now := time.Now()

@@ -51,6 +51,7 @@ func runBench(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var s sizes
 	l := &launcher{}
+	b := &bench{l: l}
 	var out, only, limits string
 	fs.StringVar(&l.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the control plane (admin)")
 	fs.StringVar(&l.kind, "scheduler", kindPhalanx, "phalanx, kube-scheduler or binder")
@@ -68,7 +69,7 @@ func runBench(args []string) error {
 	fs.StringVar(&l.kubeScheduler, "kube-scheduler", "", "kube-scheduler binary")
 	fs.StringVar(&l.dir, "dir", os.TempDir(), "where scheduler configurations and logs go")
 	fs.StringVar(&out, "out", "", "results file (JSON lines, appended)")
-	fs.StringVar(&only, "workloads", "burst,stream,preemption,gang", "workloads to run, comma-separated")
+	fs.StringVar(&only, "workloads", "burst,stream,preemption,gang", "workloads to run, comma-separated (kueue too, on request)")
 	fs.IntVar(&s.nodes, "nodes", 1000, "kwok nodes of 32 cpu")
 	fs.IntVar(&s.burst, "burst-pods", 5000, "pending pods of the burst")
 	fs.IntVar(&s.stream, "stream-pods", 2000, "pods of the stream")
@@ -77,6 +78,11 @@ func runBench(args []string) error {
 	fs.Int64Var(&s.grace, "grace", 30, "grace period of the preemption victims, seconds")
 	fs.IntVar(&s.gangs, "gangs", 100, "gangs")
 	fs.IntVar(&s.gangSize, "gang-size", 8, "pods per gang (its minCount)")
+	fs.StringVar(&b.k.bin, "kueue", "", "Kueue's manager binary (the kueue workload)")
+	fs.StringVar(&b.k.moduleDir, "kueue-module", "", "sigs.k8s.io/kueue's directory in the module cache, for its CRDs and webhooks (the kueue workload)")
+	fs.IntVar(&b.k.jobs, "kueue-jobs", 100, "Indexed Jobs of --gang-size pods sent to Kueue (the kueue workload)")
+	fs.IntVar(&b.k.admit, "kueue-admit", 4, "Jobs the ClusterQueue's CPU quota admits at a time")
+	fs.DurationVar(&b.k.run, "kueue-run", 2*time.Second, "how long each Job's pods run before kwok completes them")
 	fs.DurationVar(&s.timeout, "timeout", 10*time.Minute, "longest wait for a workload's pods")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -109,7 +115,7 @@ func runBench(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%d nodes ready in %.0fs\n", s.nodes, time.Since(start).Seconds())
-	b := &bench{c: c, l: l, s: s, limits: limits}
+	b.c, b.s, b.limits = c, s, limits
 	for _, w := range workloads {
 		if !slices.Contains(names, w.name) {
 			continue

@@ -88,6 +88,9 @@ func printTable(w io.Writer, path string) error {
 				r.NeverScheduled, r.FailedAttempts, r.BoundMarkedError, r.P99)
 		}
 	}
+	if find(kueueWorkload, kindKubeScheduler, "") != nil {
+		fmt.Fprintln(w, "\nkueue: Indexed Jobs sent to a Kueue LocalQueue whose quota admits a few at a time; seconds from their creation to the last pod Running. phalanx's Jobs are gangs (a PodGroup each); kube-scheduler's are the same Jobs without gang semantics.")
+	}
 	for _, r := range rs {
 		if r.Error != "" {
 			fmt.Fprintf(w, "\n%s (%s), %s: %s\n", r.Scheduler, r.Limits, r.Workload, r.Error)

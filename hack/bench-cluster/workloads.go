@@ -61,6 +61,7 @@ var workloads = []workload{
 	{name: "stream", binder: true, run: runStream},
 	{name: "preemption", binder: false, run: runPreemption},
 	{name: "gang", binder: true, run: runGangs},
+	{name: kueueWorkload, binder: false, run: runKueue},
 }
 
 // bench is one run: a scheduler on a control plane.
@@ -68,13 +69,19 @@ type bench struct {
 	c      *cluster
 	l      *launcher
 	s      sizes
+	k      kueueOptions
 	limits string
 }
 
 // measure starts the scheduler, lets between run (which returns when the timed part
-// began), waits for the measured pods, and fills r.
+// began), waits for the measured pods (bound; Running for the kueue workload), and
+// fills r.
 func (b *bench) measure(ctx context.Context, ns string, r *result, waitReady bool, between func(w *bindings) (time.Time, error)) error {
-	w, err := b.c.watchBindings(ctx, ns, r.Pods)
+	done := podBound
+	if r.Workload == kueueWorkload {
+		done = podRunning
+	}
+	w, err := b.c.watchBindings(ctx, ns, r.Pods, done)
 	if err != nil {
 		return err
 	}
