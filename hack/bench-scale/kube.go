@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -230,9 +231,9 @@ func runKube(ctx context.Context, spec Spec, timeout time.Duration) (*Result, er
 		<-loopDone
 	}()
 
-	start := time.Now()
-	err = waitFor(ctx, func() bool { return binds.Load() >= int64(pending) }, timeout)
-	res.Seconds, res.TimedOut = time.Since(start).Seconds(), err != nil
+	start, cpu := time.Now(), cpuSeconds()
+	err = waitFor(ctx, progress("kube-scheduler", "burst", func() (int64, int64) { return binds.Load(), int64(pending) }), timeout)
+	res.Seconds, res.TimedOut, res.CPU = time.Since(start).Seconds(), err != nil, cpuSeconds()-cpu
 	res.Unbound = pending - int(binds.Load())
 	burst, busy := cycles.take()
 	res.Cycles, res.Busy = len(burst[cyclePod])+len(burst[cycleOther])+len(burst[cycleGang]), busy.Seconds()
@@ -252,7 +253,7 @@ func runKube(ctx context.Context, spec Spec, timeout time.Duration) (*Result, er
 		}
 	}
 	res.WavePods = wave
-	err = waitFor(ctx, func() bool { return waveBinds.Load() >= int64(wave) }, timeout)
+	err = waitFor(ctx, progress("kube-scheduler", "wave", func() (int64, int64) { return waveBinds.Load(), int64(wave) }), timeout)
 	res.WaveSeconds, res.WaveTimedOut = time.Since(start).Seconds(), err != nil
 	_, busy = cycles.take()
 	res.WaveCycles = busy.Seconds()
@@ -283,4 +284,18 @@ func waitFor(ctx context.Context, cond func() bool, timeout time.Duration) error
 		}
 	}
 	return nil
+}
+
+// progress is a condition that holds when done reaches want, and tells stderr how far a
+// long phase has come every 30 seconds.
+func progress(scheduler, phase string, count func() (done, want int64)) func() bool {
+	last := time.Now()
+	return func() bool {
+		done, want := count()
+		if time.Since(last) >= 30*time.Second {
+			last = time.Now()
+			fmt.Fprintf(os.Stderr, "  %s: %s: %d of %d pods bound\n", scheduler, phase, done, want)
+		}
+		return done >= want
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -30,8 +31,11 @@ type Result struct {
 	// BytesPerNode and BytesPerPod are the heap they grow by, after a collection.
 	BytesPerNode, BytesPerPod float64
 	// Pods is the number of pods of the burst, Seconds how long until all were bound.
-	Pods     int
-	Seconds  float64
+	Pods    int
+	Seconds float64
+	// CPU is the process's CPU seconds (user and system) during the burst: on a shared
+	// machine a steadier figure than the wall clock.
+	CPU      float64
 	TimedOut bool
 	Unbound  int
 	// PodP99 and GangP99 are the 99th percentiles of the cycles that placed one pod and
@@ -165,6 +169,15 @@ func heap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// cpuSeconds is the process's CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // percentile returns the q-th quantile (nearest rank) of ds, 0 for none.

@@ -176,8 +176,9 @@ func runPhalanx(ctx context.Context, spec Spec, timeout time.Duration) (*Result,
 		}
 	})
 	res.Pods = pending
-	burst := loopPhalanx(ctx, s, obs, func() bool { return api.binds.Load() >= int64(pending) }, timeout)
-	res.Seconds, res.TimedOut = burst.wall.Seconds(), burst.timedOut
+	cpu := cpuSeconds()
+	burst := loopPhalanx(ctx, s, obs, progress("phalanx", "burst", func() (int64, int64) { return api.binds.Load(), int64(pending) }), timeout)
+	res.Seconds, res.TimedOut, res.CPU = burst.wall.Seconds(), burst.timedOut, cpuSeconds()-cpu
 	res.Unbound = pending - int(api.binds.Load())
 	res.PodP99, res.GangP99 = burst.p99(cyclePod), burst.p99(cycleGang)
 	res.Cycles, res.Busy = len(burst.cycles[cyclePod])+len(burst.cycles[cycleOther])+len(burst.cycles[cycleGang]), burst.busy.Seconds()
@@ -195,7 +196,7 @@ func runPhalanx(ctx context.Context, spec Spec, timeout time.Duration) (*Result,
 		wave += len(g.Members)
 	}
 	res.WavePods = wave
-	waveRun := loopPhalanx(ctx, s, obs, func() bool { return api.binds.Load()-before >= int64(wave) }, timeout)
+	waveRun := loopPhalanx(ctx, s, obs, progress("phalanx", "wave", func() (int64, int64) { return api.binds.Load() - before, int64(wave) }), timeout)
 	res.WaveCycles, res.WaveSeconds, res.WaveTimedOut = waveRun.busy.Seconds(), waveRun.wall.Seconds(), waveRun.timedOut
 	res.WaveVictims = int(api.victims.Load() - victimsBefore)
 	res.WaveUnbound = wave - int(api.binds.Load()-before)

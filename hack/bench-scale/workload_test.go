@@ -143,3 +143,25 @@ func TestSmallRun(t *testing.T) {
 		})
 	}
 }
+
+// TestTable: every row has the header's columns, and the ratio is phalanx's pods/s over
+// kube-scheduler's.
+func TestTable(t *testing.T) {
+	var out bytes.Buffer
+	writeTable(&out, []int{5000}, [][]*Result{{
+		{Scheduler: "phalanx", Pods: 1000, Seconds: 1},
+		{Scheduler: "kube-scheduler", Pods: 1000, Seconds: 20, TimedOut: false},
+	}})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4:\n%s", len(lines), out.String())
+	}
+	for _, l := range lines {
+		if got, want := strings.Count(l, "|"), strings.Count(lines[0], "|"); got != want {
+			t.Errorf("%d columns, want %d: %s", got-1, want-1, l)
+		}
+	}
+	if !strings.Contains(lines[2], "| 20.0x |") {
+		t.Errorf("phalanx's row has no ratio of 20.0x: %s", lines[2])
+	}
+}
