@@ -79,7 +79,10 @@ func runKube(ctx context.Context, spec Spec, timeout time.Duration) (*Result, er
 	// The fake watchers panic when their buffer is full: objects are added in chunks no
 	// larger than it, each read by the informers before the next.
 	watch.DefaultChanSize = chunk
-	client := fake.NewClientset(Namespace(), DeviceClass())
+	// NewClientset's tracker manages fields: it builds a REST mapper on every write, under
+	// the fake's one lock, which would make the fake API, not kube-scheduler, the cost of
+	// every binding. The simple tracker stores objects as they come.
+	client := fake.NewSimpleClientset(Namespace(), DeviceClass())
 	tracker := client.Tracker()
 	var binds, victims atomic.Int64
 	var waveBinds atomic.Int64
