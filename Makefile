@@ -59,7 +59,7 @@ bench-whatif: ## time phalanx snapshot and whatif on 5,000 kwok nodes and 50,000
 bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~15 min)
 	hack/bench-cluster.sh $(BENCH_ARGS)
 
-# The cluster sizes of bench-scale: a few minutes at the default; the issue's sizes are
+# The cluster sizes of bench-scale: 15-20 minutes at the default, mostly kube-scheduler; the issue's sizes are
 # NODES=5000,20000,65000,130000 (hours for kube-scheduler at the largest).
 NODES ?= 5000
 bench-scale: ## phalanx vs kube-scheduler in process on a generated AI cluster (NODES=5000,20000,...; BENCH_ARGS)
