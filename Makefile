@@ -10,7 +10,7 @@ IMAGE      ?= ghcr.io/phalanx-dev/phalanx
 LDFLAGS    := -X github.com/phalanx-dev/phalanx/pkg/version.gitVersion=$(VERSION) \
               -X github.com/phalanx-dev/phalanx/pkg/version.gitCommit=$(GIT_COMMIT)
 
-.PHONY: help build image test test-race verify generate fuzz bench bench-sim bench-whatif bench-cluster e2e clean
+.PHONY: help build image test test-race verify generate fuzz bench bench-sim bench-whatif bench-cluster bench-scale e2e clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -58,6 +58,12 @@ bench-whatif: ## time phalanx snapshot and whatif on 5,000 kwok nodes and 50,000
 
 bench-cluster: ## phalanx vs kube-scheduler on a real control plane (BENCH_ARGS: sizes; ~15 min)
 	hack/bench-cluster.sh $(BENCH_ARGS)
+
+# The cluster sizes of bench-scale: 15-20 minutes at the default, mostly kube-scheduler; the issue's sizes are
+# NODES=5000,20000,65000,130000 (hours for kube-scheduler at the largest).
+NODES ?= 5000
+bench-scale: ## phalanx vs kube-scheduler in process on a generated AI cluster (NODES=5000,20000,...; BENCH_ARGS)
+	cd hack/bench-scale && $(GO) run . -nodes $(NODES) $(BENCH_ARGS)
 
 # The e2e tests that use Kubernetes' own PodGroups (the bad inputs of its native PodGroup
 # version too), and the one of a cluster without CompositePodGroups, which also run on the
