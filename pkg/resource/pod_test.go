@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 func list(kv ...string) v1.ResourceList {
@@ -118,5 +119,77 @@ func TestRegistryIsStable(t *testing.T) {
 	b, _ := Index("example.com/foo")
 	if a != b || Name(a) != "example.com/foo" || a < firstExtended {
 		t.Errorf("index %d then %d for the same name (%s)", a, b, Name(a))
+	}
+}
+
+// ForPod reads the status only when it holds resources; on every kind of pod, with and
+// without them, it gives what upstream gives when always told to read the status.
+func TestForPodStatusShortcut(t *testing.T) {
+	always := v1.ContainerRestartPolicyAlways
+	sidecar := container(list("cpu", "300m"), nil)
+	sidecar.Name, sidecar.RestartPolicy = "sidecar", &always
+	base := v1.PodSpec{
+		InitContainers: []v1.Container{sidecar},
+		Containers:     []v1.Container{container(list("cpu", "1", "memory", "1Gi"), nil)},
+		Overhead:       list("cpu", "100m"),
+	}
+	running := v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}},
+		ContainerStatuses: []v1.ContainerStatus{{Name: "c", Ready: true}}, InitContainerStatuses: []v1.ContainerStatus{{Name: "sidecar"}}}
+	infeasible := v1.PodCondition{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonInfeasible}
+	deferred := v1.PodCondition{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonDeferred}
+	tests := []struct {
+		name     string
+		status   v1.PodStatus
+		spec     *v1.PodSpec // nil: base
+		wantCPU  int64
+		readsAll bool // the status holds resources: ForPod must read it
+	}{
+		{name: "pending", wantCPU: 1400},
+		{name: "running, no status resources", status: running, wantCPU: 1400},
+		{name: "allocated above the spec", wantCPU: 2400, readsAll: true, status: v1.PodStatus{
+			ContainerStatuses: []v1.ContainerStatus{{Name: "c", AllocatedResources: list("cpu", "2")}}}},
+		{name: "actuated above the spec", wantCPU: 3400, readsAll: true, status: v1.PodStatus{
+			ContainerStatuses: []v1.ContainerStatus{{Name: "c", Resources: &v1.ResourceRequirements{Requests: list("cpu", "3")}}}}},
+		{name: "a sidecar's allocated resources", wantCPU: 1600, readsAll: true, status: v1.PodStatus{
+			InitContainerStatuses: []v1.ContainerStatus{{Name: "sidecar", AllocatedResources: list("cpu", "500m")}}}},
+		{name: "actuated resources without requests", status: v1.PodStatus{
+			ContainerStatuses: []v1.ContainerStatus{{Name: "c", Resources: &v1.ResourceRequirements{Limits: list("cpu", "3")}}}}, wantCPU: 1400},
+		{name: "resize infeasible: only the status counts", wantCPU: 100, readsAll: true, status: v1.PodStatus{Conditions: []v1.PodCondition{infeasible}}},
+		{name: "resize deferred", status: v1.PodStatus{Conditions: []v1.PodCondition{deferred}}, wantCPU: 1400},
+		{name: "pod-level resources, allocated container status", wantCPU: 4100, readsAll: true,
+			spec:   &v1.PodSpec{Resources: &v1.ResourceRequirements{Requests: list("cpu", "4")}, Containers: base.Containers, Overhead: base.Overhead},
+			status: v1.PodStatus{ContainerStatuses: []v1.ContainerStatus{{Name: "c", AllocatedResources: list("cpu", "2")}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &v1.Pod{Spec: base, Status: tc.status}
+			if tc.spec != nil {
+				pod.Spec = *tc.spec
+			}
+			if got := statusResourcesMatter(pod); got != tc.readsAll {
+				t.Errorf("statusResourcesMatter = %v, want %v", got, tc.readsAll)
+			}
+			got, err := ForPod(pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Vector[CPU] != tc.wantCPU {
+				t.Errorf("cpu %d, want %d", got.Vector[CPU], tc.wantCPU)
+			}
+			opts := resourcehelper.PodResourcesOptions{UseStatusResources: true}
+			want, err := FromList(resourcehelper.PodRequests(pod, opts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[Pods] = 1
+			opts.NonMissingContainerRequests = nonZeroDefaults
+			nz := resourcehelper.PodRequests(pod, opts)
+			nzCPU, _ := Amount(CPU, *nz.Cpu())
+			nzMem, _ := Amount(Memory, *nz.Memory())
+			if wantAll := (PodRequests{Vector: want, NonZeroCPU: nzCPU, NonZeroMemory: nzMem}); got != wantAll {
+				t.Errorf("ForPod = %s %d/%d, upstream reading the status gives %s %d/%d",
+					got.Vector.String(), got.NonZeroCPU, got.NonZeroMemory, wantAll.Vector.String(), wantAll.NonZeroCPU, wantAll.NonZeroMemory)
+			}
+		})
 	}
 }
