@@ -1,6 +1,9 @@
 package resource
 
 import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -176,20 +179,98 @@ func TestForPodStatusShortcut(t *testing.T) {
 			if got.Vector[CPU] != tc.wantCPU {
 				t.Errorf("cpu %d, want %d", got.Vector[CPU], tc.wantCPU)
 			}
-			opts := resourcehelper.PodResourcesOptions{UseStatusResources: true}
-			want, err := FromList(resourcehelper.PodRequests(pod, opts))
-			if err != nil {
+			if want, err := upstreamForPod(pod); err != nil {
 				t.Fatal(err)
-			}
-			want[Pods] = 1
-			opts.NonMissingContainerRequests = nonZeroDefaults
-			nz := resourcehelper.PodRequests(pod, opts)
-			nzCPU, _ := Amount(CPU, *nz.Cpu())
-			nzMem, _ := Amount(Memory, *nz.Memory())
-			if wantAll := (PodRequests{Vector: want, NonZeroCPU: nzCPU, NonZeroMemory: nzMem}); got != wantAll {
+			} else if got != want {
 				t.Errorf("ForPod = %s %d/%d, upstream reading the status gives %s %d/%d",
-					got.Vector.String(), got.NonZeroCPU, got.NonZeroMemory, wantAll.Vector.String(), wantAll.NonZeroCPU, wantAll.NonZeroMemory)
+					got.Vector.String(), got.NonZeroCPU, got.NonZeroMemory, want.Vector.String(), want.NonZeroCPU, want.NonZeroMemory)
 			}
 		})
+	}
+}
+
+// upstreamForPod is what ForPod computed before its shortcuts: component-helpers told to
+// read the status resources, for the requests and again with the non-zero defaults.
+func upstreamForPod(pod *v1.Pod) (PodRequests, error) {
+	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true}
+	vec, err := FromList(resourcehelper.PodRequests(pod, opts))
+	var tooLarge *TooLargeError
+	if err != nil && !errors.As(err, &tooLarge) {
+		return PodRequests{}, err
+	}
+	vec[Pods] = 1
+	opts.NonMissingContainerRequests = nonZeroDefaults
+	nz := resourcehelper.PodRequests(pod, opts)
+	nzCPU, _ := Amount(CPU, *nz.Cpu())
+	nzMem, _ := Amount(Memory, *nz.Memory())
+	return PodRequests{Vector: vec, NonZeroCPU: nzCPU, NonZeroMemory: nzMem}, err
+}
+
+// ForPod gives upstream's requests, non-zero requests and error on generated pods: any
+// number of containers asking for any of several resources in amounts of every form
+// (fractions of a millicore, zero, beyond what phalanx counts), with and without
+// overhead, init and sidecar containers, pod-level requests and status resources.
+func TestForPodMatchesUpstream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 2))
+	names := []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourceEphemeralStorage, "nvidia.com/gpu", "hugepages-2Mi"}
+	amounts := []string{"0", "1", "250m", "1500u", "3n", "1.5", "2Gi", "1G", "100Mi", "7", "1e30", "0.0001"}
+	randomList := func(p float64) v1.ResourceList {
+		if rng.Float64() > p {
+			return nil
+		}
+		l := v1.ResourceList{}
+		for _, n := range names {
+			if rng.IntN(2) == 0 {
+				l[n] = apiresource.MustParse(amounts[rng.IntN(len(amounts))])
+			}
+		}
+		return l
+	}
+	always := v1.ContainerRestartPolicyAlways
+	cases := 5000
+	if testing.Short() {
+		cases = 1000
+	}
+	shortcuts := 0
+	for c := range cases {
+		pod := &v1.Pod{}
+		for i := range rng.IntN(4) {
+			pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: fmt.Sprint("c", i), Resources: v1.ResourceRequirements{Requests: randomList(0.9)}})
+		}
+		pod.Spec.Overhead = randomList(0.3)
+		if rng.IntN(5) == 0 {
+			init := v1.Container{Name: "init", Resources: v1.ResourceRequirements{Requests: randomList(0.9)}}
+			if rng.IntN(2) == 0 {
+				init.RestartPolicy = &always
+			}
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers, init)
+		}
+		if rng.IntN(8) == 0 {
+			pod.Spec.Resources = &v1.ResourceRequirements{Requests: randomList(0.8)}
+		}
+		if rng.IntN(6) == 0 && len(pod.Spec.Containers) > 0 {
+			cs := v1.ContainerStatus{Name: "c0"}
+			switch rng.IntN(3) {
+			case 0:
+				cs.AllocatedResources = randomList(1)
+			case 1:
+				cs.Resources = &v1.ResourceRequirements{Requests: randomList(1)}
+			default:
+				pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodResizePending, Reason: v1.PodReasonInfeasible}}
+			}
+			pod.Status.ContainerStatuses = []v1.ContainerStatus{cs}
+		}
+		if !statusResourcesMatter(pod) && len(pod.Spec.InitContainers) == 0 && !resourcehelper.IsPodLevelRequestsSet(pod) {
+			shortcuts++
+		}
+		got, gotErr := ForPod(pod)
+		want, wantErr := upstreamForPod(pod)
+		if got != want || (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+			t.Fatalf("case %d, pod %v:\nForPod   %s %d/%d %v\nupstream %s %d/%d %v", c, pod.Spec,
+				got.Vector.String(), got.NonZeroCPU, got.NonZeroMemory, gotErr, want.Vector.String(), want.NonZeroCPU, want.NonZeroMemory, wantErr)
+		}
+	}
+	if shortcuts < cases/3 {
+		t.Errorf("only %d of %d generated pods took the shortcut", shortcuts, cases)
 	}
 }
