@@ -40,8 +40,8 @@ func (s *Scheduler) UpdatePod(old, pod *v1.Pod) {
 	case isTerminal(pod), pod.Spec.NodeName == "" && pod.DeletionTimestamp != nil:
 		s.DeletePod(pod)
 	case pod.Spec.NodeName != "":
-		if old != nil && old.Spec.NodeName == pod.Spec.NodeName && !boundPodChanged(old, pod) {
-			if pi := s.cache.Nodes().Pod(key); pi != nil {
+		if old != nil && old.Spec.NodeName == pod.Spec.NodeName {
+			if pi := s.cache.Nodes().Pod(key); pi != nil && !boundPodChanged(old, pod, pi) {
 				pi.Pod = pod
 				return
 			}
@@ -104,7 +104,7 @@ func (s *Scheduler) addBoundPod(pod *v1.Pod) {
 	s.pending.removeMember(key)
 	s.cache.Nominations().ClearNomination(key)
 	s.status.forget(key)
-	if pi := s.cache.Nodes().Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod) {
+	if pi := s.cache.Nodes().Pod(key); pi != nil && pi.Assumed && pi.NodeName == pod.Spec.NodeName && !boundPodChanged(pi.Pod, pod, pi) {
 		// The binding we made is confirmed: keep the PodInfo, it is the same pod. A pod
 		// that changed on the way (the API server's PodTopologyLabels admission gives a
 		// bound pod its node's zone and region labels) is added again below, so that the
@@ -260,13 +260,20 @@ func isTerminal(pod *v1.Pod) bool {
 
 // boundPodChanged reports whether an update to a bound pod changes what the cache keeps:
 // labels, termination, requests (in-place resize), affinity or ports. Status churn such as
-// readiness does not.
-func boundPodChanged(old, pod *v1.Pod) bool {
+// readiness does not. pi is the cache's PodInfo of the pod: when it was made from old, its
+// requests are old's, and only the new pod's are computed.
+func boundPodChanged(old, pod *v1.Pod, pi *framework.PodInfo) bool {
 	if !maps.Equal(old.Labels, pod.Labels) || (old.DeletionTimestamp == nil) != (pod.DeletionTimestamp == nil) ||
 		!apiequality.Semantic.DeepEqual(old.Spec.Affinity, pod.Spec.Affinity) {
 		return true
 	}
-	a, errA := resource.ForPod(old)
+	var a resource.PodRequests
+	var errA error
+	if pi.Pod == old && pi.ParseErr == nil {
+		a = pi.Requests // computed by resource.ForPod(old) without error
+	} else {
+		a, errA = resource.ForPod(old)
+	}
 	b, errB := resource.ForPod(pod)
 	return errA != nil || errB != nil || a != b
 }

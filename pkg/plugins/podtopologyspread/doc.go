@@ -21,8 +21,11 @@
 // Which node is in which domain, per topology key, is kept across cycles in a small index
 // that is rebuilt only when the node list or a node's topology labels change; node objects
 // are treated as immutable (a changed node is a new object), as informers deliver them.
-// The node-dependent answers of the inclusion policies are memoised for the last pod spec,
-// and so is which domains exist. A cycle thus costs O(matching pods) for the walk, O(nodes)
+// The node-dependent answers of the inclusion policies are memoised until a node changes:
+// nodeAffinityPolicy's per node selection (nodeSelector and required node affinity, up to
+// 64 of them, so that pods of several selections interleaved do not match every node's
+// labels per pod), nodeTaintsPolicy's for the last tolerations seen; and so is which
+// domains exist. A cycle thus costs O(matching pods) for the walk, O(nodes)
 // pointer comparisons to check the index is current, and O(domains) for the minimum;
 // Filter costs a map lookup and a few array reads per node and allocates nothing on
 // success.

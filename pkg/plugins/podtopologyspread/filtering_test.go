@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
 const (
@@ -513,4 +514,51 @@ func TestConcurrentFilterAndClones(t *testing.T) {
 		pl.Filter(t.Context(), clone, p, n)
 		pl.AddPod(t.Context(), clone, p, q, n)
 	})
+}
+
+// Pods of several node selections interleaved, with a node relabelled in between, get the
+// same verdicts from a plugin that keeps their nodeAffinityPolicy masks as from a fresh one.
+func TestAffinityMasksOfInterleavedSelections(t *testing.T) {
+	pods := []*v1.Pod{
+		bound("p-a1", "node-a", "foo", ""), bound("p-a2", "node-a", "foo", ""),
+		bound("p-x1", "node-x", "foo", ""),
+	}
+	pl, c := setup(t, nil, fourNodes(), pods)
+	inZone := func(zone string) *v1.Pod {
+		return incoming([]string{"foo", ""}, spread(1, "node", hard, fooSelector)).NodeSelector("zone", zone).Obj()
+	}
+	withAffinity := func(names ...string) *v1.Pod {
+		p := incoming([]string{"foo", ""}, spread(1, "node", hard, fooSelector)).Obj()
+		p.Spec.Affinity = nodeAffinityIn("node", names...)
+		return p
+	}
+	steps := []struct {
+		name    string
+		relabel *v1.Node // applied before the pod is filtered
+		pod     *v1.Pod
+	}{
+		{name: "zone1", pod: inZone("zone1")},
+		{name: "zone2", pod: inZone("zone2")},
+		{name: "affinity a, x", pod: withAffinity("node-a", "node-x")},
+		{name: "zone1 again", pod: inZone("zone1")},
+		{name: "node-y moves to zone1", relabel: node("node-y", "zone", "zone1", "node", "node-y"), pod: inZone("zone1")},
+		{name: "zone2 after the move", pod: inZone("zone2")},
+		{name: "affinity a, x again", pod: withAffinity("node-a", "node-x")},
+	}
+	for _, s := range steps {
+		if s.relabel != nil {
+			c.Nodes().AddNode(s.relabel)
+		}
+		got := filterAll(t, pl, c, s.pod)
+		fresh, err := New(nil, &testutil.Handle{Cache: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := filterAll(t, fresh.(*PodTopologySpread), c, s.pod)
+		for n, w := range want {
+			if got[n].Code() != w.Code() {
+				t.Errorf("%s: %s: got %v, want %v", s.name, n, got[n], w)
+			}
+		}
+	}
 }

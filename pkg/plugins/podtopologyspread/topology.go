@@ -1,7 +1,6 @@
 package podtopologyspread
 
 import (
-	"maps"
 	"strings"
 	"sync"
 
@@ -15,8 +14,10 @@ import (
 
 // topology remembers, across cycles, which domain every node is in for each topology key
 // in use, so that a cycle does not read every node's labels. It also memoises the
-// per-node results of the pod-dependent inclusion policies for the last pod spec seen,
-// since consecutive pods usually come from one controller.
+// per-node results of the pod-dependent inclusion policies: nodeAffinityPolicy for every
+// node selection (nodeSelector and required node affinity) seen since nodes last changed,
+// nodeTaintsPolicy for the last tolerations seen, since consecutive pods usually come from
+// one controller.
 //
 // Everything handed to a cycle (idx, keyIndex, masks, presences) is immutable: a change
 // builds new ones, so a state kept by a cloned CycleState never sees a later cycle's data.
@@ -30,7 +31,7 @@ type topology struct {
 	anyTaint bool // some node has a NoSchedule or NoExecute taint
 	// gen changes whenever a node object does; the memos below are valid for one gen.
 	gen      uint64
-	affinity affinityMemo
+	affinity map[string]*nodeMask // by framework.NodeSelectionKey, for gen
 	taints   taintMemo
 	presence map[presenceKey]*presence
 	// layout and static are the snapshot's layout version and the newest static
@@ -67,12 +68,9 @@ func (k *keyIndex) lookup(lbls map[string]string) int32 {
 // nodeMask is a per-node answer of an inclusion policy for one pod spec.
 type nodeMask struct{ ok []bool }
 
-type affinityMemo struct {
-	gen          uint64
-	nodeSelector map[string]string
-	required     *v1.NodeSelector
-	mask         *nodeMask
-}
+// maxAffinityMasks bounds the node selections whose masks are kept (a byte per node
+// each): pods interleaving more selections than this start over.
+const maxAffinityMasks = 64
 
 type taintMemo struct {
 	gen         uint64
@@ -151,7 +149,7 @@ func (t *topology) rebuild(infos []*framework.NodeInfo) {
 // invalidate drops what depends on node objects beyond the indexed keys.
 func (t *topology) invalidate() {
 	t.gen++
-	t.affinity = affinityMemo{}
+	t.affinity = map[string]*nodeMask{}
 	t.taints = taintMemo{}
 	t.presence = map[presenceKey]*presence{}
 	t.anyTaint = false
@@ -194,23 +192,27 @@ func (t *topology) key(name string) *keyIndex {
 }
 
 // affinityMask answers nodeAffinityPolicy Honor for the pod: nil when its nodeSelector and
-// required node affinity accept every node.
+// required node affinity accept every node. Masks are kept per node selection until a node
+// changes, so pods of many selections interleaved (zone-pinned replicas of several apps)
+// match every node once per selection, not once per pod; a selection's mask is the same
+// object each time, which keeps presenceOf's memo hitting.
 func (t *topology) affinityMask(p *framework.PodInfo) *nodeMask {
-	spec := &p.Pod.Spec
-	required := requiredNodeSelector(p.Pod)
-	if len(spec.NodeSelector) == 0 && required == nil {
+	if len(p.Pod.Spec.NodeSelector) == 0 && requiredNodeSelector(p.Pod) == nil {
 		return nil
 	}
-	m := &t.affinity
-	if m.mask != nil && m.gen == t.gen && maps.Equal(m.nodeSelector, spec.NodeSelector) && equality.Semantic.DeepEqual(m.required, required) {
-		return m.mask
+	key := framework.NodeSelectionKey(p.Pod)
+	if m := t.affinity[key]; m != nil {
+		return m
 	}
 	mask := &nodeMask{ok: make([]bool, len(t.nodes))}
 	for i, n := range t.nodes {
 		// Parsing errors count as a mismatch, as upstream.
 		mask.ok[i], _ = p.RequiredNodeAffinity.Match(n)
 	}
-	*m = affinityMemo{gen: t.gen, nodeSelector: spec.NodeSelector, required: required, mask: mask}
+	if t.affinity == nil || len(t.affinity) >= maxAffinityMasks {
+		t.affinity = map[string]*nodeMask{}
+	}
+	t.affinity[key] = mask
 	return mask
 }
 
