@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -54,6 +55,8 @@ var notRun = []struct{ prefix, why string }{
 	{"make fuzz", "CI runs it (.ci/run); it takes minutes"},
 	{"make e2e", "builds and runs real control planes: CI runs it (.ci/run)"},
 	{"make bench", "a benchmark: it reports, it checks nothing"},
+	{"make bench-cluster", "a benchmark on real control planes (and Kueue): it reports, it checks nothing; ~15 min"},
+	{"make bench-scale", "a benchmark of both schedulers in one process: it reports, it checks nothing; minutes to hours"},
 	{"hack/e2e.sh", "builds and runs real control planes"},
 }
 
@@ -168,7 +171,13 @@ func TestDocumentedCommands(t *testing.T) {
 	}
 }
 
+// envPrefix matches a variable assignment before a command (`NODES=20000 make ...`).
+var envPrefix = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=("[^"]*"|'[^']*'|\S*)\s+`)
+
 func whyNotRun(cmd string) string {
+	for envPrefix.MatchString(cmd) {
+		cmd = envPrefix.ReplaceAllString(cmd, "")
+	}
 	for _, n := range notRun {
 		if startsWith(cmd, n.prefix) {
 			return n.why
