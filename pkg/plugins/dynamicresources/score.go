@@ -75,15 +75,6 @@ func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return
 // NormalizeScore scales the scores onto [0, MaxNodeScore] relative to the highest, as
 // kube-scheduler's DefaultNormalizeScore; all zero stays all zero.
 func (*DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
-	var highest int64
-	for i := range scores {
-		highest = max(highest, scores[i].Score)
-	}
-	if highest == 0 {
-		return nil
-	}
-	for i := range scores {
-		scores[i].Score = framework.MaxNodeScore * scores[i].Score / highest
-	}
+	framework.DefaultNormalizeScore(false, scores)
 	return nil
 }

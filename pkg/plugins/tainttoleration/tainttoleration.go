@@ -124,17 +124,7 @@ func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return 
 // a node with no untolerated taint gets MaxNodeScore (as kube-scheduler's
 // DefaultNormalizeScore with reverse).
 func (*TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
-	var highest int64
-	for i := range scores {
-		highest = max(highest, scores[i].Score)
-	}
-	for i := range scores {
-		if highest == 0 {
-			scores[i].Score = framework.MaxNodeScore
-			continue
-		}
-		scores[i].Score = framework.MaxNodeScore - framework.MaxNodeScore*scores[i].Score/highest
-	}
+	framework.DefaultNormalizeScore(true, scores)
 	return nil
 }
 
