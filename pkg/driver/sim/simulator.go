@@ -57,13 +57,18 @@ const DefaultDeviceBindingDelay = 2 * time.Second
 
 // deviceBindingDelay is the delay in effect.
 func (o Options) deviceBindingDelay() time.Duration {
+	return delayInEffect(o.DeviceBindingDelay, DefaultDeviceBindingDelay)
+}
+
+// delayInEffect reads a delay option: 0 is the default, a negative one none.
+func delayInEffect(d, def time.Duration) time.Duration {
 	switch {
-	case o.DeviceBindingDelay == 0:
-		return DefaultDeviceBindingDelay
-	case o.DeviceBindingDelay < 0:
+	case d == 0:
+		return def
+	case d < 0:
 		return 0
 	}
-	return o.DeviceBindingDelay
+	return d
 }
 
 // DefaultClaimReleaseDelay is the ResourceClaim controller's delay by default: the time a
@@ -74,13 +79,7 @@ const DefaultClaimReleaseDelay = 4 * time.Second
 
 // claimReleaseDelay is the delay in effect.
 func (o Options) claimReleaseDelay() time.Duration {
-	switch {
-	case o.ClaimReleaseDelay == 0:
-		return DefaultClaimReleaseDelay
-	case o.ClaimReleaseDelay < 0:
-		return 0
-	}
-	return o.ClaimReleaseDelay
+	return delayInEffect(o.ClaimReleaseDelay, DefaultClaimReleaseDelay)
 }
 
 // Epoch is virtual time 0.
