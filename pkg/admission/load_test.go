@@ -52,8 +52,8 @@ func TestLoadSourcesAndDefaults(t *testing.T) {
 // FuzzLoad feeds arbitrary bytes to the loader: it must return a scenario or an
 // InputError, never panic or fail otherwise.
 func FuzzLoad(f *testing.F) {
-	seeds, _ := filepath.Glob("../../../testdata/badinput/*.yaml")
-	more, _ := filepath.Glob("../../../testdata/scenarios/*/*.yaml")
+	seeds, _ := filepath.Glob("../../testdata/badinput/*.yaml")
+	more, _ := filepath.Glob("../../testdata/scenarios/*/*.yaml")
 	for _, s := range append(seeds, more...) {
 		if data, err := os.ReadFile(s); err == nil {
 			f.Add(data)

@@ -42,8 +42,8 @@ type yamlLine struct {
 
 type yamlLines struct{ lines []yamlLine }
 
-// split keeps the lines with content and their indentation; directives and document end
-// markers make it give up.
+// split keeps the lines with content and their indentation; directives, document end
+// markers and a second document make it give up.
 func (p *yamlLines) split(data []byte) bool {
 	for len(data) > 0 {
 		end := bytes.IndexByte(data, '\n')
@@ -60,6 +60,9 @@ func (p *yamlLines) split(data []byte) bool {
 		case len(text) == 0 || text[0] == '#':
 			continue
 		case bytes.Equal(text, []byte("---")) && indent == 0:
+			if len(p.lines) > 0 {
+				return false // a second document, which the general converter drops
+			}
 			continue
 		case text[0] == '%' || bytes.HasPrefix(text, []byte("...")):
 			return false
@@ -230,7 +233,8 @@ func writeScalar(b *bytes.Buffer, s string) bool {
 	return true
 }
 
-// unquote reads a whole double-quoted scalar with the common escapes only.
+// unquote reads a whole double-quoted scalar with the common escapes only. Not "\/":
+// YAML 1.2 has it, but the general converter (a YAML 1.1 reader) refuses it.
 func unquote(s string) (string, bool) {
 	var out strings.Builder
 	for i := 1; i < len(s); i++ {
@@ -244,7 +248,7 @@ func unquote(s string) (string, bool) {
 			}
 			i++
 			switch s[i] {
-			case '"', '\\', '/':
+			case '"', '\\':
 				out.WriteByte(s[i])
 			case 'n':
 				out.WriteByte('\n')

@@ -110,7 +110,7 @@ func TestFastYAMLCoversGeneratedManifests(t *testing.T) {
 // FuzzFastYAML: whatever the input, the fast path either gives up or agrees with the
 // general converter.
 func FuzzFastYAML(f *testing.F) {
-	files, _ := filepath.Glob("../../../testdata/scenarios/*/*.yaml")
+	files, _ := filepath.Glob("../../testdata/scenarios/*/*.yaml")
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
