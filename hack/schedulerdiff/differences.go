@@ -51,7 +51,12 @@ var Differences = []Difference{
 	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: blockedByPods},
 	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: severalVictimsOnANode},
 	{ID: "pod-level-requests-score", Scopes: []string{"NodeResourcesFit", CycleName}, Applies: podLevelRequests},
+	{ID: "internal-arguments", Scopes: []string{"NodeResourcesFit"}, Applies: never},
 }
+
+// never: a difference that concerns no generated case, only the upstream test cases that
+// TableDifferences lists.
+func never(*Case) bool { return false }
 
 // podLevelRequests: the pod to place has pod-level requests (PodLevelResources).
 func podLevelRequests(c *Case) bool {
@@ -73,4 +78,14 @@ func SkippedBy(scope string, c *Case) string {
 		}
 	}
 	return ""
+}
+
+// TableDifferences are the cases of kube-scheduler's own test tables (TestUpstreamTables)
+// where phalanx differs on purpose: the case's id (upstream file, test function and case
+// name) and the ID of the listed difference (Differences) that explains it.
+var TableDifferences = map[string]string{
+	"noderesources/least_allocated_test.go TestLeastAllocatedScoringStrategy Resources not set, pods scheduled with error": "internal-arguments",
+	"noderesources/least_allocated_test.go TestLeastAllocatedScoringStrategy resource with zero weight":                    "internal-arguments",
+	"noderesources/most_allocated_test.go TestMostAllocatedScoringStrategy Resources not set, pods scheduled with error":   "internal-arguments",
+	"noderesources/most_allocated_test.go TestMostAllocatedScoringStrategy resource with zero weight":                      "internal-arguments",
 }

@@ -2,6 +2,7 @@ package schedulerdiff
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -64,12 +65,17 @@ func newCache(c *Case) *cache.Cache {
 
 // Plugin runs one plugin on a case, as Upstream.Plugin does.
 func (p *Phalanx) Plugin(ctx context.Context, name string, c *Case, scoreOn []string) (*PluginResult, error) {
+	return p.PluginWith(ctx, name, nil, c, scoreOn)
+}
+
+// PluginWith runs one plugin, built with the given arguments (nil: its defaults), on a case.
+func (p *Phalanx) PluginWith(ctx context.Context, name string, args json.RawMessage, c *Case, scoreOn []string) (*PluginResult, error) {
 	cc := p.cache(c)
 	factory, ok := p.registry[name]
 	if !ok {
 		return nil, fmt.Errorf("phalanx has no plugin %q", name)
 	}
-	pl, err := factory(nil, &testutil.Handle{Cache: cc})
+	pl, err := factory(args, &testutil.Handle{Cache: cc})
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}

@@ -9,13 +9,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 )
 
 // swapLister is the snapshot upstream's plugins read: the framework handle, and the
@@ -30,6 +34,9 @@ type Upstream struct {
 	current *Case
 	nodes   []fwk.NodeInfo
 	plugins map[string]fwk.Plugin
+	// fh and registry build plugins with other arguments (Build).
+	fh       fwk.Handle
+	registry frameworkruntime.Registry
 	// Weights are the default profile's score weights.
 	Weights map[string]int64
 	// Order is the default profile's plugin order.
@@ -57,8 +64,19 @@ func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
 		objs = append(objs, ns)
 	}
 	objs = append(objs, StorageObjects()...)
-	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+	client := fake.NewClientset(objs...)
+	informerFactory := informers.NewSharedInformerFactory(client, 0)
+	// As kube-scheduler's New: a DRA manager, which NodeResourcesFit and
+	// NodeResourcesBalancedAllocation ask whether a DeviceClass backs an extended resource
+	// (none does here: the informers hold no DeviceClass).
+	sliceTracker, err := tracker.StartTracker(ctx, tracker.Options{SliceInformer: informerFactory.Resource().V1().ResourceSlices(), KubeClient: client})
+	if err != nil {
+		return nil, err
+	}
+	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+	draManager := dynamicresources.NewDRAManager(ctx, claims, sliceTracker, informerFactory)
 	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
+		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSnapshotSharedLister(u.lister),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
@@ -67,6 +85,7 @@ func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
 		return nil, err
 	}
 	registry := plugins.NewInTreeRegistry()
+	u.fh, u.registry = fh, registry
 	for _, name := range names {
 		factory, ok := registry[name]
 		if !ok {
@@ -134,8 +153,22 @@ func liveCacheImageSizes(added []*v1.Node, nodes []fwk.NodeInfo) {
 // Plugin runs one plugin on a case: PreFilter, Filter on every node, and the scores of the
 // nodes scoreOn names (the feasible ones, as in a cycle).
 func (u *Upstream) Plugin(ctx context.Context, name string, c *Case, scoreOn []string) *PluginResult {
+	return u.Run(ctx, u.plugins[name], c, scoreOn)
+}
+
+// Build makes one of kube-scheduler's plugins with the given arguments (its internal
+// configuration type, as its own tests pass them), on the handle the default ones share.
+func (u *Upstream) Build(ctx context.Context, name string, args runtime.Object) (fwk.Plugin, error) {
+	factory, ok := u.registry[name]
+	if !ok {
+		return nil, fmt.Errorf("kube-scheduler has no plugin %q", name)
+	}
+	return factory(ctx, args, u.fh)
+}
+
+// Run runs a plugin on a case as Plugin does.
+func (u *Upstream) Run(ctx context.Context, pl fwk.Plugin, c *Case, scoreOn []string) *PluginResult {
 	nodes := u.use(c)
-	pl := u.plugins[name]
 	state := framework.NewCycleState()
 	res := &PluginResult{PreFilter: &Verdict{Code: "Success"}}
 	filter, skipped := true, false

@@ -1,0 +1,270 @@
+package schedulerdiff
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/noderesources"
+)
+
+// normalized is a case's cluster as both schedulers' caches can hold it: every pod has a
+// name, a namespace and a UID (upstream's tables often leave them out, and phalanx's cache
+// keys pods by them), bound pods are bound to their nodes. Upstream's plugin runs on the same
+// objects, so a change that mattered would fail the transcription check.
+func normalized(tc *tables.Case) *Case {
+	c := &Case{}
+	for _, n := range tc.Nodes {
+		c.Nodes = append(c.Nodes, n.DeepCopy())
+	}
+	fix := func(p *v1.Pod, i int) *v1.Pod {
+		p = p.DeepCopy()
+		if p.Name == "" {
+			p.Name = fmt.Sprintf("pod-%d", i)
+		}
+		if p.Namespace == "" {
+			p.Namespace = metav1.NamespaceDefault
+		}
+		if p.UID == "" {
+			p.UID = types.UID(fmt.Sprintf("%s-%s-%d", p.Namespace, p.Name, i))
+		}
+		return p
+	}
+	nodes := map[string]bool{}
+	for _, n := range c.Nodes {
+		nodes[n.Name] = true
+	}
+	for i, p := range tc.Pods {
+		// A pod on no node of the case is on no node a plugin reads (upstream's snapshot
+		// keeps it apart from the nodes; phalanx's cache holds bound pods only).
+		if nodes[p.Spec.NodeName] {
+			c.Pods = append(c.Pods, fix(p, i))
+		}
+	}
+	c.Pod = fix(tc.Pod, len(tc.Pods))
+	if tc.Pod.Name == "" {
+		c.Pod.Name = "incoming"
+	}
+	return c
+}
+
+// phalanxArgs is a plugin's internal arguments in their v1 form, as JSON.
+func phalanxArgs(args runtime.Object) (json.RawMessage, error) {
+	if args == nil {
+		return nil, nil
+	}
+	v1args, err := scheme.Scheme.ConvertToVersion(args, configv1.SchemeGroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(v1args)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "kind")
+	delete(m, "apiVersion")
+	for k, v := range m {
+		if v == nil {
+			delete(m, k)
+		}
+	}
+	return json.Marshal(m)
+}
+
+// verdictOf is a stated status as the harness compares it.
+func verdictOf(s *fwk.Status) Verdict { return upstreamVerdict(s) }
+
+// checkStated compares what kube-scheduler's plugin said with what its test states.
+func checkStated(tc *tables.Case, got *PluginResult) string {
+	var out []string
+	if tc.WantPreFilter != nil {
+		want, _ := preFilterVerdict(verdictOf(tc.WantPreFilter))
+		if got.PreFilter == nil || got.PreFilter.Code != want.Code {
+			out = append(out, fmt.Sprintf("PreFilter: got %v, upstream's test states %v", got.PreFilter, want))
+		}
+	}
+	if tc.CheckFilter && got.Filter != nil {
+		for _, n := range slices.Sorted(maps.Keys(got.Filter)) {
+			want := verdictOf(tc.WantFilter[n])
+			if g := got.Filter[n]; g.Code != want.Code || !slices.Equal(g.Reasons, want.Reasons) {
+				out = append(out, fmt.Sprintf("Filter %s: got %v, upstream's test states %v", n, g, want))
+			}
+		}
+	}
+	if tc.WantScoreError != (got.ScoreError != "") {
+		out = append(out, fmt.Sprintf("Score failed: got %q, upstream's test states a failure: %v", got.ScoreError, tc.WantScoreError))
+	}
+	if tc.WantScores != nil && !tc.WantScoreError {
+		for _, n := range slices.Sorted(maps.Keys(tc.WantScores)) {
+			if got.Score[n] != tc.WantScores[n] {
+				out = append(out, fmt.Sprintf("Score %s: got %d, upstream's test states %d", n, got.Score[n], tc.WantScores[n]))
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// upstreamTables are the transcribed tables, by plugin, in the order they are reported.
+var upstreamTables = []struct {
+	plugin string
+	cases  func() []tables.Case
+}{
+	{"NodeResourcesFit", noderesources.Cases},
+	{"NodeResourcesBalancedAllocation", noderesources.BalancedCases},
+}
+
+// TestUpstreamTables runs the cases of kube-scheduler's own table-driven plugin tests
+// through both schedulers' plugins: kube-scheduler's must give the outcome its test states,
+// phalanx's the same PreFilter code and nodes, Filter code and reasons, and normalized
+// scores on every node. A case listed in TableDifferences is run and counted, and must
+// still disagree (a listed case that agrees fails: the list is kept exact).
+func TestUpstreamTables(t *testing.T) {
+	ctx := t.Context()
+	ph := NewPhalanx()
+	up, err := NewUpstream(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, tbl := range upstreamTables {
+		var cases, agreed, listed, notRun int
+		for _, tc := range tbl.cases() {
+			cases++
+			// Upstream's tables sometimes repeat a name: the second is "name (2)".
+			base := tc.Name
+			for i := 2; seen[tc.ID()]; i++ {
+				tc.Name = fmt.Sprintf("%s (%d)", base, i)
+			}
+			seen[tc.ID()] = true
+			if tc.NotRun != "" {
+				notRun++
+				continue
+			}
+			switch runTableCase(t, up, ph, tc) {
+			case "agreed":
+				agreed++
+			case "listed":
+				listed++
+			}
+		}
+		t.Logf("%s: upstream cases %d, not run %d, agreed %d, listed differences %d", tbl.plugin, cases, notRun, agreed, listed)
+		fmt.Printf("schedulerdiff upstream tables %s: cases %d, not run %d, agreed %d, listed differences %d\n", tbl.plugin, cases, notRun, agreed, listed)
+	}
+	for id, d := range TableDifferences {
+		if !seen[id] {
+			t.Errorf("TableDifferences lists %q, which no transcribed case is", id)
+		}
+		if !slices.ContainsFunc(Differences, func(x Difference) bool { return x.ID == d }) {
+			t.Errorf("TableDifferences: %q is explained by %q, which Differences does not list", id, d)
+		}
+	}
+}
+
+// runTableCase runs one case through both plugins and says "agreed", "listed" (a listed
+// difference) or "" (the case failed, with the test's error); a panic in either plugin is
+// that case's failure.
+func runTableCase(t *testing.T, up *Upstream, ph *Phalanx, tc tables.Case) (outcome string) {
+	ctx := t.Context()
+	id := tc.ID()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%s: panic: %v", id, r)
+			outcome = ""
+		}
+	}()
+	c := normalized(&tc)
+	pl, err := up.Build(ctx, tc.Plugin, tc.Args)
+	if tc.WantArgsError {
+		if err == nil {
+			t.Errorf("%s: kube-scheduler accepts the arguments its test states it refuses (a transcription mistake)", id)
+			return
+		}
+		args, err := phalanxArgs(tc.Args)
+		if err == nil {
+			_, err = ph.PluginWith(ctx, tc.Plugin, args, c, nil)
+		}
+		reason, isListed := TableDifferences[id]
+		switch {
+		case err == nil && isListed:
+			return "listed"
+		case err == nil:
+			t.Errorf("%s: kube-scheduler refuses the arguments, phalanx accepts them", id)
+			return ""
+		case isListed:
+			t.Errorf("%s: listed as a difference (%s) but phalanx agrees: remove it from TableDifferences", id, reason)
+			return ""
+		}
+		return "agreed"
+	}
+	if err != nil {
+		t.Errorf("%s: kube-scheduler's plugin: %v", id, err)
+		return
+	}
+	var all []string
+	for _, n := range c.Nodes {
+		all = append(all, n.Name)
+	}
+	scoreOn := all
+	if tc.WantScores == nil && !tc.WantScoreError {
+		// A Filter table: score the nodes a cycle would score, those the plugin's
+		// PreFilter and Filter let through.
+		scoreOn = nil
+		if r := up.Run(ctx, pl, c, nil); r.PreFilter.Code == "Success" {
+			for _, n := range all {
+				if v, ok := r.Filter[n]; !ok || v.Code == "Success" {
+					if r.PreFilterNodes == nil || slices.Contains(r.PreFilterNodes, n) {
+						scoreOn = append(scoreOn, n)
+					}
+				}
+			}
+		}
+	}
+	want := up.Run(ctx, pl, c, scoreOn)
+	if d := checkStated(&tc, want); d != "" {
+		t.Errorf("%s: kube-scheduler does not give what its test states (a transcription mistake):\n%s", id, d)
+		return
+	}
+	args, err := phalanxArgs(tc.Args)
+	if err != nil {
+		t.Errorf("%s: arguments: %v", id, err)
+		return
+	}
+	got, err := ph.PluginWith(ctx, tc.Plugin, args, c, scoreOn)
+	if err != nil {
+		t.Errorf("%s: phalanx's plugin: %v", id, err)
+		return
+	}
+	diff := got.Diff(want)
+	reason, isListed := TableDifferences[id]
+	if d := SkippedBy(tc.Plugin, c); d != "" && diff != "" && !isListed {
+		// A case a listed difference's predicate concerns, as the generated cases.
+		return "listed"
+	}
+	switch {
+	case diff == "" && isListed:
+		t.Errorf("%s: listed as a difference (%s) but phalanx agrees: remove it from TableDifferences", id, reason)
+	case diff == "":
+		return "agreed"
+	case isListed:
+		return "listed"
+	default:
+		t.Errorf("%s: phalanx disagrees with kube-scheduler:\n%s\ncase:\n%s", id, diff, describe(c))
+	}
+	return ""
+}
