@@ -17,7 +17,9 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeaffinity"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/noderesources"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/tainttoleration"
 )
 
 // normalized is a case's cluster as both schedulers' caches can hold it: every pod has a
@@ -126,6 +128,8 @@ var upstreamTables = []struct {
 	cases  func() []tables.Case
 }{
 	{"NodeResourcesFit", noderesources.Cases},
+	{"NodeAffinity", nodeaffinity.Cases},
+	{"TaintToleration", tainttoleration.Cases},
 	{"NodeResourcesBalancedAllocation", noderesources.BalancedCases},
 }
 
