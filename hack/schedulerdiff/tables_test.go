@@ -17,8 +17,12 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/imagelocality"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeaffinity"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodename"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeports"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/noderesources"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeunschedulable"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/tainttoleration"
 )
 
@@ -101,6 +105,9 @@ func checkStated(tc *tables.Case, got *PluginResult) string {
 			out = append(out, fmt.Sprintf("PreFilter: got %v, upstream's test states %v", got.PreFilter, want))
 		}
 	}
+	if tc.CheckPreFilterNodes && !slices.Equal(got.PreFilterNodes, tc.WantPreFilterNodes) {
+		out = append(out, fmt.Sprintf("PreFilter nodes: got %v, upstream's test states %v", got.PreFilterNodes, tc.WantPreFilterNodes))
+	}
 	if tc.CheckFilter && got.Filter != nil {
 		for _, n := range slices.Sorted(maps.Keys(got.Filter)) {
 			want := verdictOf(tc.WantFilter[n])
@@ -130,7 +137,11 @@ var upstreamTables = []struct {
 	{"NodeResourcesFit", noderesources.Cases},
 	{"NodeAffinity", nodeaffinity.Cases},
 	{"TaintToleration", tainttoleration.Cases},
+	{"NodePorts", nodeports.Cases},
+	{"NodeName", nodename.Cases},
+	{"NodeUnschedulable", nodeunschedulable.Cases},
 	{"NodeResourcesBalancedAllocation", noderesources.BalancedCases},
+	{"ImageLocality", imagelocality.Cases},
 }
 
 // TestUpstreamTables runs the cases of kube-scheduler's own table-driven plugin tests

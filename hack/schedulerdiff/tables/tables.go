@@ -10,7 +10,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 // Case is one case of an upstream table: upstream's cluster, pod and plugin arguments,
@@ -32,6 +31,10 @@ type Case struct {
 	Pod  *v1.Pod
 	// WantPreFilter is the PreFilter status upstream states (its code is checked when set).
 	WantPreFilter *fwk.Status
+	// CheckPreFilterNodes: WantPreFilterNodes are the nodes upstream states its PreFilter
+	// narrows to, sorted (nil: it does not narrow).
+	CheckPreFilterNodes bool
+	WantPreFilterNodes  []string
 	// CheckFilter: WantFilter holds upstream's stated Filter status by node name (a node
 	// missing there, or nil, passes).
 	CheckFilter bool
@@ -65,7 +68,7 @@ func Scores(list fwk.NodeScoreList) map[string]int64 {
 
 // NodeInfo reads the node and pods of an upstream NodeInfo (the form of its Filter tables)
 // as a cluster: a node without a name gets one, and the pods are bound to it.
-func NodeInfo(ni *framework.NodeInfo, node *v1.Node) ([]*v1.Node, []*v1.Pod) {
+func NodeInfo(ni fwk.NodeInfo, node *v1.Node) ([]*v1.Node, []*v1.Pod) {
 	node = node.DeepCopy()
 	if node.Name == "" {
 		node.Name = "node"

@@ -1187,4 +1187,3 @@ func score() []tables.Case {
 	}
 	return out
 }
-
