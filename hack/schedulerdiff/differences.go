@@ -52,6 +52,7 @@ var Differences = []Difference{
 	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: severalVictimsOnANode},
 	{ID: "pod-level-requests-score", Scopes: []string{"NodeResourcesFit", CycleName}, Applies: podLevelRequests},
 	{ID: "internal-arguments", Scopes: []string{"NodeResourcesFit"}, Applies: never},
+	{ID: "refused-pods", Scopes: []string{"InterPodAffinity"}, Applies: never},
 }
 
 // never: a difference that concerns no generated case, only the upstream test cases that
@@ -84,8 +85,10 @@ func SkippedBy(scope string, c *Case) string {
 // where phalanx differs on purpose: the case's id (upstream file, test function and case
 // name) and the ID of the listed difference (Differences) that explains it.
 var TableDifferences = map[string]string{
-	"noderesources/least_allocated_test.go TestLeastAllocatedScoringStrategy Resources not set, pods scheduled with error": "internal-arguments",
-	"noderesources/least_allocated_test.go TestLeastAllocatedScoringStrategy resource with zero weight":                    "internal-arguments",
-	"noderesources/most_allocated_test.go TestMostAllocatedScoringStrategy Resources not set, pods scheduled with error":   "internal-arguments",
-	"noderesources/most_allocated_test.go TestMostAllocatedScoringStrategy resource with zero weight":                      "internal-arguments",
+	"noderesources/least_allocated_test.go TestLeastAllocatedScoringStrategy Resources not set, pods scheduled with error":                        "internal-arguments",
+	"noderesources/least_allocated_test.go TestLeastAllocatedScoringStrategy resource with zero weight":                                           "internal-arguments",
+	"noderesources/most_allocated_test.go TestMostAllocatedScoringStrategy Resources not set, pods scheduled with error":                          "internal-arguments",
+	"noderesources/most_allocated_test.go TestMostAllocatedScoringStrategy resource with zero weight":                                             "internal-arguments",
+	"interpodaffinity/filtering_test.go TestRequiredAffinitySingleNode PodAffinity fails PreFilter with an invalid affinity label syntax":         "refused-pods",
+	"interpodaffinity/filtering_test.go TestRequiredAffinitySingleNode PodAntiAffinity fails PreFilter with an invalid antiaffinity label syntax": "refused-pods",
 }

@@ -22,6 +22,10 @@ type Case struct {
 	Nodes []*v1.Node
 	Pods  []*v1.Pod
 	Pod   *v1.Pod
+	// Namespaces, when set, replace the fixed Namespaces in phalanx's cache (the upstream
+	// test tables that name their own; kube-scheduler's side then runs on an Upstream made
+	// by NewUpstreamIn with the same).
+	Namespaces []*v1.Namespace
 }
 
 // The label keys and values the generator draws from: few, so that selectors, affinity

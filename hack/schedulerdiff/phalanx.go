@@ -48,7 +48,11 @@ func (p *Phalanx) cache(c *Case) *cache.Cache {
 // storage objects every case shares (upstream's informers hold the same).
 func newCache(c *Case) *cache.Cache {
 	cc := cache.New()
-	for _, ns := range Namespaces {
+	namespaces := Namespaces
+	if c.Namespaces != nil {
+		namespaces = c.Namespaces
+	}
+	for _, ns := range namespaces {
 		cc.SetNamespace(ns)
 	}
 	setStorage(cc)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/imagelocality"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeaffinity"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodename"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeports"
@@ -31,7 +31,7 @@ import (
 // keys pods by them), bound pods are bound to their nodes. Upstream's plugin runs on the same
 // objects, so a change that mattered would fail the transcription check.
 func normalized(tc *tables.Case) *Case {
-	c := &Case{}
+	c := &Case{Namespaces: tc.Namespaces}
 	for _, n := range tc.Nodes {
 		c.Nodes = append(c.Nodes, n.DeepCopy())
 	}
@@ -39,9 +39,6 @@ func normalized(tc *tables.Case) *Case {
 		p = p.DeepCopy()
 		if p.Name == "" {
 			p.Name = fmt.Sprintf("pod-%d", i)
-		}
-		if p.Namespace == "" {
-			p.Namespace = metav1.NamespaceDefault
 		}
 		if p.UID == "" {
 			p.UID = types.UID(fmt.Sprintf("%s-%s-%d", p.Namespace, p.Name, i))
@@ -137,6 +134,7 @@ var upstreamTables = []struct {
 	{"NodeResourcesFit", noderesources.Cases},
 	{"NodeAffinity", nodeaffinity.Cases},
 	{"TaintToleration", tainttoleration.Cases},
+	{"InterPodAffinity", interpodaffinity.Cases},
 	{"NodePorts", nodeports.Cases},
 	{"NodeName", nodename.Cases},
 	{"NodeUnschedulable", nodeunschedulable.Cases},
@@ -157,6 +155,7 @@ func TestUpstreamTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
+	byNamespaces := map[string]*Upstream{}
 	for _, tbl := range upstreamTables {
 		var cases, agreed, listed, notRun int
 		for _, tc := range tbl.cases() {
@@ -171,7 +170,13 @@ func TestUpstreamTables(t *testing.T) {
 				notRun++
 				continue
 			}
-			switch runTableCase(t, up, ph, tc) {
+			u := up
+			if tc.Namespaces != nil {
+				if u, err = upstreamIn(t, byNamespaces, tc.Namespaces); err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch runTableCase(t, u, ph, tc) {
 			case "agreed":
 				agreed++
 			case "listed":
@@ -282,4 +287,21 @@ func runTableCase(t *testing.T, up *Upstream, ph *Phalanx, tc tables.Case) (outc
 		t.Errorf("%s: phalanx disagrees with kube-scheduler:\n%s\ncase:\n%s", id, diff, describe(c))
 	}
 	return ""
+}
+
+// upstreamIn returns the Upstream whose informers hold these namespaces, made once.
+func upstreamIn(t *testing.T, made map[string]*Upstream, namespaces []*v1.Namespace) (*Upstream, error) {
+	var key strings.Builder
+	for _, ns := range namespaces {
+		fmt.Fprintf(&key, "%s%v;", ns.Name, ns.Labels)
+	}
+	if u, ok := made[key.String()]; ok {
+		return u, nil
+	}
+	u, err := NewUpstreamIn(t.Context(), nil, namespaces)
+	if err != nil {
+		return nil, err
+	}
+	made[key.String()] = u
+	return u, nil
 }

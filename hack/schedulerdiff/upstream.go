@@ -35,8 +35,9 @@ type Upstream struct {
 	nodes   []fwk.NodeInfo
 	plugins map[string]fwk.Plugin
 	// fh and registry build plugins with other arguments (Build).
-	fh       fwk.Handle
-	registry frameworkruntime.Registry
+	fh        fwk.Handle
+	registry  frameworkruntime.Registry
+	informers informers.SharedInformerFactory
 	// Weights are the default profile's score weights.
 	Weights map[string]int64
 	// Order is the default profile's plugin order.
@@ -45,6 +46,12 @@ type Upstream struct {
 
 // NewUpstream builds the named plugins of kube-scheduler's default profile.
 func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
+	return NewUpstreamIn(ctx, names, Namespaces)
+}
+
+// NewUpstreamIn is NewUpstream with other namespaces in its informers (those of an
+// upstream test table; the cases run on it must name the same, see Case.Namespaces).
+func NewUpstreamIn(ctx context.Context, names []string, namespaces []*v1.Namespace) (*Upstream, error) {
 	cfg, err := latest.Default()
 	if err != nil {
 		return nil, err
@@ -60,7 +67,7 @@ func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
 		u.Weights[p.Name] = int64(p.Weight)
 	}
 	objs := []runtime.Object{}
-	for _, ns := range Namespaces {
+	for _, ns := range namespaces {
 		objs = append(objs, ns)
 	}
 	objs = append(objs, StorageObjects()...)
@@ -85,7 +92,7 @@ func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
 		return nil, err
 	}
 	registry := plugins.NewInTreeRegistry()
-	u.fh, u.registry = fh, registry
+	u.fh, u.registry, u.informers = fh, registry, informerFactory
 	for _, name := range names {
 		factory, ok := registry[name]
 		if !ok {
@@ -163,7 +170,11 @@ func (u *Upstream) Build(ctx context.Context, name string, args runtime.Object) 
 	if !ok {
 		return nil, fmt.Errorf("kube-scheduler has no plugin %q", name)
 	}
-	return factory(ctx, args, u.fh)
+	pl, err := factory(ctx, args, u.fh)
+	// The informers the plugin asked for (InterPodAffinity's namespaces) start now.
+	u.informers.Start(ctx.Done())
+	u.informers.WaitForCacheSync(ctx.Done())
+	return pl, err
 }
 
 // Run runs a plugin on a case as Plugin does.

@@ -26,6 +26,9 @@ type Case struct {
 	// must then refuse to be built).
 	WantArgsError bool
 	Nodes         []*v1.Node
+	// Namespaces are the namespaces upstream's test puts in its informers (nil: the
+	// harness's fixed ones).
+	Namespaces []*v1.Namespace
 	// Pods are the pods bound to the nodes (by spec.nodeName).
 	Pods []*v1.Pod
 	Pod  *v1.Pod

@@ -89,4 +89,3 @@ func preFilter() []tables.Case {
 	}
 	return out
 }
-

@@ -69,4 +69,3 @@ func Cases() []tables.Case {
 	}
 	return out
 }
-
