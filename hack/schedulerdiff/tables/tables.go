@@ -42,6 +42,10 @@ type Case struct {
 	// missing there, or nil, passes).
 	CheckFilter bool
 	WantFilter  map[string]*fwk.Status
+	// FilterCodesOnly: upstream states the Filter codes, not the reasons.
+	FilterCodesOnly bool
+	// ScoreOn are the nodes upstream scores (nil: every node of the case).
+	ScoreOn []string
 	// WantScores are upstream's stated scores by node name (nil: not checked);
 	// WantScoreError: upstream states that scoring fails.
 	WantScores     map[string]int64
