@@ -48,7 +48,8 @@ PREEMPTION_MEDIUM_CLUSTERS=$PREEMPTION_MEDIUM_CLUSTERS PREEMPTION_LARGE_CLUSTERS
 	-run '^TestPreemptionOptimalOn(Medium|Large)Clusters$' ./pkg/driver/sim
 
 # phalanx's plugins against kube-scheduler v1.37.2's own code (issue 27): a million
-# generated cases per plugin and as many whole cycles and single-pod preemptions (docs/kube-scheduler-differences.md).
+# generated cases per plugin and as many whole cycles and single-pod preemptions, and the cases of
+# kube-scheduler's own plugin test tables (docs/kube-scheduler-differences.md).
 # `make test` runs 2,000 of each.
 echo "== phalanx against kube-scheduler (SCHEDULERDIFF_CASES=${SCHEDULERDIFF_CASES:=1000000})"
-(cd hack/schedulerdiff && SCHEDULERDIFF_CASES=$SCHEDULERDIFF_CASES go test -count=1 -timeout 6h -run '^(TestPluginsAgree|TestWholeCycleAgrees|TestPreemptionAgrees)$' .)
+(cd hack/schedulerdiff && SCHEDULERDIFF_CASES=$SCHEDULERDIFF_CASES go test -count=1 -timeout 6h -run '^(TestPluginsAgree|TestWholeCycleAgrees|TestPreemptionAgrees|TestUpstreamTables)$' .)

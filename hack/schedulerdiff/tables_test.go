@@ -170,6 +170,7 @@ func TestUpstreamTables(t *testing.T) {
 			seen[tc.ID()] = true
 			if tc.NotRun != "" {
 				notRun++
+				t.Logf("%s: not run: %s", tc.ID(), tc.NotRun)
 				continue
 			}
 			u := up
