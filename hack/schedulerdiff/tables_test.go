@@ -28,9 +28,10 @@ import (
 )
 
 // normalized is a case's cluster as both schedulers' caches can hold it: every pod has a
-// name, a namespace and a UID (upstream's tables often leave them out, and phalanx's cache
-// keys pods by them), bound pods are bound to their nodes. Upstream's plugin runs on the same
-// objects, so a change that mattered would fail the transcription check.
+// name and a UID (upstream's tables often leave them out, and phalanx's cache keys pods by
+// them; namespaces are left as upstream wrote them, "" included), and pods bound to no node
+// of the case are left out. Upstream's plugin runs on the same objects, so a change that
+// mattered would fail the transcription check.
 func normalized(tc *tables.Case) *Case {
 	c := &Case{Namespaces: tc.Namespaces}
 	for _, n := range tc.Nodes {
@@ -57,10 +58,12 @@ func normalized(tc *tables.Case) *Case {
 			c.Pods = append(c.Pods, fix(p, i))
 		}
 	}
-	c.Pod = fix(tc.Pod, len(tc.Pods))
-	if tc.Pod.Name == "" {
-		c.Pod.Name = "incoming"
+	pod := tc.Pod
+	if pod.Name == "" {
+		pod = pod.DeepCopy()
+		pod.Name = "incoming"
 	}
+	c.Pod = fix(pod, len(tc.Pods))
 	return c
 }
 
