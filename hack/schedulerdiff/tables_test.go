@@ -25,6 +25,7 @@ import (
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeunschedulable"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/podtopologyspread"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/tainttoleration"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumerestrictions"
 )
 
 // normalized is a case's cluster as both schedulers' caches can hold it: every pod has a
@@ -143,6 +144,7 @@ var upstreamTables = []struct {
 	{"NodePorts", nodeports.Cases},
 	{"NodeName", nodename.Cases},
 	{"NodeUnschedulable", nodeunschedulable.Cases},
+	{"VolumeRestrictions", volumerestrictions.Cases},
 	{"NodeResourcesBalancedAllocation", noderesources.BalancedCases},
 	{"ImageLocality", imagelocality.Cases},
 }
