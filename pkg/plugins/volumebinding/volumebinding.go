@@ -36,8 +36,8 @@ const (
 	// ErrReasonNotEnoughSpace: no CSIStorageCapacity the node can reach has room for a
 	// claim to provision (a CSI driver that opts into storage capacity tracking).
 	ErrReasonNotEnoughSpace = "node(s) did not have enough free storage"
-	ErrReasonPVNotExist   = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
-	errUnboundImmediate   = "pod has unbound immediate PersistentVolumeClaims"
+	ErrReasonPVNotExist     = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+	errUnboundImmediate     = "pod has unbound immediate PersistentVolumeClaims"
 )
 
 // DefaultBindTimeoutSeconds is how long PreBind waits for the PV controller, as in
