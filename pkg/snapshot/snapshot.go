@@ -26,14 +26,14 @@ type Snapshot struct {
 	// attach a PersistentVolume (the only ones the scheduler counts).
 	StorageCapacities []*storagev1.CSIStorageCapacity
 	VolumeAttachments []*storagev1.VolumeAttachment
-	PVs             []*v1.PersistentVolume
-	PVCs            []*v1.PersistentVolumeClaim
-	DeviceClasses   []*resourceapi.DeviceClass
-	ResourceSlices  []*resourceapi.ResourceSlice
-	ClaimTemplates  []*resourceapi.ResourceClaimTemplate
-	Claims          []*resourceapi.ResourceClaim
-	Composites      []*v1alpha1.CompositePodGroup
-	PodGroups       []*v1alpha1.PodGroup
+	PVs               []*v1.PersistentVolume
+	PVCs              []*v1.PersistentVolumeClaim
+	DeviceClasses     []*resourceapi.DeviceClass
+	ResourceSlices    []*resourceapi.ResourceSlice
+	ClaimTemplates    []*resourceapi.ResourceClaimTemplate
+	Claims            []*resourceapi.ResourceClaim
+	Composites        []*v1alpha1.CompositePodGroup
+	PodGroups         []*v1alpha1.PodGroup
 	// NativeWorkloads and NativePodGroups are Kubernetes' own scheduling.k8s.io kinds, in
 	// the version the cluster serves; NativeComposites its v1alpha3 CompositePodGroups.
 	NativeWorkloads  []runtime.Object
