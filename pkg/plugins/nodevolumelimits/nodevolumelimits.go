@@ -142,7 +142,7 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 	if csiNode == nil {
 		return nil
 	}
-	var used volumeSet
+	var used, attached volumeSet
 	for _, d := range csiNode.Spec.Drivers {
 		want := s.volumes[d.Name]
 		if len(want) == 0 || d.Allocatable == nil || d.Allocatable.Count == nil {
@@ -153,12 +153,16 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 			for _, q := range n.Pods {
 				pl.csiVolumes(q.Pod, used)
 			}
-			attachedVolumes(vols, n.Name, used)
+			attached = volumeSet{}
+			attachedVolumes(vols, n.Name, attached)
 		}
 		// As kube-scheduler: only a pod that adds a volume of the driver can exceed its
-		// limit, even on a node already over it.
+		// limit, even on a node already over it; a volume the pod adds counts though an
+		// attachment already attaches it there (kube-scheduler leaves out of the pod's
+		// volumes only those the node's pods use).
 		added := want.Difference(used[d.Name]).Len()
-		if added > 0 && used[d.Name].Len()+added > int(*d.Allocatable.Count) {
+		count := used[d.Name].Len() + attached[d.Name].Difference(used[d.Name]).Len()
+		if added > 0 && count+added > int(*d.Allocatable.Count) {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 		}
 	}

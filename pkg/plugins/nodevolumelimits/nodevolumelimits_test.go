@@ -133,7 +133,8 @@ func attachment(name, attacher, pv, node string) *storagev1.VolumeAttachment {
 }
 
 // TestVolumeAttachments: a volume a VolumeAttachment attaches to the node counts against
-// the limit though no pod there uses it, once when a pod does, and not when the attachment
+// the limit though no pod there uses it, once when a pod does (but twice when it is the
+// incoming pod's, as kube-scheduler counts it), and not when the attachment
 // names no attacher, no volume, a volume that does not exist or one that is not CSI, or
 // another node.
 func TestVolumeAttachments(t *testing.T) {
@@ -146,6 +147,8 @@ func TestVolumeAttachments(t *testing.T) {
 	}{
 		{"a volume of a pod gone", attachment("a", "disk.example.com", "pv-gone", "n"), false},
 		{"the volume of the node's pod", attachment("a", "disk.example.com", "pv-shared", "n"), true},
+		// As kube-scheduler: the pod's own volume counts twice, attached and added.
+		{"the pod's own volume", attachment("a", "disk.example.com", "pv-own", "n"), false},
 		{"another node", attachment("a", "disk.example.com", "pv-gone", "m"), true},
 		{"no attacher", attachment("a", "", "pv-gone", "n"), true},
 		{"no volume", attachment("a", "disk.example.com", "", "n"), true},
