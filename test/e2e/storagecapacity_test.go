@@ -38,7 +38,9 @@ func TestStorageCapacity(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Client.StorageV1().CSIDrivers().Delete(context.Background(), driver, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Client.StorageV1().CSIDrivers().Delete(context.Background(), driver, metav1.DeleteOptions{})
+	})
 	wffc := storagev1.VolumeBindingWaitForFirstConsumer
 	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: e2eutil.UniqueName(t, "tracked")}, Provisioner: driver, VolumeBindingMode: &wffc}
 	if _, err := c.Client.StorageV1().StorageClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
@@ -109,7 +111,9 @@ func TestStorageCapacity(t *testing.T) {
 	if _, err := c.Client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Client.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Client.CoreV1().PersistentVolumes().Delete(context.Background(), pv.Name, metav1.DeleteOptions{})
+	})
 	bound := c.WaitPodsBound(t, ns, []string{"trainer"}, 2*time.Minute)
 	if got := bound["trainer"].Spec.NodeName; got != b.Name {
 		t.Errorf("trainer bound to %s, want %s", got, b.Name)
