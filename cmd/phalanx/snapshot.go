@@ -28,7 +28,8 @@ func newSnapshotCommand() *cobra.Command {
 		Long: `snapshot lists the nodes, pods (bound and pending), namespaces, PriorityClasses,
 PodDisruptionBudgets, PodGroups and CompositePodGroups (phalanx's and Kubernetes' own, with
 their Workloads), devices (DeviceClasses, ResourceSlices, ResourceClaims and
-their templates), volumes (PersistentVolumes and their claims, StorageClasses, CSINodes)
+their templates), volumes (PersistentVolumes and their claims, StorageClasses, CSINodes,
+CSIDrivers, CSIStorageCapacities, VolumeAttachments of PersistentVolumes)
 and queued Jobs (suspended, as Kueue holds them: ` + "`phalanx whatif --admit`" + ` asks about one)
 of the cluster kubectl would talk to (kubectl's flags and loading rules: --kubeconfig, else
 $KUBECONFIG, else ~/.kube/config, with --context, --cluster, --user, --server ...; the

@@ -64,7 +64,9 @@ func NewUpstreamIn(ctx context.Context, names []string, namespaces []*v1.Namespa
 	u := &Upstream{lister: &swapLister{cache.NewSnapshot(nil, nil)}, plugins: map[string]fwk.Plugin{}, Weights: map[string]int64{}}
 	for _, p := range prof.Plugins.MultiPoint.Enabled {
 		u.Order = append(u.Order, p.Name)
-		u.Weights[p.Name] = int64(p.Weight)
+		// As upstream's framework (getValidScoreWeights): a score plugin listed without
+		// a weight (VolumeBinding) weighs 1.
+		u.Weights[p.Name] = max(int64(p.Weight), 1)
 	}
 	objs := []runtime.Object{}
 	for _, ns := range namespaces {

@@ -15,7 +15,8 @@ import (
 )
 
 // The volume plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) read
-// claims, volumes, classes and CSINodes through informers that upstream's framework handle
+// claims, volumes, classes, CSINodes, CSIDrivers, CSIStorageCapacities and
+// VolumeAttachments through informers that upstream's framework handle
 // makes once per test, as it does for namespaces. So the storage objects are one fixed
 // universe, the same for every case, and what varies is which claims the generated pods
 // mount and where the bound ones run. The node names a case can have (node-0 to node-7)
@@ -25,6 +26,11 @@ const (
 	classLocal     = "local"     // WaitForFirstConsumer, no provisioner: only the PVs below
 	classDynamic   = "dynamic"   // WaitForFirstConsumer, provisioned by the CSI driver
 	classImmediate = "immediate" // Immediate binding: an unbound claim of it blocks the pod
+	// capacityDriver tracks storage capacity (its CSIDriver says storageCapacity) and must
+	// be installed on a node to serve it (preventPodSchedulingIfMissing): nodes 0 to 5
+	// list it in their CSINodes, without a limit.
+	capacityDriver = "capacity.example.com"
+	classTracked   = "tracked" // WaitForFirstConsumer, provisioned by capacityDriver
 	maxNodes       = 8
 )
 
@@ -35,7 +41,10 @@ var claimNames = []string{
 	"bound-z0", "bound-z1", "bound-z2", "bound-node-1", // bound, to zonal or node-local PVs
 	"rwop",               // bound, ReadWriteOncePod: one pod at a time
 	"local-a", "local-b", // unbound, WaitForFirstConsumer, matched to the local PVs
-	"dynamic",           // unbound, WaitForFirstConsumer, provisioned
+	"dynamic", // unbound, WaitForFirstConsumer, provisioned
+	// unbound, WaitForFirstConsumer, provisioned where a CSIStorageCapacity has room:
+	// 5Gi, 30Gi and no size asked
+	"tracked-small", "tracked-big", "tracked-nosize",
 	"immediate-unbound", // unbound, Immediate: the pod waits for the PV controller
 	"missing",           // no such claim
 }
@@ -55,6 +64,15 @@ func StorageObjects() []runtime.Object {
 	for _, n := range csiNodes() {
 		out = append(out, n)
 	}
+	for _, d := range csiDrivers() {
+		out = append(out, d)
+	}
+	for _, c := range storageCapacities() {
+		out = append(out, c)
+	}
+	for _, a := range volumeAttachments() {
+		out = append(out, a)
+	}
 	return out
 }
 
@@ -73,6 +91,74 @@ func setStorage(c *cache.Cache) {
 	for _, n := range csiNodes() {
 		vs.SetCSINode(n)
 	}
+	for _, d := range csiDrivers() {
+		vs.SetCSIDriver(d)
+	}
+	for _, c := range storageCapacities() {
+		vs.SetStorageCapacity(c)
+	}
+	for _, a := range volumeAttachments() {
+		vs.SetVolumeAttachment(a)
+	}
+}
+
+// csiDrivers: the first driver neither tracks capacity nor must be installed; the
+// capacity driver does both.
+func csiDrivers() []*storagev1.CSIDriver {
+	return []*storagev1.CSIDriver{
+		{ObjectMeta: metav1.ObjectMeta{Name: csiDriver}, Spec: storagev1.CSIDriverSpec{StorageCapacity: pointerTo(false), PreventPodSchedulingIfMissing: pointerTo(false)}},
+		{ObjectMeta: metav1.ObjectMeta{Name: capacityDriver}, Spec: storagev1.CSIDriverSpec{StorageCapacity: pointerTo(true), PreventPodSchedulingIfMissing: pointerTo(true)}},
+	}
+}
+
+// storageCapacities of the tracked class, one per zone and one for the nodes without a
+// zone, so that no node reaches two (kube-scheduler scores by the first it lists, in no
+// fixed order): z0 50Gi, z1 100Gi in volumes of at most 20Gi, z2 3Gi, no zone 8Gi. One
+// without a nodeTopology reaches no node; one of the dynamic class is ignored (its driver
+// does not track capacity).
+func storageCapacities() []*storagev1.CSIStorageCapacity {
+	c := func(name, class, capacity, maxSize string, topology *metav1.LabelSelector) *storagev1.CSIStorageCapacity {
+		out := &storagev1.CSIStorageCapacity{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: name}, StorageClassName: class, NodeTopology: topology}
+		q := resource.MustParse(capacity)
+		out.Capacity = &q
+		if maxSize != "" {
+			m := resource.MustParse(maxSize)
+			out.MaximumVolumeSize = &m
+		}
+		return out
+	}
+	zone := func(z string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{zoneKey: z}}
+	}
+	return []*storagev1.CSIStorageCapacity{
+		c("tracked-z0", classTracked, "50Gi", "", zone("z0")),
+		c("tracked-z1", classTracked, "100Gi", "20Gi", zone("z1")),
+		c("tracked-z2", classTracked, "3Gi", "", zone("z2")),
+		c("tracked-no-zone", classTracked, "8Gi", "", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: zoneKey, Operator: metav1.LabelSelectorOpDoesNotExist}}}),
+		c("tracked-nowhere", classTracked, "1Ti", "", nil),
+		c("dynamic-z0", classDynamic, "1Gi", "", zone("z0")),
+	}
+}
+
+// volumeAttachments attach volumes no pod of a case need use: node-0 the zonal volume of
+// bound-z0 (counted once with a pod mounting it there), node-1 and node-2 a volume of a
+// pod gone; ignored, node-3's of a volume that does not exist, node-4's of a volume that
+// is not CSI, node-5's by the capacity driver (no limit).
+func volumeAttachments() []*storagev1.VolumeAttachment {
+	va := func(node int, attacher, pv string) *storagev1.VolumeAttachment {
+		n := fmt.Sprintf("node-%d", node)
+		return &storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: "va-" + pv + "-" + n},
+			Spec: storagev1.VolumeAttachmentSpec{Attacher: attacher, NodeName: n, Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: pointerTo(pv)}}}
+	}
+	return []*storagev1.VolumeAttachment{
+		va(0, csiDriver, "pv-bound-z0"),
+		va(1, csiDriver, "pv-gone-pod"),
+		va(2, csiDriver, "pv-gone-pod"),
+		va(3, csiDriver, "pv-does-not-exist"),
+		va(4, csiDriver, "pv-nfs"),
+		va(5, capacityDriver, "pv-gone-pod"),
+	}
 }
 
 func storageClasses() []*storagev1.StorageClass {
@@ -82,6 +168,7 @@ func storageClasses() []*storagev1.StorageClass {
 		{ObjectMeta: metav1.ObjectMeta{Name: classLocal}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wffc},
 		{ObjectMeta: metav1.ObjectMeta{Name: classDynamic}, Provisioner: csiDriver, VolumeBindingMode: &wffc},
 		{ObjectMeta: metav1.ObjectMeta{Name: classImmediate}, Provisioner: csiDriver, VolumeBindingMode: &immediate},
+		{ObjectMeta: metav1.ObjectMeta{Name: classTracked}, Provisioner: capacityDriver, VolumeBindingMode: &wffc},
 	}
 }
 
@@ -135,32 +222,21 @@ func persistentVolumes() []*v1.PersistentVolume {
 	}
 	small := pv("pv-local-small-node-4", classLocal, rwo, host(4), "")
 	small.Spec.Capacity[v1.ResourceStorage] = resource.MustParse("1Gi")
-	return append(out, small)
+	// The volume of a pod gone, still attached (volumeAttachments), bound to no claim of
+	// the universe; and a volume that is not CSI.
+	gone := pv("pv-gone-pod", "", rwo, zone("z1"), "")
+	gone.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "other", Name: "gone", UID: "uid-pvc-gone"}
+	gone.Status.Phase = v1.VolumeReleased
+	nfs := pv("pv-nfs", "", rwo, zone("z2"), "")
+	nfs.Spec.CSI, nfs.Spec.NFS = nil, &v1.NFSVolumeSource{Server: "nfs.example.com", Path: "/"}
+	nfs.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "other", Name: "nfs", UID: "uid-pvc-nfs"}
+	nfs.Status.Phase = v1.VolumeReleased
+	return append(out, small, gone, nfs)
 }
 
 func persistentVolumeClaims() []*v1.PersistentVolumeClaim {
 	claim := func(name, class, volume string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolumeClaim {
-		if len(modes) == 0 {
-			modes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
-		}
-		c := &v1.PersistentVolumeClaim{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-pvc-" + name)},
-			Spec: v1.PersistentVolumeClaimSpec{
-				AccessModes:      modes,
-				StorageClassName: pointerTo(class),
-				Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("5Gi")}},
-				VolumeName:       volume,
-			},
-			Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
-		}
-		if volume != "" {
-			// Bound as the PV controller leaves a claim: annotated as completed.
-			c.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}
-			c.Status.Phase = v1.ClaimBound
-			c.Status.AccessModes = modes
-			c.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")}
-		}
-		return c
+		return sizedClaim(name, class, volume, "5Gi", modes...)
 	}
 	return []*v1.PersistentVolumeClaim{
 		claim("bound-z0", classDynamic, "pv-bound-z0"),
@@ -172,11 +248,44 @@ func persistentVolumeClaims() []*v1.PersistentVolumeClaim {
 		claim("local-b", classLocal, ""),
 		claim("dynamic", classDynamic, ""),
 		claim("immediate-unbound", classImmediate, ""),
+		claim("tracked-small", classTracked, ""),
+		sizedClaim("tracked-big", classTracked, "", "30Gi"),
+		sizedClaim("tracked-nosize", classTracked, "", ""),
 	}
 }
 
+// sizedClaim is a claim of the default namespace asking a size ("" for none), bound to the
+// volume named (none: "").
+func sizedClaim(name, class, volume, size string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolumeClaim {
+	if len(modes) == 0 {
+		modes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
+	}
+	c := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-pvc-" + name)},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes:      modes,
+			StorageClassName: pointerTo(class),
+			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{}},
+			VolumeName:       volume,
+		},
+		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
+	}
+	if size != "" {
+		c.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse(size)
+	}
+	if volume != "" {
+		// Bound as the PV controller leaves a claim: annotated as completed.
+		c.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}
+		c.Status.Phase = v1.ClaimBound
+		c.Status.AccessModes = modes
+		c.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")}
+	}
+	return c
+}
+
 // csiNodes gives node-i an attach limit for the CSI driver of 1 + i%3 volumes; node-6 has
-// the driver without a limit and node-7 no CSINode at all.
+// the driver without a limit and node-7 no CSINode at all. Nodes 0 to 5 also list the
+// capacity driver, without a limit.
 func csiNodes() []*storagev1.CSINode {
 	var out []*storagev1.CSINode
 	for i := range maxNodes - 1 {
@@ -184,9 +293,13 @@ func csiNodes() []*storagev1.CSINode {
 		if i < maxNodes-2 {
 			d.Allocatable = &storagev1.VolumeNodeResources{Count: pointerTo(int32(1 + i%3))}
 		}
+		drivers := []storagev1.CSINodeDriver{d}
+		if i < maxNodes-2 {
+			drivers = append(drivers, storagev1.CSINodeDriver{Name: capacityDriver, NodeID: fmt.Sprintf("node-%d", i)})
+		}
 		out = append(out, &storagev1.CSINode{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)},
-			Spec:       storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{d}},
+			Spec:       storagev1.CSINodeSpec{Drivers: drivers},
 		})
 	}
 	return out

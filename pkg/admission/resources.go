@@ -19,6 +19,9 @@ type Resources struct {
 	PVs            []*v1.PersistentVolume
 	PVCs           []*v1.PersistentVolumeClaim
 	CSINodes       []*storagev1.CSINode
+	CSIDrivers     []*storagev1.CSIDriver
+	Capacities     []*storagev1.CSIStorageCapacity
+	Attachments    []*storagev1.VolumeAttachment
 	DeviceClasses  []*resourceapi.DeviceClass
 	Slices         []*resourceapi.ResourceSlice
 	Claims         []*resourceapi.ResourceClaim
@@ -35,6 +38,12 @@ func (r *Resources) add(obj any) {
 		r.PVCs = append(r.PVCs, t)
 	case *storagev1.CSINode:
 		r.CSINodes = append(r.CSINodes, t)
+	case *storagev1.CSIDriver:
+		r.CSIDrivers = append(r.CSIDrivers, t)
+	case *storagev1.CSIStorageCapacity:
+		r.Capacities = append(r.Capacities, t)
+	case *storagev1.VolumeAttachment:
+		r.Attachments = append(r.Attachments, t)
 	case *resourceapi.DeviceClass:
 		r.DeviceClasses = append(r.DeviceClasses, t)
 	case *resourceapi.ResourceSlice:
@@ -92,6 +101,16 @@ func (sc *Scenario) admitResources(unique func(any, string) error) error {
 	}
 	for _, n := range r.CSINodes {
 		admit(n, "CSINode", &n.ObjectMeta, false, func() field.ErrorList { return csiNodeErrors(n) })
+	}
+	for _, d := range r.CSIDrivers {
+		defaultCSIDriver(d)
+		admit(d, "CSIDriver", &d.ObjectMeta, false, func() field.ErrorList { return csiDriverErrors(d) })
+	}
+	for _, c := range r.Capacities {
+		admit(c, "CSIStorageCapacity", &c.ObjectMeta, true, func() field.ErrorList { return storageCapacityErrors(c) })
+	}
+	for _, a := range r.Attachments {
+		admit(a, "VolumeAttachment", &a.ObjectMeta, false, func() field.ErrorList { return volumeAttachmentErrors(a) })
 	}
 	for _, dc := range r.DeviceClasses {
 		admit(dc, "DeviceClass", &dc.ObjectMeta, false, func() field.ErrorList {

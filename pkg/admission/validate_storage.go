@@ -2,6 +2,7 @@ package admission
 
 import (
 	"reflect"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -176,6 +177,115 @@ func csiNodeErrors(n *storagev1.CSINode) field.ErrorList {
 		if a := d.Allocatable; a != nil && a.Count != nil && *a.Count < 0 {
 			errs = append(errs, field.Invalid(p.Child("allocatable", "count"), *a.Count, "must be greater than or equal to 0"))
 		}
+	}
+	return errs
+}
+
+// csiDriverName is the API server's check of a CSI driver's name (a CSIDriver's name, a
+// VolumeAttachment's attacher): at most 63 characters, a DNS subdomain ignoring case.
+func csiDriverName(name string, _ bool) []string {
+	if name == "" {
+		return []string{"name or generateName is required"}
+	}
+	var msgs []string
+	if len(name) > 63 {
+		msgs = append(msgs, validation.MaxLenError(63))
+	}
+	return append(msgs, validation.IsDNS1123Subdomain(strings.ToLower(name))...)
+}
+
+// defaultCSIDriver sets the fields the API server defaults on a CSIDriver (v1.37, with
+// VolumeLimitScaling and SELinuxMountReadWriteOncePod on).
+func defaultCSIDriver(d *storagev1.CSIDriver) {
+	no := func() *bool { b := false; return &b }
+	s := &d.Spec
+	if s.AttachRequired == nil {
+		yes := true
+		s.AttachRequired = &yes
+	}
+	if s.PodInfoOnMount == nil {
+		s.PodInfoOnMount = no()
+	}
+	if s.StorageCapacity == nil {
+		s.StorageCapacity = no()
+	}
+	if s.FSGroupPolicy == nil {
+		p := storagev1.ReadWriteOnceWithFSTypeFSGroupPolicy
+		s.FSGroupPolicy = &p
+	}
+	if len(s.VolumeLifecycleModes) == 0 {
+		s.VolumeLifecycleModes = []storagev1.VolumeLifecycleMode{storagev1.VolumeLifecyclePersistent}
+	}
+	if s.RequiresRepublish == nil {
+		s.RequiresRepublish = no()
+	}
+	if s.SELinuxMount == nil {
+		s.SELinuxMount = no()
+	}
+	if s.PreventPodSchedulingIfMissing == nil {
+		s.PreventPodSchedulingIfMissing = no()
+	}
+}
+
+func csiDriverErrors(d *storagev1.CSIDriver) field.ErrorList {
+	errs := metaErrors(&d.ObjectMeta, false, csiDriverName)
+	spec := field.NewPath("spec")
+	if p := d.Spec.FSGroupPolicy; p != nil && *p != storagev1.ReadWriteOnceWithFSTypeFSGroupPolicy && *p != storagev1.FileFSGroupPolicy && *p != storagev1.NoneFSGroupPolicy {
+		errs = append(errs, field.NotSupported(spec.Child("fsGroupPolicy"), *p, []string{string(storagev1.FileFSGroupPolicy), string(storagev1.NoneFSGroupPolicy), string(storagev1.ReadWriteOnceWithFSTypeFSGroupPolicy)}))
+	}
+	for _, m := range d.Spec.VolumeLifecycleModes {
+		if m != storagev1.VolumeLifecyclePersistent && m != storagev1.VolumeLifecycleEphemeral {
+			errs = append(errs, field.NotSupported(spec.Child("volumeLifecycleModes"), m, []string{string(storagev1.VolumeLifecyclePersistent), string(storagev1.VolumeLifecycleEphemeral)}))
+		}
+	}
+	if p := d.Spec.NodeAllocatableUpdatePeriodSeconds; p != nil && *p < 10 {
+		errs = append(errs, field.Invalid(spec.Child("nodeAllocatableUpdatePeriodSeconds"), *p, "must be greater than or equal to 10 seconds"))
+	}
+	if d.Spec.ServiceAccountTokenInSecrets != nil && len(d.Spec.TokenRequests) == 0 {
+		errs = append(errs, field.Invalid(spec.Child("serviceAccountTokenInSecrets"), *d.Spec.ServiceAccountTokenInSecrets, "serviceAccountTokenInSecrets is set but no tokenRequests are specified"))
+	}
+	return errs
+}
+
+func storageCapacityErrors(c *storagev1.CSIStorageCapacity) field.ErrorList {
+	errs := metaErrors(&c.ObjectMeta, true, apivalidation.NameIsDNSSubdomain)
+	errs = append(errs, metavalidation.ValidateLabelSelector(c.NodeTopology, metavalidation.LabelSelectorValidationOptions{}, field.NewPath("nodeTopology"))...)
+	for _, msg := range apivalidation.NameIsDNSSubdomain(c.StorageClassName, false) {
+		errs = append(errs, field.Invalid(field.NewPath("storageClassName"), c.StorageClassName, msg))
+	}
+	if c.Capacity != nil && c.Capacity.Sign() < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("capacity"), c.Capacity.String(), "must be greater than or equal to 0"))
+	}
+	return errs
+}
+
+// volumeAttachmentErrors: an attachment of an inline volume is checked for having one
+// source only (the scheduler counts attachments of PersistentVolumes alone).
+func volumeAttachmentErrors(a *storagev1.VolumeAttachment) field.ErrorList {
+	errs := metaErrors(&a.ObjectMeta, false, apivalidation.NameIsDNSSubdomain)
+	spec := field.NewPath("spec")
+	if a.Spec.Attacher == "" {
+		errs = append(errs, field.Required(spec.Child("attacher"), ""))
+	} else {
+		for _, msg := range csiDriverName(a.Spec.Attacher, false) {
+			errs = append(errs, field.Invalid(spec.Child("attacher"), a.Spec.Attacher, msg))
+		}
+	}
+	src := a.Spec.Source
+	switch {
+	case src.InlineVolumeSpec == nil && src.PersistentVolumeName == nil:
+		errs = append(errs, field.Required(spec.Child("source"), "must specify exactly one of inlineVolumeSpec and persistentVolumeName"))
+	case src.InlineVolumeSpec != nil && src.PersistentVolumeName != nil:
+		errs = append(errs, field.Forbidden(spec.Child("source"), "must specify exactly one of inlineVolumeSpec and persistentVolumeName"))
+	case src.PersistentVolumeName != nil && *src.PersistentVolumeName == "":
+		errs = append(errs, field.Required(spec.Child("source", "persistentVolumeName"), "must specify non empty persistentVolumeName"))
+	case src.PersistentVolumeName != nil:
+		for _, msg := range apivalidation.NameIsDNSSubdomain(*src.PersistentVolumeName, false) {
+			errs = append(errs, field.Invalid(spec.Child("source", "persistentVolumeName"), *src.PersistentVolumeName, msg))
+		}
+	}
+	for _, msg := range apivalidation.NameIsDNSSubdomain(a.Spec.NodeName, false) {
+		errs = append(errs, field.Invalid(spec.Child("nodeName"), a.Spec.NodeName, msg))
 	}
 	return errs
 }

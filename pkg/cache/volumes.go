@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -9,8 +10,8 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// VolumeStore is the cache's storage state: volumes, claims, classes and CSINodes as the
-// API reports them (the write side, for the event handlers), the pods using each claim,
+// VolumeStore is the cache's storage state: volumes, claims, classes, CSINodes, CSIDrivers,
+// CSIStorageCapacities and VolumeAttachments as the API reports them (the write side, for the event handlers), the pods using each claim,
 // and the bindings the scheduler assumed and has not written yet. framework.Volumes is
 // its face for plugins; the assumptions they make go through the undo log.
 type VolumeStore struct {
@@ -19,8 +20,20 @@ type VolumeStore struct {
 	pvcs     map[string]*v1.PersistentVolumeClaim
 	classes  map[string]*storagev1.StorageClass
 	csiNodes map[string]*storagev1.CSINode
+	drivers  map[string]*storagev1.CSIDriver
+	// capacities are the CSIStorageCapacity objects by namespace/name; capByClass lists
+	// them per StorageClass, rebuilt after a change.
+	capacities map[string]*storagev1.CSIStorageCapacity
+	capByClass map[string][]*storagev1.CSIStorageCapacity
+	// attachments are the VolumeAttachments by name; attByNode lists them per node,
+	// rebuilt after a change.
+	attachments map[string]*storagev1.VolumeAttachment
+	attByNode   map[string][]framework.Attachment
 	// byClass lists the volumes of each StorageClass, by name; rebuilt after a change.
 	byClass map[string][]*v1.PersistentVolume
+	// indexMu guards the lazily rebuilt lists (byClass, capByClass, attByNode): filters
+	// read them from parallel goroutines.
+	indexMu sync.Mutex
 
 	users   map[string]int
 	podPVCs map[*framework.PodInfo][]string
@@ -39,11 +52,15 @@ func newVolumeStore(undo *undoLog) *VolumeStore {
 		pvcs:     map[string]*v1.PersistentVolumeClaim{},
 		classes:  map[string]*storagev1.StorageClass{},
 		csiNodes: map[string]*storagev1.CSINode{},
-		users:    map[string]int{},
-		podPVCs:  map[*framework.PodInfo][]string{},
-		claimOf:  map[string]string{},
-		volumeOf: map[string]string{},
-		nodeOf:   map[string]string{},
+		drivers:  map[string]*storagev1.CSIDriver{},
+
+		capacities:  map[string]*storagev1.CSIStorageCapacity{},
+		attachments: map[string]*storagev1.VolumeAttachment{},
+		users:       map[string]int{},
+		podPVCs:     map[*framework.PodInfo][]string{},
+		claimOf:     map[string]string{},
+		volumeOf:    map[string]string{},
+		nodeOf:      map[string]string{},
 	}
 }
 
@@ -53,12 +70,15 @@ func (v *VolumeStore) PVC(key string) *v1.PersistentVolumeClaim      { return v.
 func (v *VolumeStore) PV(name string) *v1.PersistentVolume           { return v.pvs[name] }
 func (v *VolumeStore) StorageClass(n string) *storagev1.StorageClass { return v.classes[n] }
 func (v *VolumeStore) CSINode(node string) *storagev1.CSINode        { return v.csiNodes[node] }
+func (v *VolumeStore) CSIDriver(name string) *storagev1.CSIDriver    { return v.drivers[name] }
 func (v *VolumeStore) PVCUsers(key string) int                       { return v.users[key] }
 func (v *VolumeStore) AssumedClaimOf(pv string) string               { return v.claimOf[pv] }
 func (v *VolumeStore) AssumedVolumeOf(pvc string) string             { return v.volumeOf[pvc] }
 func (v *VolumeStore) AssumedNodeOf(pvc string) string               { return v.nodeOf[pvc] }
 func (v *VolumeStore) Empty() bool                                   { return len(v.pvcs) == 0 }
 func (v *VolumeStore) PVsOfClass(class string) []*v1.PersistentVolume {
+	v.indexMu.Lock()
+	defer v.indexMu.Unlock()
 	if v.byClass == nil {
 		v.byClass = map[string][]*v1.PersistentVolume{}
 		for _, pv := range sortedValues(v.pvs) {
@@ -66,6 +86,36 @@ func (v *VolumeStore) PVsOfClass(class string) []*v1.PersistentVolume {
 		}
 	}
 	return v.byClass[class]
+}
+
+// StorageCapacities implements framework.Volumes.
+func (v *VolumeStore) StorageCapacities(class string) []*storagev1.CSIStorageCapacity {
+	v.indexMu.Lock()
+	defer v.indexMu.Unlock()
+	if v.capByClass == nil {
+		v.capByClass = map[string][]*storagev1.CSIStorageCapacity{}
+		for _, c := range sortedValues(v.capacities) {
+			v.capByClass[c.StorageClassName] = append(v.capByClass[c.StorageClassName], c)
+		}
+	}
+	return v.capByClass[class]
+}
+
+// AttachedVolumes implements framework.Volumes.
+func (v *VolumeStore) AttachedVolumes(node string) []framework.Attachment {
+	v.indexMu.Lock()
+	defer v.indexMu.Unlock()
+	if v.attByNode == nil {
+		v.attByNode = map[string][]framework.Attachment{}
+		for _, a := range sortedValues(v.attachments) {
+			pv := ""
+			if a.Spec.Source.PersistentVolumeName != nil {
+				pv = *a.Spec.Source.PersistentVolumeName
+			}
+			v.attByNode[a.Spec.NodeName] = append(v.attByNode[a.Spec.NodeName], framework.Attachment{Name: a.Name, Attacher: a.Spec.Attacher, Volume: pv})
+		}
+	}
+	return v.attByNode[node]
 }
 
 // AssumeBinding implements framework.Volumes.
@@ -192,6 +242,36 @@ func (v *VolumeStore) SetCSINode(n *storagev1.CSINode) { v.csiNodes[n.Name] = n 
 
 // RemoveCSINode forgets a CSINode.
 func (v *VolumeStore) RemoveCSINode(name string) { delete(v.csiNodes, name) }
+
+// SetCSIDriver records or replaces a CSIDriver.
+func (v *VolumeStore) SetCSIDriver(d *storagev1.CSIDriver) { v.drivers[d.Name] = d }
+
+// RemoveCSIDriver forgets a CSIDriver.
+func (v *VolumeStore) RemoveCSIDriver(name string) { delete(v.drivers, name) }
+
+// SetStorageCapacity records or replaces a CSIStorageCapacity.
+func (v *VolumeStore) SetStorageCapacity(c *storagev1.CSIStorageCapacity) {
+	v.capacities[framework.PVCKey(c.Namespace, c.Name)] = c
+	v.capByClass = nil
+}
+
+// RemoveStorageCapacity forgets a CSIStorageCapacity (namespace/name).
+func (v *VolumeStore) RemoveStorageCapacity(key string) {
+	delete(v.capacities, key)
+	v.capByClass = nil
+}
+
+// SetVolumeAttachment records or replaces a VolumeAttachment.
+func (v *VolumeStore) SetVolumeAttachment(a *storagev1.VolumeAttachment) {
+	v.attachments[a.Name] = a
+	v.attByNode = nil
+}
+
+// RemoveVolumeAttachment forgets a VolumeAttachment.
+func (v *VolumeStore) RemoveVolumeAttachment(name string) {
+	delete(v.attachments, name)
+	v.attByNode = nil
+}
 
 // verify: the pods recorded as using volume claims are pods in the cache, every claim's
 // user count matches them, and volume assumptions pair up.

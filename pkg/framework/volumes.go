@@ -6,7 +6,7 @@ import (
 )
 
 // Volumes is the storage state of the snapshot: PersistentVolumes and their claims,
-// StorageClasses and CSINodes, with the bindings the scheduler chose in this cycle and not
+// StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities and VolumeAttachments, with the bindings the scheduler chose in this cycle and not
 // yet written (a PV matched to a claim, a claim to be provisioned on a node). Those go
 // through Assume* and are undone by the snapshot's Rollback.
 type Volumes interface {
@@ -20,6 +20,14 @@ type Volumes interface {
 	StorageClass(name string) *storagev1.StorageClass
 	// CSINode returns a node's CSINode, or nil.
 	CSINode(node string) *storagev1.CSINode
+	// CSIDriver returns a CSI driver's CSIDriver object by driver name, or nil.
+	CSIDriver(name string) *storagev1.CSIDriver
+	// StorageCapacities returns the CSIStorageCapacity objects of a StorageClass, by
+	// namespace/name.
+	StorageCapacities(class string) []*storagev1.CSIStorageCapacity
+	// AttachedVolumes returns, by VolumeAttachment name, the attachments to a node:
+	// each attacher (CSI driver) with the volume it attaches.
+	AttachedVolumes(node string) []Attachment
 	// PVCUsers counts the pods in the snapshot that use a claim (namespace/name).
 	PVCUsers(key string) int
 	// AssumedClaimOf returns the claim a volume was matched to in this cycle ("" for none).
@@ -54,4 +62,12 @@ func PodPVCs(pod *v1.Pod) []string {
 		}
 	}
 	return out
+}
+
+// Attachment is one VolumeAttachment to a node: its CSI driver (spec.attacher) and the
+// PersistentVolume it attaches ("" for an inline volume, which names none).
+type Attachment struct {
+	Name     string
+	Attacher string
+	Volume   string
 }

@@ -418,7 +418,7 @@ func describeJSON(kind string, js []byte) string {
 // clusterScoped are the kinds the simulator reads that have no namespace.
 var clusterScoped = map[string]bool{
 	"Node": true, "Namespace": true, "PriorityClass": true, "PersistentVolume": true, "StorageClass": true,
-	"CSINode": true, "DeviceClass": true, "ResourceSlice": true,
+	"CSINode": true, "CSIDriver": true, "VolumeAttachment": true, "DeviceClass": true, "ResourceSlice": true,
 }
 
 // storedSize is how large an object is in etcd: Kubernetes' kinds are stored as protobuf,

@@ -81,6 +81,42 @@ func (r *ResourceEvents) DeleteCSINode(n *storagev1.CSINode) {
 	r.retries.onEvent(resourceEvent(framework.CSINode, framework.Delete, "CSINodeDelete"))
 }
 
+// UpdateCSIDriver records a CSIDriver (nil old for a new one).
+func (r *ResourceEvents) UpdateCSIDriver(old, d *storagev1.CSIDriver) {
+	r.volumes.SetCSIDriver(d)
+	r.retries.onEvent(resourceEvent(framework.CSIDriver, changeOf(old), "CSIDriverChange"))
+}
+
+// DeleteCSIDriver forgets a CSIDriver.
+func (r *ResourceEvents) DeleteCSIDriver(d *storagev1.CSIDriver) {
+	r.volumes.RemoveCSIDriver(d.Name)
+	r.retries.onEvent(resourceEvent(framework.CSIDriver, framework.Delete, "CSIDriverDelete"))
+}
+
+// UpdateCSIStorageCapacity records a CSIStorageCapacity (nil old for a new one).
+func (r *ResourceEvents) UpdateCSIStorageCapacity(old, c *storagev1.CSIStorageCapacity) {
+	r.volumes.SetStorageCapacity(c)
+	r.retries.onEvent(resourceEvent(framework.CSIStorageCapacity, changeOf(old), "CSIStorageCapacityChange"))
+}
+
+// DeleteCSIStorageCapacity forgets a CSIStorageCapacity.
+func (r *ResourceEvents) DeleteCSIStorageCapacity(c *storagev1.CSIStorageCapacity) {
+	r.volumes.RemoveStorageCapacity(framework.PVCKey(c.Namespace, c.Name))
+	r.retries.onEvent(resourceEvent(framework.CSIStorageCapacity, framework.Delete, "CSIStorageCapacityDelete"))
+}
+
+// UpdateVolumeAttachment records a VolumeAttachment (nil old for a new one).
+func (r *ResourceEvents) UpdateVolumeAttachment(old, a *storagev1.VolumeAttachment) {
+	r.volumes.SetVolumeAttachment(a)
+	r.retries.onEvent(resourceEvent(framework.VolumeAttachment, changeOf(old), "VolumeAttachmentChange"))
+}
+
+// DeleteVolumeAttachment forgets a VolumeAttachment: its volume is detached.
+func (r *ResourceEvents) DeleteVolumeAttachment(a *storagev1.VolumeAttachment) {
+	r.volumes.RemoveVolumeAttachment(a.Name)
+	r.retries.onEvent(resourceEvent(framework.VolumeAttachment, framework.Delete, "VolumeAttachmentDelete"))
+}
+
 // UpdateResourceClaim records a ResourceClaim (nil old for a new one).
 func (r *ResourceEvents) UpdateResourceClaim(old, c *resourceapi.ResourceClaim) {
 	r.devices.SetResourceClaim(c)

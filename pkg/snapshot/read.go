@@ -37,7 +37,8 @@ type Resource struct{ Group, Name string }
 // discovery: it never writes. config/snapshot/cluster-role.yaml grants exactly these.
 var Reads = []Resource{
 	{"", "namespaces"}, {"scheduling.k8s.io", "priorityclasses"}, {"", "nodes"},
-	{"storage.k8s.io", "storageclasses"}, {"storage.k8s.io", "csinodes"}, {"", "persistentvolumes"}, {"", "persistentvolumeclaims"},
+	{"storage.k8s.io", "storageclasses"}, {"storage.k8s.io", "csinodes"},
+	{"storage.k8s.io", "csidrivers"}, {"storage.k8s.io", "csistoragecapacities"}, {"storage.k8s.io", "volumeattachments"}, {"", "persistentvolumes"}, {"", "persistentvolumeclaims"},
 	{"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceslices"}, {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceclaims"},
 	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {v1alpha1.SchemeGroupVersion.Group, "compositepodgroups"},
 	{nativegroup.GroupName, "workloads"}, {nativegroup.GroupName, "podgroups"}, {nativegroup.GroupName, "compositepodgroups"},
@@ -166,6 +167,21 @@ func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
 			return list(r, "csinodes", k.StorageV1().CSINodes().List, func(o *storagev1.CSINode) { s.CSINodes = append(s.CSINodes, csiNode(o)) })
 		},
 		func() error {
+			return list(r, "csidrivers", k.StorageV1().CSIDrivers().List, func(o *storagev1.CSIDriver) { s.CSIDrivers = append(s.CSIDrivers, csiDriver(o)) })
+		},
+		func() error {
+			return list(r, "csistoragecapacities", k.StorageV1().CSIStorageCapacities("").List, func(o *storagev1.CSIStorageCapacity) {
+				s.StorageCapacities = append(s.StorageCapacities, storageCapacity(o))
+			})
+		},
+		func() error {
+			return list(r, "volumeattachments", k.StorageV1().VolumeAttachments().List, func(o *storagev1.VolumeAttachment) {
+				if a := volumeAttachment(o); a != nil {
+					s.VolumeAttachments = append(s.VolumeAttachments, a)
+				}
+			})
+		},
+		func() error {
 			return list(r, "persistentvolumes", k.CoreV1().PersistentVolumes().List, func(o *v1.PersistentVolume) {
 				s.PVs = append(s.PVs, persistentVolume(o))
 			})
@@ -264,6 +280,9 @@ func (s *Snapshot) sort(pods []stamped) {
 	byName(s.Nodes)
 	byName(s.StorageClasses)
 	byName(s.CSINodes)
+	byName(s.CSIDrivers)
+	byName(s.StorageCapacities)
+	byName(s.VolumeAttachments)
 	byName(s.PVs)
 	byName(s.PVCs)
 	byName(s.DeviceClasses)

@@ -21,14 +21,19 @@ type Snapshot struct {
 	Nodes           []*v1.Node
 	StorageClasses  []*storagev1.StorageClass
 	CSINodes        []*storagev1.CSINode
-	PVs             []*v1.PersistentVolume
-	PVCs            []*v1.PersistentVolumeClaim
-	DeviceClasses   []*resourceapi.DeviceClass
-	ResourceSlices  []*resourceapi.ResourceSlice
-	ClaimTemplates  []*resourceapi.ResourceClaimTemplate
-	Claims          []*resourceapi.ResourceClaim
-	Composites      []*v1alpha1.CompositePodGroup
-	PodGroups       []*v1alpha1.PodGroup
+	CSIDrivers      []*storagev1.CSIDriver
+	// StorageCapacities are the CSIStorageCapacity objects; VolumeAttachments those that
+	// attach a PersistentVolume (the only ones the scheduler counts).
+	StorageCapacities []*storagev1.CSIStorageCapacity
+	VolumeAttachments []*storagev1.VolumeAttachment
+	PVs               []*v1.PersistentVolume
+	PVCs              []*v1.PersistentVolumeClaim
+	DeviceClasses     []*resourceapi.DeviceClass
+	ResourceSlices    []*resourceapi.ResourceSlice
+	ClaimTemplates    []*resourceapi.ResourceClaimTemplate
+	Claims            []*resourceapi.ResourceClaim
+	Composites        []*v1alpha1.CompositePodGroup
+	PodGroups         []*v1alpha1.PodGroup
 	// NativeWorkloads and NativePodGroups are Kubernetes' own scheduling.k8s.io kinds, in
 	// the version the cluster serves; NativeComposites its v1alpha3 CompositePodGroups.
 	NativeWorkloads  []runtime.Object
@@ -54,8 +59,11 @@ func (s *Snapshot) Objects() []runtime.Object {
 	out = appendAll(out, s.Nodes)
 	out = appendAll(out, s.StorageClasses)
 	out = appendAll(out, s.CSINodes)
+	out = appendAll(out, s.CSIDrivers)
+	out = appendAll(out, s.StorageCapacities)
 	out = appendAll(out, s.PVs)
 	out = appendAll(out, s.PVCs)
+	out = appendAll(out, s.VolumeAttachments)
 	out = appendAll(out, s.DeviceClasses)
 	out = appendAll(out, s.ResourceSlices)
 	out = appendAll(out, s.ClaimTemplates)

@@ -93,6 +93,14 @@ func cluster() []runtime.Object {
 		class, workload, nativeGroup, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical"}, Value: 2000001000},
 		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "csi.example.com",
 			Parameters: map[string]string{"csi.storage.k8s.io/provisioner-secret-name": "cloud-key"}},
+		&storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: "csi.example.com"}, Spec: storagev1.CSIDriverSpec{StorageCapacity: &yes}},
+		&storagev1.CSIStorageCapacity{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "fast-z1", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "csi-provisioner"}}},
+			StorageClassName: "fast", NodeTopology: &metav1.LabelSelector{MatchLabels: map[string]string{"topology.kubernetes.io/zone": "z1"}},
+			Capacity: ptrTo(apiresource.MustParse("77Gi"))},
+		&storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: "csi-attached"}, Spec: storagev1.VolumeAttachmentSpec{Attacher: "csi.example.com", NodeName: "n1",
+			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptrTo("pv-attached")}}},
+		&storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: "csi-inline"}, Spec: storagev1.VolumeAttachmentSpec{Attacher: "csi.example.com", NodeName: "n1",
+			Source: storagev1.VolumeAttachmentSource{InlineVolumeSpec: &v1.PersistentVolumeSpec{}}}},
 		pod("ml", "b", "n1", now.Add(-2*time.Hour)), a, pod("other", "z", "n2", now.Add(-3*time.Hour)),
 		terminating, finished, pending, classGone, pod("ml", "orphan", "gone-node", now.Add(-time.Hour)),
 	}
@@ -119,14 +127,14 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	y := out.String()
 	for _, gone := range []string{"hunter2", "TOKEN", "command", "db-password", "cloud-key", "managedFields", "last-applied", "10.1.2.3", "10.0.0.7",
 		"manager: kubelet", "ttl", "kube-controller-manager", "secret scheduling history", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n",
-		"deleted-class", "running-train", "finished-train", "controller-uid"} {
+		"deleted-class", "running-train", "finished-train", "controller-uid", "csi-inline", "csi-provisioner"} {
 		if strings.Contains(y, gone) {
 			t.Errorf("the snapshot keeps %q", gone)
 		}
 	}
 	for _, kept := range []string{"topology.kubernetes.io/zone: z1", "image: img", "hostPort: 9000", "kind: ReplicaSet", "priorityClassName: high",
 		"apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup", "workloadName: train-wl",
-		`sim.phalanx.dev/terminate-after: "20s"`, `sim.phalanx.dev/delete-at: "0s"`, "provisioner: csi.example.com",
+		`sim.phalanx.dev/terminate-after: "20s"`, `sim.phalanx.dev/delete-at: "0s"`, "provisioner: csi.example.com", "kind: CSIDriver", "storageCapacity: true", "kind: CSIStorageCapacity", "capacity: 77Gi", "persistentVolumeName: pv-attached",
 		"# left out: pods: 1 bound to nodes that no longer exist, left out",
 		"# left out: pods: the names of 1 pods' PriorityClasses, which no longer exist (their priority is kept)",
 		"# left out: pod groups: the names of 1 groups' PriorityClasses, which no longer exist (their priority is kept, or the default one when they had none)"} {

@@ -224,6 +224,30 @@ func csiNode(n *storagev1.CSINode) *storagev1.CSINode {
 	return &storagev1.CSINode{TypeMeta: typeMeta("storage.k8s.io/v1", "CSINode"), ObjectMeta: meta(&n.ObjectMeta), Spec: n.Spec}
 }
 
+// csiDriver keeps the spec: whether the driver tracks storage capacity, needs attaching,
+// must be installed on a node to serve it.
+func csiDriver(d *storagev1.CSIDriver) *storagev1.CSIDriver {
+	return &storagev1.CSIDriver{TypeMeta: typeMeta("storage.k8s.io/v1", "CSIDriver"), ObjectMeta: meta(&d.ObjectMeta), Spec: d.Spec}
+}
+
+// storageCapacity keeps the class, the nodes it reaches and the sizes.
+func storageCapacity(c *storagev1.CSIStorageCapacity) *storagev1.CSIStorageCapacity {
+	return &storagev1.CSIStorageCapacity{TypeMeta: typeMeta("storage.k8s.io/v1", "CSIStorageCapacity"), ObjectMeta: meta(&c.ObjectMeta),
+		NodeTopology: c.NodeTopology, StorageClassName: c.StorageClassName, Capacity: c.Capacity, MaximumVolumeSize: c.MaximumVolumeSize}
+}
+
+// volumeAttachment keeps the attacher, the node and the PersistentVolume attached; an
+// attachment of an inline volume (which the scheduler does not count) is left out: nil.
+func volumeAttachment(a *storagev1.VolumeAttachment) *storagev1.VolumeAttachment {
+	if a.Spec.Source.PersistentVolumeName == nil {
+		return nil
+	}
+	return &storagev1.VolumeAttachment{TypeMeta: typeMeta("storage.k8s.io/v1", "VolumeAttachment"), ObjectMeta: meta(&a.ObjectMeta),
+		Spec: storagev1.VolumeAttachmentSpec{Attacher: a.Spec.Attacher, NodeName: a.Spec.NodeName,
+			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: a.Spec.Source.PersistentVolumeName}},
+		Status: storagev1.VolumeAttachmentStatus{Attached: a.Status.Attached}}
+}
+
 // persistentVolume keeps what binding and the volume plugins match on: capacity, modes,
 // class, node affinity, the claim it is bound to and its source without secrets.
 func persistentVolume(pv *v1.PersistentVolume) *v1.PersistentVolume {

@@ -33,7 +33,7 @@ var files = []struct {
 	{"00-namespaces.yaml", []string{"Namespace"}},
 	{"01-priorityclasses.yaml", []string{"PriorityClass"}},
 	{"02-nodes.yaml", []string{"Node"}},
-	{"03-storage.yaml", []string{"StorageClass", "CSINode", "PersistentVolume", "PersistentVolumeClaim"}},
+	{"03-storage.yaml", []string{"StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment"}},
 	{"04-devices.yaml", []string{"DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim"}},
 	{"05-podgroups.yaml", []string{"PodGroup", "Workload", "CompositePodGroup"}},
 	{"06-disruptionbudgets.yaml", []string{"PodDisruptionBudget"}},

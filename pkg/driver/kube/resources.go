@@ -19,6 +19,12 @@ type ResourceHandlers interface {
 	DeleteStorageClass(sc *storagev1.StorageClass)
 	UpdateCSINode(old, n *storagev1.CSINode)
 	DeleteCSINode(n *storagev1.CSINode)
+	UpdateCSIDriver(old, d *storagev1.CSIDriver)
+	DeleteCSIDriver(d *storagev1.CSIDriver)
+	UpdateCSIStorageCapacity(old, c *storagev1.CSIStorageCapacity)
+	DeleteCSIStorageCapacity(c *storagev1.CSIStorageCapacity)
+	UpdateVolumeAttachment(old, a *storagev1.VolumeAttachment)
+	DeleteVolumeAttachment(a *storagev1.VolumeAttachment)
 	UpdateResourceClaim(old, c *resourceapi.ResourceClaim)
 	DeleteResourceClaim(c *resourceapi.ResourceClaim)
 	UpdateResourceSlice(old, s *resourceapi.ResourceSlice)
@@ -34,6 +40,9 @@ func resourceInformers(f informers.SharedInformerFactory, h Handlers, r Resource
 	infs := []namedInformer{
 		{"storageclasses", f.Storage().V1().StorageClasses().Informer()},
 		{"csinodes", f.Storage().V1().CSINodes().Informer()},
+		{"csidrivers", f.Storage().V1().CSIDrivers().Informer()},
+		{"csistoragecapacities", f.Storage().V1().CSIStorageCapacities().Informer()},
+		{"volumeattachments", f.Storage().V1().VolumeAttachments().Informer()},
 		{"persistentvolumes", f.Core().V1().PersistentVolumes().Informer()},
 		{"persistentvolumeclaims", f.Core().V1().PersistentVolumeClaims().Informer()},
 		{"deviceclasses", f.Resource().V1().DeviceClasses().Informer()},
@@ -43,6 +52,9 @@ func resourceInformers(f informers.SharedInformerFactory, h Handlers, r Resource
 	handlers := []cache.ResourceEventHandler{
 		handlerFuncs(h, func(o *storagev1.StorageClass) { r.UpdateStorageClass(nil, o) }, r.UpdateStorageClass, r.DeleteStorageClass),
 		handlerFuncs(h, func(o *storagev1.CSINode) { r.UpdateCSINode(nil, o) }, r.UpdateCSINode, r.DeleteCSINode),
+		handlerFuncs(h, func(o *storagev1.CSIDriver) { r.UpdateCSIDriver(nil, o) }, r.UpdateCSIDriver, r.DeleteCSIDriver),
+		handlerFuncs(h, func(o *storagev1.CSIStorageCapacity) { r.UpdateCSIStorageCapacity(nil, o) }, r.UpdateCSIStorageCapacity, r.DeleteCSIStorageCapacity),
+		handlerFuncs(h, func(o *storagev1.VolumeAttachment) { r.UpdateVolumeAttachment(nil, o) }, r.UpdateVolumeAttachment, r.DeleteVolumeAttachment),
 		handlerFuncs(h, func(o *v1.PersistentVolume) { r.UpdatePV(nil, o) }, r.UpdatePV, r.DeletePV),
 		handlerFuncs(h, func(o *v1.PersistentVolumeClaim) { r.UpdatePVC(nil, o) }, r.UpdatePVC, r.DeletePVC),
 		handlerFuncs(h, func(o *resourceapi.DeviceClass) { r.UpdateDeviceClass(nil, o) }, r.UpdateDeviceClass, r.DeleteDeviceClass),

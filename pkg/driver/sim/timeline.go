@@ -64,6 +64,15 @@ func (s *Simulator) planResources() {
 	for _, n := range r.CSINodes {
 		s.planObject(&n.ObjectMeta, func() { sched.UpdateCSINode(nil, n) }, func() { sched.DeleteCSINode(n) })
 	}
+	for _, d := range r.CSIDrivers {
+		s.planObject(&d.ObjectMeta, func() { sched.UpdateCSIDriver(nil, d) }, func() { sched.DeleteCSIDriver(d) })
+	}
+	for _, c := range r.Capacities {
+		s.planObject(&c.ObjectMeta, func() { sched.UpdateCSIStorageCapacity(nil, c) }, func() { sched.DeleteCSIStorageCapacity(c) })
+	}
+	for _, a := range r.Attachments {
+		s.planObject(&a.ObjectMeta, func() { sched.UpdateVolumeAttachment(nil, a) }, func() { sched.DeleteVolumeAttachment(a) })
+	}
 	for _, dc := range r.DeviceClasses {
 		s.planObject(&dc.ObjectMeta, func() { sched.UpdateDeviceClass(nil, dc) }, func() { sched.DeleteDeviceClass(dc) })
 	}

@@ -1,16 +1,20 @@
 // Package nodevolumelimits is kube-scheduler's NodeVolumeLimits plugin for CSI volumes: a
 // node's CSINode says how many volumes of each driver it can attach, and a pod whose new
-// volumes would exceed that, counted with the distinct volumes its pods already use, does
-// not fit there.
+// volumes would exceed that, counted with the distinct volumes its pods already use and
+// those VolumeAttachments attach there, does not fit there. A driver whose CSIDriver sets
+// preventPodSchedulingIfMissing (VolumeLimitScaling, beta and on in v1.37) must also be
+// installed on the node (listed in its CSINode).
 package nodevolumelimits
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -128,11 +132,17 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 	if len(s.volumes) == 0 {
 		return nil
 	}
-	csiNode := pl.h.Snapshot().Volumes().CSINode(n.Name)
+	vols := pl.h.Snapshot().Volumes()
+	csiNode := vols.CSINode(n.Name)
+	for _, driver := range slices.Sorted(mapKeys(s.volumes)) {
+		if !installed(vols, driver, csiNode) {
+			return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("%s CSI driver is not installed on the node", driver))
+		}
+	}
 	if csiNode == nil {
 		return nil
 	}
-	var used volumeSet
+	var used, attached volumeSet
 	for _, d := range csiNode.Spec.Drivers {
 		want := s.volumes[d.Name]
 		if len(want) == 0 || d.Allocatable == nil || d.Allocatable.Count == nil {
@@ -143,21 +153,73 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 			for _, q := range n.Pods {
 				pl.csiVolumes(q.Pod, used)
 			}
+			attached = volumeSet{}
+			attachedVolumes(vols, n.Name, attached)
 		}
 		// As kube-scheduler: only a pod that adds a volume of the driver can exceed its
-		// limit, even on a node already over it.
+		// limit, even on a node already over it; a volume the pod adds counts though an
+		// attachment already attaches it there (kube-scheduler leaves out of the pod's
+		// volumes only those the node's pods use).
 		added := want.Difference(used[d.Name]).Len()
-		if added > 0 && used[d.Name].Len()+added > int(*d.Allocatable.Count) {
+		count := used[d.Name].Len() + attached[d.Name].Difference(used[d.Name]).Len()
+		if added > 0 && count+added > int(*d.Allocatable.Count) {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 		}
 	}
 	return nil
 }
 
-// EventsToRegister: pods leaving free attachments; CSINodes and nodes change limits.
+// installed reports whether a driver the pod's volumes use may serve it on the node: yes
+// unless its CSIDriver sets preventPodSchedulingIfMissing and the node's CSINode (if any)
+// does not list it.
+func installed(vols framework.Volumes, driver string, csiNode *storagev1.CSINode) bool {
+	d := vols.CSIDriver(driver)
+	if d == nil || d.Spec.PreventPodSchedulingIfMissing == nil || !*d.Spec.PreventPodSchedulingIfMissing {
+		return true
+	}
+	if csiNode == nil {
+		return false
+	}
+	return slices.ContainsFunc(csiNode.Spec.Drivers, func(x storagev1.CSINodeDriver) bool { return x.Name == driver })
+}
+
+// attachedVolumes adds the CSI volumes VolumeAttachments attach to the node to into, as
+// kube-scheduler counts them: by attacher and the handle of the volume attached, when the
+// attachment names an attacher and a PersistentVolume that exists and is a CSI volume
+// (those of pods just gone, say, still count until they are detached).
+func attachedVolumes(vols framework.Volumes, node string, into volumeSet) {
+	for _, a := range vols.AttachedVolumes(node) {
+		if a.Attacher == "" || a.Volume == "" {
+			continue
+		}
+		pv := vols.PV(a.Volume)
+		if pv == nil || pv.Spec.CSI == nil {
+			continue
+		}
+		if into[a.Attacher] == nil {
+			into[a.Attacher] = sets.New[string]()
+		}
+		into[a.Attacher].Insert(pv.Spec.CSI.VolumeHandle)
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// EventsToRegister: pods leaving and volumes detached free attachments; CSINodes and
+// nodes change limits; CSIDrivers change which drivers must be installed.
 func (*NodeVolumeLimits) EventsToRegister() []framework.ClusterEvent {
 	return []framework.ClusterEvent{
 		{Resource: framework.AssignedPod, Action: framework.Delete},
+		{Resource: framework.VolumeAttachment, Action: framework.Delete},
+		{Resource: framework.CSIDriver, Action: framework.Add | framework.Update},
 		{Resource: framework.CSINode, Action: framework.Add | framework.Update},
 		{Resource: framework.Node, Action: framework.Add},
 		{Resource: framework.PersistentVolumeClaim, Action: framework.Add | framework.Update},

@@ -123,3 +123,116 @@ func TestCountedAsKubeSchedulerCounts(t *testing.T) {
 		})
 	}
 }
+
+func attachment(name, attacher, pv, node string) *storagev1.VolumeAttachment {
+	a := &storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: storagev1.VolumeAttachmentSpec{Attacher: attacher, NodeName: node}}
+	if pv != "" {
+		a.Spec.Source.PersistentVolumeName = &pv
+	}
+	return a
+}
+
+// TestVolumeAttachments: a volume a VolumeAttachment attaches to the node counts against
+// the limit though no pod there uses it, once when a pod does (but twice when it is the
+// incoming pod's, as kube-scheduler counts it), and not when the attachment
+// names no attacher, no volume, a volume that does not exist or one that is not CSI, or
+// another node.
+func TestVolumeAttachments(t *testing.T) {
+	nfs := &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-nfs"}, Spec: v1.PersistentVolumeSpec{
+		PersistentVolumeSource: v1.PersistentVolumeSource{NFS: &v1.NFSVolumeSource{Server: "s", Path: "/"}}}}
+	for _, tc := range []struct {
+		name       string
+		attachment *storagev1.VolumeAttachment
+		fits       bool
+	}{
+		{"a volume of a pod gone", attachment("a", "disk.example.com", "pv-gone", "n"), false},
+		{"the volume of the node's pod", attachment("a", "disk.example.com", "pv-shared", "n"), true},
+		// As kube-scheduler: the pod's own volume counts twice, attached and added.
+		{"the pod's own volume", attachment("a", "disk.example.com", "pv-own", "n"), false},
+		{"another node", attachment("a", "disk.example.com", "pv-gone", "m"), true},
+		{"no attacher", attachment("a", "", "pv-gone", "n"), true},
+		{"no volume", attachment("a", "disk.example.com", "", "n"), true},
+		{"a volume that does not exist", attachment("a", "disk.example.com", "pv-missing", "n"), true},
+		{"not a CSI volume", attachment("a", "disk.example.com", "pv-nfs", "n"), true},
+		{"another driver", attachment("a", "other.example.com", "pv-gone", "n"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cache.New()
+			c.Nodes().AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
+			count := int32(2)
+			c.Storage().SetCSINode(&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: storagev1.CSINodeSpec{
+				Drivers: []storagev1.CSINodeDriver{{Name: "disk.example.com", NodeID: "n", Allocatable: &storagev1.VolumeNodeResources{Count: &count}}},
+			}})
+			for _, pv := range []*v1.PersistentVolume{csiPV("pv-shared", "h-shared"), csiPV("pv-own", "h-own"), csiPV("pv-gone", "h-gone"), nfs} {
+				c.Storage().SetPV(pv)
+			}
+			c.Storage().SetPVC(testutil.PVC("shared", "pv-shared"))
+			c.Storage().SetPVC(testutil.PVC("own", "pv-own"))
+			if err := c.Nodes().AddBoundPod(framework.NewPodInfo(testutil.Pod("holder").PVC("shared").Node("n").Obj())); err != nil {
+				t.Fatal(err)
+			}
+			c.Storage().SetVolumeAttachment(tc.attachment)
+			pl, _ := New(nil, &testutil.Handle{Cache: c})
+			nl := pl.(*NodeVolumeLimits)
+			p := framework.NewPodInfo(testutil.Pod("p").PVC("own").Obj())
+			cs := framework.NewCycleState()
+			if _, st := nl.PreFilter(context.Background(), cs, p); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			st := nl.Filter(context.Background(), cs, p, c.Get("n"))
+			if st.IsSuccess() != tc.fits || !tc.fits && st.Message() != ErrReasonMaxVolumeCountExceeded {
+				t.Errorf("%v %q, want fits=%v", st.Code(), st.Message(), tc.fits)
+			}
+			c.Storage().RemoveVolumeAttachment(tc.attachment.Name)
+			if st := nl.Filter(context.Background(), cs, p, c.Get("n")); !st.IsSuccess() {
+				t.Errorf("detached: %v", st)
+			}
+		})
+	}
+}
+
+// TestDriverNotInstalled: a driver whose CSIDriver sets preventPodSchedulingIfMissing
+// rejects a node whose CSINode does not list it (or that has none), with or without limits.
+func TestDriverNotInstalled(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		name    string
+		prevent *bool
+		csiNode []string // drivers listed; nil for no CSINode
+		fits    bool
+	}{
+		{"no CSIDriver field", nil, nil, true},
+		{"opted out", &no, nil, true},
+		{"no CSINode", &yes, nil, false},
+		{"not listed", &yes, []string{"other.example.com"}, false},
+		{"listed", &yes, []string{"disk.example.com"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cache.New()
+			c.Nodes().AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
+			if tc.csiNode != nil {
+				n := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n"}}
+				for _, d := range tc.csiNode {
+					n.Spec.Drivers = append(n.Spec.Drivers, storagev1.CSINodeDriver{Name: d, NodeID: "n"})
+				}
+				c.Storage().SetCSINode(n)
+			}
+			c.Storage().SetCSIDriver(&storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: "disk.example.com"},
+				Spec: storagev1.CSIDriverSpec{PreventPodSchedulingIfMissing: tc.prevent}})
+			c.Storage().SetPV(csiPV("pv-own", "h-own"))
+			c.Storage().SetPVC(testutil.PVC("own", "pv-own"))
+			pl, _ := New(nil, &testutil.Handle{Cache: c})
+			nl := pl.(*NodeVolumeLimits)
+			p := framework.NewPodInfo(testutil.Pod("p").PVC("own").Obj())
+			cs := framework.NewCycleState()
+			if _, st := nl.PreFilter(context.Background(), cs, p); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			st := nl.Filter(context.Background(), cs, p, c.Get("n"))
+			want := "disk.example.com CSI driver is not installed on the node"
+			if st.IsSuccess() != tc.fits || !tc.fits && (st.Message() != want || st.Code() != framework.Unschedulable) {
+				t.Errorf("%v %q, want fits=%v", st.Code(), st.Message(), tc.fits)
+			}
+		})
+	}
+}

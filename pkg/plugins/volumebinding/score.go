@@ -48,9 +48,10 @@ func (pl *VolumeBinding) PreScore(_ context.Context, cs *framework.CycleState, _
 
 // Score rates a node by the volumes the pod's unbound claims would be matched to there
 // (kube-scheduler's StorageCapacityScoring): per storage class, the claims' requests
-// over the volumes' capacity through the shape, averaged over the classes. Claims to be
-// provisioned score 0: kube-scheduler rates them by CSIStorageCapacity, which phalanx
-// does not read (docs/kube-scheduler-differences.md).
+// over the volumes' capacity through the shape, averaged over the classes. On a node
+// where no claim is matched, the claims to provision are rated the same way by the
+// CSIStorageCapacity that admitted each (its capacity, per class the last claim's;
+// claims checked against none are left out), as kube-scheduler does.
 func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, n *framework.NodeInfo) (int64, *framework.Status) {
 	s, _ := cs.Read(stateKey).(*stateData)
 	if s == nil {
@@ -59,12 +60,30 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *f
 	s.mu.Lock()
 	b := s.perNode[n.Name]
 	s.mu.Unlock()
-	if b == nil || len(b.static) == 0 {
+	if b == nil {
 		return 0, nil
 	}
 	vols := pl.h.Snapshot().Volumes()
 	type usage struct{ requested, capacity int64 }
 	byClass := map[string]*usage{}
+	if len(b.static) == 0 {
+		for _, p := range b.provisioned {
+			if p.capacity == nil {
+				continue
+			}
+			u := byClass[p.class]
+			if u == nil {
+				u = &usage{}
+				byClass[p.class] = u
+			}
+			// Not a sum: two claims of a class share one capacity.
+			u.capacity = 0
+			if c := p.capacity.Capacity; c != nil {
+				u.capacity = c.Value()
+			}
+			u.requested += p.request
+		}
+	}
 	for key, pvName := range b.static {
 		pvc, pv := vols.PVC(key), vols.PV(pvName)
 		if pvc == nil || pv == nil {

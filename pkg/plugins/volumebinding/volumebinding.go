@@ -20,6 +20,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -32,8 +33,11 @@ const Name = "VolumeBinding"
 const (
 	ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
 	ErrReasonNodeConflict = "node(s) didn't match PersistentVolume's node affinity"
-	ErrReasonPVNotExist   = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
-	errUnboundImmediate   = "pod has unbound immediate PersistentVolumeClaims"
+	// ErrReasonNotEnoughSpace: no CSIStorageCapacity the node can reach has room for a
+	// claim to provision (a CSI driver that opts into storage capacity tracking).
+	ErrReasonNotEnoughSpace = "node(s) did not have enough free storage"
+	ErrReasonPVNotExist     = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+	errUnboundImmediate     = "pod has unbound immediate PersistentVolumeClaims"
 )
 
 // DefaultBindTimeoutSeconds is how long PreBind waits for the PV controller, as in
@@ -102,12 +106,25 @@ type claim struct {
 	// onNode is the node a claim is already being provisioned on by another pod of this
 	// cycle (a group member sharing it).
 	onNode string
+	// order is the claim's place among the pod's volumes.
+	order int
 }
 
 // bindings is what the pod's claims need on one node.
 type bindings struct {
 	static    map[string]string // claim key -> volume
 	provision []string          // claim keys
+	// provisioned are the claims to provision (those another pod of the cycle provisions
+	// too), with the CSIStorageCapacity that admitted each, for Score.
+	provisioned []provisioned
+}
+
+// provisioned is a claim to provision on the node and the storage capacity that has room
+// for it (nil when its driver does not track capacity or it asks no size).
+type provisioned struct {
+	class    string
+	request  int64
+	capacity *storagev1.CSIStorageCapacity
 }
 
 type stateData struct {
@@ -170,7 +187,7 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, 
 		if class == nil || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
 			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, errUnboundImmediate)
 		}
-		s.unbound = append(s.unbound, claim{key: key, pvc: pvc, class: class, onNode: vols.AssumedNodeOf(key)})
+		s.unbound = append(s.unbound, claim{key: key, pvc: pvc, class: class, onNode: vols.AssumedNodeOf(key), order: len(s.unbound)})
 	}
 	slices.SortStableFunc(s.unbound, func(a, b claim) int {
 		x, y := a.pvc.Spec.Resources.Requests[v1.ResourceStorage], b.pvc.Spec.Resources.Requests[v1.ResourceStorage]
@@ -204,10 +221,11 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 		}
 	}
 	var b *bindings
-	unboundFit := true
+	unboundFit, enoughSpace := true, true
 	if len(s.unbound) > 0 {
-		b = pl.findBindings(s, n)
-		unboundFit = b != nil
+		var reason string
+		b, reason = pl.findBindings(s, n)
+		unboundFit, enoughSpace = reason != ErrReasonBindConflict, reason != ErrReasonNotEnoughSpace
 	}
 	var reasons []string
 	if !boundFit {
@@ -215,6 +233,9 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 	}
 	if !unboundFit {
 		reasons = append(reasons, ErrReasonBindConflict)
+	}
+	if !enoughSpace {
+		reasons = append(reasons, ErrReasonNotEnoughSpace)
 	}
 	if !boundExist {
 		reasons = append(reasons, ErrReasonPVNotExist)
@@ -231,13 +252,16 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 }
 
 // findBindings finds what the pod's unbound claims need on the node: a volume for each it
-// can match (smallest claim first, each volume used once), provisioning for the others;
-// nil when one can be neither.
-func (pl *VolumeBinding) findBindings(s *stateData, n *framework.NodeInfo) *bindings {
+// can match (smallest claim first, each volume used once), provisioning for the others.
+// When one can be neither it returns nil and kube-scheduler's reason: the first claim to
+// provision (those another pod provisions first, in the pod's order, then the others,
+// smallest first) that its class cannot provision on the node gives ErrReasonBindConflict,
+// one whose driver's storage capacities have no room for it there ErrReasonNotEnoughSpace.
+func (pl *VolumeBinding) findBindings(s *stateData, n *framework.NodeInfo) (*bindings, string) {
 	for _, c := range s.unbound {
 		// Another pod of the cycle provisions it on a node: only that node will do.
 		if c.onNode != "" && c.onNode != n.Name {
-			return nil
+			return nil, ErrReasonBindConflict
 		}
 	}
 	vols := pl.h.Snapshot().Volumes()
@@ -257,6 +281,7 @@ func (pl *VolumeBinding) findBindings(s *stateData, n *framework.NodeInfo) *bind
 			provision = append(provision, c)
 		}
 	}
+	slices.SortStableFunc(provision, func(a, b claim) int { return a.order - b.order })
 	for _, c := range s.unbound {
 		if c.onNode != "" {
 			continue
@@ -269,13 +294,52 @@ func (pl *VolumeBinding) findBindings(s *stateData, n *framework.NodeInfo) *bind
 	}
 	for _, c := range provision {
 		if c.class.Provisioner == "" || c.class.Provisioner == notSupportedProvision || !allowedTopology(c.class, node) {
-			return nil
+			return nil, ErrReasonBindConflict
+		}
+		capacity, ok := enoughCapacity(vols, c, node)
+		if !ok {
+			return nil, ErrReasonNotEnoughSpace
 		}
 		if c.onNode == "" {
 			b.provision = append(b.provision, c.key)
 		}
+		q := c.pvc.Spec.Resources.Requests[v1.ResourceStorage]
+		b.provisioned = append(b.provisioned, provisioned{class: c.class.Name, request: q.Value(), capacity: capacity})
 	}
-	return b
+	return b, ""
+}
+
+// enoughCapacity is kube-scheduler's storage capacity check for a claim to provision on a
+// node: when its class's provisioner is a CSI driver whose CSIDriver opts into capacity
+// tracking (spec.storageCapacity) and the claim asks a size, some CSIStorageCapacity of
+// the class that the node reaches (its nodeTopology selects the node's labels; none
+// selects no node) must offer that much in one volume (maximumVolumeSize, else capacity;
+// neither: nothing). It returns the first such capacity, by namespace/name; a driver
+// without a CSIDriver object, or not opting in, is not checked.
+func enoughCapacity(vols framework.Volumes, c claim, node *v1.Node) (*storagev1.CSIStorageCapacity, bool) {
+	q, asks := c.pvc.Spec.Resources.Requests[v1.ResourceStorage]
+	if !asks {
+		return nil, true
+	}
+	d := vols.CSIDriver(c.class.Provisioner)
+	if d == nil || d.Spec.StorageCapacity == nil || !*d.Spec.StorageCapacity {
+		return nil, true
+	}
+	size := q.Value()
+	for _, sc := range vols.StorageCapacities(c.class.Name) {
+		limit := sc.MaximumVolumeSize
+		if limit == nil {
+			limit = sc.Capacity
+		}
+		if limit == nil || limit.Value() < size || sc.NodeTopology == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(sc.NodeTopology)
+		if err == nil && sel.Matches(labels.Set(node.Labels)) {
+			return sc, true
+		}
+	}
+	return nil, false
 }
 
 // allowedTopology reports whether a class's allowedTopologies admit the node (no list:
@@ -432,7 +496,8 @@ func selectNode(ctx context.Context, client framework.ResourceClient, claimKey, 
 }
 
 // EventsToRegister: volumes and claims created or changed, classes created, CSINodes and
-// nodes that may now serve a volume.
+// nodes that may now serve a volume, CSIDrivers changed and storage capacities created or
+// changed (room to provision).
 func (*VolumeBinding) EventsToRegister() []framework.ClusterEvent {
 	return []framework.ClusterEvent{
 		{Resource: framework.PersistentVolume, Action: framework.Add | framework.Update},
@@ -440,6 +505,8 @@ func (*VolumeBinding) EventsToRegister() []framework.ClusterEvent {
 		{Resource: framework.StorageClass, Action: framework.Add | framework.Update},
 		{Resource: framework.CSINode, Action: framework.Add | framework.Update},
 		{Resource: framework.Node, Action: framework.Add | framework.UpdateNodeLabel},
+		{Resource: framework.CSIDriver, Action: framework.Update},
+		{Resource: framework.CSIStorageCapacity, Action: framework.Add | framework.Update},
 	}
 }
 
