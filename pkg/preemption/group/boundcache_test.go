@@ -1,6 +1,7 @@
 package group_test
 
 import (
+	"strconv"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -28,9 +29,9 @@ func TestCachedBounds(t *testing.T) {
 		low("c0", 3, "4", "n6"), low("c1", 3, "3", "n7"),
 	}
 	ge := newGroupEnv(t, nodes, pods, groupEnvOptions{minCount: 3, groups: []*framework.GroupInfo{podGroup("v", 5, 1, true)}})
-	var racks [][]*framework.NodeInfo
+	var racks []*framework.Placement
 	for i := 0; i < len(nodes); i += 2 {
-		racks = append(racks, []*framework.NodeInfo{ge.c.Get(nodes[i].Name), ge.c.Get(nodes[i+1].Name)})
+		racks = append(racks, &framework.Placement{Nodes: []*framework.NodeInfo{ge.c.Get(nodes[i].Name), ge.c.Get(nodes[i+1].Name)}})
 	}
 	big := []*v1.Pod{member("m1", "3"), member("m2", "3")}
 	small := []*v1.Pod{member("m1", "1"), member("m2", "1")}
@@ -66,7 +67,7 @@ func TestCachedBounds(t *testing.T) {
 		{name: "another shape computes every rack", members: small, computed: 4},
 		{
 			name:    "a pod removed from the second rack",
-			change:  func(*testing.T) { ge.c.Nodes().RemovePod(pod("b0")) },
+			change:  func(*testing.T) { ge.c.Nodes().RemoveBoundPod("default/b0") },
 			members: small, computed: 2,
 		},
 	}
@@ -79,11 +80,62 @@ func TestCachedBounds(t *testing.T) {
 		if computed != s.computed {
 			t.Errorf("%s: %d racks computed, want %d", s.name, computed, s.computed)
 		}
-		for i, rack := range racks {
-			wantCost, wantOK := part.FreshBound(rack)
-			if ok[i] != wantOK || (wantOK && costs[i] != wantCost) {
-				t.Errorf("%s: rack %d: bound %+v (%v), computed afresh %+v (%v)", s.name, i, costs[i], ok[i], wantCost, wantOK)
+		wantCosts, wantOK := part.FreshBounds(racks)
+		for i := range racks {
+			if ok[i] != wantOK[i] || (wantOK[i] && costs[i] != wantCosts[i]) {
+				t.Errorf("%s: rack %d: bound %+v (%v), computed afresh %+v (%v)", s.name, i, costs[i], ok[i], wantCosts[i], wantOK[i])
 			}
 		}
 	}
+}
+
+// BenchmarkPlacementBounds times the bounds of 400 racks of 16 nodes for one decision of
+// a wave: computed afresh for every rack, and remembered with one rack changed since the
+// last decision (as when the previous gang preempted there).
+func BenchmarkPlacementBounds(b *testing.B) {
+	const racks, perRack = 400, 16
+	var names []string
+	var pods []*v1.Pod
+	for i := range racks * perRack {
+		n := "n" + strconv.Itoa(i)
+		names = append(names, n)
+		for j := range 6 {
+			pods = append(pods, low(n+"-"+strconv.Itoa(j), int32(1+j%3), "10", n))
+		}
+	}
+	ge := newGroupEnv(b, cpuNodes("64", names...), pods, groupEnvOptions{minCount: 8})
+	var list []*framework.Placement
+	for r := range racks {
+		rack := &framework.Placement{}
+		for _, n := range names[r*perRack : (r+1)*perRack] {
+			rack.Nodes = append(rack.Nodes, ge.c.Get(n))
+		}
+		list = append(list, rack)
+	}
+	var members []*v1.Pod
+	for i := range 8 {
+		members = append(members, member("m"+strconv.Itoa(i), "60"))
+	}
+	part := ge.part(nil, members...)
+	b.Run("computed", func(b *testing.B) {
+		for b.Loop() {
+			part.FreshBounds(list)
+		}
+	})
+	b.Run("remembered", func(b *testing.B) {
+		part.CachedBounds(list)
+		extra := framework.NewPodInfo(low("extra", 1, "1", names[0]))
+		for i := 0; b.Loop(); i++ {
+			if i%2 == 0 {
+				if err := ge.c.Nodes().AddBoundPod(extra); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				ge.c.Nodes().RemoveBoundPod(extra.Key)
+			}
+			if _, _, computed := part.CachedBounds(list); computed != 1 {
+				b.Fatalf("%d racks computed, want 1", computed)
+			}
+		}
+	})
 }

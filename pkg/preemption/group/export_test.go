@@ -144,14 +144,10 @@ func (p *Part) PlanByNodes(ctx context.Context) (victims, placement []string, ex
 	return victims, placement, exact, fits, true
 }
 
-// CachedBounds are the disruption bounds of the placements (each a list of nodes) as
-// placement preemption gets them, through e's cache of bounds, and how many of them were
-// computed rather than remembered.
-func (p *Part) CachedBounds(placements [][]*framework.NodeInfo) (costs []preemption.Cost, ok []bool, computed int) {
-	list := make([]*framework.Placement, len(placements))
-	for i, nodes := range placements {
-		list[i] = &framework.Placement{Nodes: nodes}
-	}
+// CachedBounds are the disruption bounds of the placements as placement preemption gets
+// them, through e's cache of bounds, and how many of them were computed rather than
+// remembered.
+func (p *Part) CachedBounds(list []*framework.Placement) (costs []preemption.Cost, ok []bool, computed int) {
 	snap := p.e.Handle.Snapshot()
 	b := newDisruptionBound(snap, p.pr)
 	costs, ok = p.e.bounds.bounds(b, snap.LayoutVersion(), list, func(n int, fn func(i int)) {
@@ -163,7 +159,12 @@ func (p *Part) CachedBounds(placements [][]*framework.NodeInfo) (costs []preempt
 	return costs, ok, computed
 }
 
-// FreshBound is the disruption bound of the nodes, computed.
-func (p *Part) FreshBound(nodes []*framework.NodeInfo) (preemption.Cost, bool) {
-	return newDisruptionBound(p.e.Handle.Snapshot(), p.pr).of(nodes)
+// FreshBounds are the disruption bounds of the placements, each computed.
+func (p *Part) FreshBounds(list []*framework.Placement) ([]preemption.Cost, []bool) {
+	b := newDisruptionBound(p.e.Handle.Snapshot(), p.pr)
+	costs, ok := make([]preemption.Cost, len(list)), make([]bool, len(list))
+	for i, pl := range list {
+		costs[i], ok[i] = b.of(pl.Nodes)
+	}
+	return costs, ok
 }
