@@ -75,16 +75,27 @@ func (u *Unit) MayHelp(pods []*framework.PodInfo) bool {
 // authoritative), else its own. Both preemption paths and the invariant checks use it.
 func VictimPriority(snap framework.Snapshot, p *framework.PodInfo) int32 {
 	if p.Group != "" {
-		if g := snap.Group(framework.GroupKey(p)); g != nil {
-			if g.ParentKey() != "" {
-				if root := framework.DisruptionRoot(snap, g.Key); root != nil {
-					return root.Priority
-				}
-			}
-			return g.Priority
+		if prio, ok := GroupVictimPriority(snap, framework.GroupKey(p)); ok {
+			return prio
 		}
 	}
 	return p.Priority
+}
+
+// GroupVictimPriority is the priority VictimPriority gives every pod of a group (by
+// namespace/name): its disruption root's, else its own; false when the snapshot has no
+// such group (each pod then counts at its own priority).
+func GroupVictimPriority(snap framework.Snapshot, key string) (int32, bool) {
+	g := snap.Group(key)
+	if g == nil {
+		return 0, false
+	}
+	if g.ParentKey() != "" {
+		if root := framework.DisruptionRoot(snap, g.Key); root != nil {
+			return root.Priority, true
+		}
+	}
+	return g.Priority, true
 }
 
 // UnitIndex groups pods into preemption units; the members of an All group are taken from

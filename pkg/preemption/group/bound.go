@@ -65,6 +65,15 @@ func newDisruptionBound(snap framework.Snapshot, pr *preemptor) *disruptionBound
 // of returns the bound for the nodes, or false when even every lower-priority pod there
 // would not free enough room. It only reads, so placements are bounded in parallel.
 func (b *disruptionBound) of(nodes []*framework.NodeInfo) (preemption.Cost, bool) {
+	c, ok, _, _ := b.compute(nodes)
+	return c, ok
+}
+
+// compute is of, and says what else the bound read: the groups of the pods it looked at
+// (their victim priorities, to check that they still hold), and whether the preemptor owns
+// none of those pods (only then may the bound be reused for another preemptor).
+func (b *disruptionBound) compute(nodes []*framework.NodeInfo) (cost preemption.Cost, ok bool, groups []groupPriority, reusable bool) {
+	reusable = true
 	scratch := boundScratch.Get().(*boundBuffers)
 	defer boundScratch.Put(scratch)
 	// The bound works on the first boundResources resources the members ask for: fewer
@@ -82,8 +91,16 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (preemption.Cost, bool
 			deficit[j] -= n.Allocatable[i] - n.Requested[i]
 		}
 		for _, q := range n.Pods {
-			if q.Holder() || b.pr.owns(q) {
+			if q.Holder() {
 				continue
+			}
+			if q.Group != "" {
+				key := framework.GroupKey(q)
+				if b.pr.groups[key] {
+					reusable = false
+					continue
+				}
+				groups = noteGroup(b.snap, groups, key)
 			}
 			p := preemption.VictimPriority(b.snap, q)
 			if p >= b.pr.g.Priority {
@@ -105,7 +122,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (preemption.Cost, bool
 	}
 	k := len(idx)
 	if deficit.covered(k) {
-		return preemption.Cost{Highest: preemption.NoCost.Highest}.WithLeastTop(), true
+		return preemption.Cost{Highest: preemption.NoCost.Highest}.WithLeastTop(), true, groups, reusable
 	}
 	sortByPriority(cands)
 	rem := deficit
@@ -120,7 +137,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (preemption.Cost, bool
 		}
 	}
 	if level < 0 {
-		return preemption.Cost{}, false
+		return preemption.Cost{}, false, groups, reusable
 	}
 	top := cands[level].prio
 	usable := cands[:level+1]
@@ -139,7 +156,7 @@ func (b *disruptionBound) of(nodes []*framework.NodeInfo) (preemption.Cost, bool
 			count = max(count, int((deficit[j]+largest-1)/largest))
 		}
 	}
-	return preemption.Cost{Highest: top, Sum: preemption.Shifted(top) + int64(count-1)*preemption.Shifted(usable[0].prio), Count: count}.WithLeastTop(), true
+	return preemption.Cost{Highest: top, Sum: preemption.Shifted(top) + int64(count-1)*preemption.Shifted(usable[0].prio), Count: count}.WithLeastTop(), true, groups, reusable
 }
 
 // boundResources is how many resources a disruption bound looks at.

@@ -46,6 +46,8 @@ type Evaluator struct {
 
 	// budget is what is left of the current decision's simulations for exact searches.
 	budget int
+	// bounds remembers placements' disruption bounds across decisions.
+	bounds boundCache
 }
 
 // Result is the outcome of a group preemption.

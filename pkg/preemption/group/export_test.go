@@ -143,3 +143,28 @@ func (p *Part) PlanByNodes(ctx context.Context) (victims, placement []string, ex
 	}
 	return victims, placement, exact, fits, true
 }
+
+// CachedBounds are the disruption bounds of the placements as placement preemption gets
+// them, through e's cache of bounds, and how many of them were computed rather than
+// remembered.
+func (p *Part) CachedBounds(list []*framework.Placement) (costs []preemption.Cost, ok []bool, computed int) {
+	snap := p.e.Handle.Snapshot()
+	b := newDisruptionBound(snap, p.pr)
+	costs, ok = p.e.bounds.bounds(b, snap.LayoutVersion(), list, func(n int, fn func(i int)) {
+		computed += n
+		for i := range n {
+			fn(i)
+		}
+	})
+	return costs, ok, computed
+}
+
+// FreshBounds are the disruption bounds of the placements, each computed.
+func (p *Part) FreshBounds(list []*framework.Placement) ([]preemption.Cost, []bool) {
+	b := newDisruptionBound(p.e.Handle.Snapshot(), p.pr)
+	costs, ok := make([]preemption.Cost, len(list)), make([]bool, len(list))
+	for i, pl := range list {
+		costs[i], ok[i] = b.of(pl.Nodes)
+	}
+	return costs, ok
+}

@@ -62,7 +62,7 @@ type groupEnvOptions struct {
 	groups []*framework.GroupInfo
 }
 
-func newGroupEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptions) *groupEnv {
+func newGroupEnv(t testing.TB, nodes []*v1.Node, pods []*v1.Pod, o groupEnvOptions) *groupEnv {
 	t.Helper()
 	c := cache.New()
 	for _, n := range nodes {

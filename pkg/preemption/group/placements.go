@@ -65,11 +65,10 @@ func (e *Evaluator) preemptInPlacements(ctx context.Context, pr *preemptor, cand
 		bound preemption.Cost
 		index int
 	}
-	// Bounds are independent per placement: computed in parallel, as filters are.
-	bounds := make([]preemption.Cost, len(cands.List))
-	feasible := make([]bool, len(cands.List))
-	e.Handle.Parallelizer().Until(ctx, len(cands.List), func(i int) {
-		bounds[i], feasible[i] = lb.of(cands.List[i].Nodes)
+	// Bounds are independent per placement: those of placements unchanged since an alike
+	// group asked are remembered, the others computed in parallel, as filters are.
+	bounds, feasible := e.bounds.bounds(lb, e.Handle.Snapshot().LayoutVersion(), cands.List, func(n int, fn func(i int)) {
+		e.Handle.Parallelizer().Until(ctx, n, fn)
 	})
 	var order []ranked
 	tooSmall := 0
