@@ -75,3 +75,17 @@ func leavingPods(c *Case) bool {
 	}
 	return false
 }
+
+// victimDevices: the pod to place has claims, and a pod of lower priority holds some,
+// whose devices phalanx's preemption may free.
+func victimDevices(c *Case) bool {
+	if len(c.Pod.Spec.ResourceClaims) == 0 {
+		return false
+	}
+	for _, p := range lowerPriority(c) {
+		if len(p.Spec.ResourceClaims) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -26,6 +26,7 @@ type swapLister struct{ *cache.Snapshot }
 // arguments of its default profile, on a fake framework handle as its own plugin tests do.
 type Upstream struct {
 	lister *swapLister
+	dra    *upstreamDRA
 	// current and nodes are the case the snapshot holds, and its nodes.
 	current *Case
 	nodes   []fwk.NodeInfo
@@ -58,9 +59,11 @@ func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
 	}
 	objs = append(objs, StorageObjects()...)
 	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+	u.dra = newUpstreamDRA(ctx, informerFactory)
 	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
 		frameworkruntime.WithSnapshotSharedLister(u.lister),
 		frameworkruntime.WithInformerFactory(informerFactory),
+		frameworkruntime.WithSharedDRAManager(u.dra),
 		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())))
 	if err != nil {
@@ -102,6 +105,7 @@ func (u *Upstream) use(c *Case) []fwk.NodeInfo {
 		panic(err) // a snapshot's own list never fails
 	}
 	liveCacheImageSizes(c.Nodes, nodes)
+	u.dra.use(c)
 	u.current, u.nodes = c, nodes
 	return nodes
 }
@@ -294,6 +298,10 @@ nodes:
 		for _, pl := range plugins {
 			if f, ok := pl.(fwk.FilterPlugin); ok && !skip[pl.Name()] {
 				if st := f.Filter(ctx, state, c.Pod, n); !st.IsSuccess() {
+					if !st.IsRejected() {
+						// As kube-scheduler's framework (RunFilterPlugins) reports an error.
+						st = fwk.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), st.AsError()))
+					}
 					res.Rejected[n.Node().Name] = upstreamVerdict(st)
 					continue nodes
 				}
