@@ -399,3 +399,56 @@ func TestFilterAdminAccessCount(t *testing.T) {
 		})
 	}
 }
+
+// A pod that asks for an extended resource backed by DRA does not fit a node that does
+// not list one of its other extended resources, as kube-scheduler's Filter says; a node
+// that lists it, even at 0, is NodeResourcesFit's to judge. A pod without resources
+// backed by DRA is not this plugin's concern.
+func TestExtendedResourcesOthers(t *testing.T) {
+	backed, other := "example.com/dra-gpu", v1.ResourceName("example.com/fpga")
+	for _, tc := range []struct {
+		name   string
+		backed bool
+		// listed is the node's allocatable of the other resource (nil: not listed).
+		listed *resource.Quantity
+		want   string
+	}{
+		{name: "not listed", backed: true, want: "UnschedulableAndUnresolvable: " + msgCannotFit},
+		{name: "listed at 0", backed: true, listed: resource.NewQuantity(0, resource.DecimalSI), want: "Success"},
+		{name: "listed", backed: true, listed: resource.NewQuantity(2, resource.DecimalSI), want: "Success"},
+		{name: "no resource backed by DRA", want: "Skip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pl, _ := cluster(t)
+			dc := testutil.DeviceClass("gpu-ext", driver)
+			dc.Spec.ExtendedResourceName = &backed
+			c.Devices().SetDeviceClass(dc)
+			node := testutil.Node("n3").Capacity("cpu", "8").Obj()
+			if tc.listed != nil {
+				node.Status.Allocatable[other] = *tc.listed
+			}
+			c.Nodes().AddNode(node)
+			c.Devices().SetResourceSlice(testutil.Slice("n3", driver, "gpu", 1))
+			reqs := v1.ResourceList{other: resource.MustParse("1")}
+			if tc.backed {
+				reqs[v1.ResourceName(backed)] = resource.MustParse("1")
+			}
+			pod := testutil.Pod("p").Obj()
+			pod.Spec.Containers = []v1.Container{{Name: "main", Resources: v1.ResourceRequirements{Requests: reqs, Limits: reqs}}}
+			p := framework.NewPodInfo(pod)
+			cs := framework.NewCycleState()
+			ctx := context.Background()
+			_, st := pl.PreFilter(ctx, cs, p)
+			if st.IsSuccess() {
+				st = pl.Filter(ctx, cs, p, c.Get("n3"))
+			}
+			got := st.Code().String()
+			if msg := st.Message(); msg != "" {
+				got += ": " + msg
+			}
+			if got != tc.want {
+				t.Errorf("n3: %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -51,6 +51,7 @@ var Features = structured.Features{
 const (
 	msgNotAvailable = "resourceclaim not available on the node"
 	msgCannotAlloc  = "cannot allocate all claims"
+	msgCannotFit    = "cannot fit resource"
 )
 
 // DynamicResources is a PreFilter, Filter, Reserve and PreBind plugin.
