@@ -39,6 +39,11 @@ const (
 	classFabric   = "fabric"
 	classNothing  = "nothing" // matches no device
 	classMissing  = "missing" // no such class
+	// classGPUExt backs the extended resource draGPU: a pod that asks for it gets GPUs
+	// through a claim the scheduler makes, on a node that does not list it in its
+	// allocatable (a node that does serves it by its device plugin).
+	classGPUExt = "gpu-ext"
+	draGPU      = "example.com/dra-gpu"
 )
 
 // requestClasses are the classes requests draw from, GPUs most often (every node has
@@ -66,6 +71,11 @@ func deviceClasses() []*resourceapi.DeviceClass {
 		class(classNIC, `device.driver == "nic.example.com"`),
 		class(classFabric, `device.driver == "fabric.example.com"`),
 		class(classNothing, `device.driver == "none.example.com"`),
+		func() *resourceapi.DeviceClass {
+			dc := class(classGPUExt, `device.driver == "gpu.example.com"`)
+			dc.Spec.ExtendedResourceName = pointerTo(draGPU)
+			return dc
+		}(),
 	}
 }
 
@@ -119,6 +129,29 @@ func devices(seed uint64, c *Case) {
 	}
 	if g.chance(0.8) {
 		g.incomingClaims()
+	}
+	if g.chance(0.2) {
+		g.extendedResource()
+	}
+}
+
+// extendedResource makes the pod to place ask for the extended resource a class backs,
+// and gives some nodes a device plugin's count of it.
+func (g *devGen) extendedResource() {
+	q := *resource.NewQuantity(int64(1+g.r.IntN(2)), resource.DecimalSI)
+	ct := &g.c.Pod.Spec.Containers[0]
+	if ct.Resources.Requests == nil {
+		ct.Resources.Requests = v1.ResourceList{}
+	}
+	if ct.Resources.Limits == nil {
+		ct.Resources.Limits = v1.ResourceList{}
+	}
+	ct.Resources.Requests[draGPU], ct.Resources.Limits[draGPU] = q, q
+	for _, n := range g.c.Nodes {
+		if g.chance(0.15) {
+			n.Status.Capacity[draGPU] = *resource.NewQuantity(2, resource.DecimalSI)
+			n.Status.Allocatable[draGPU] = *resource.NewQuantity(2, resource.DecimalSI)
+		}
 	}
 }
 

@@ -175,6 +175,9 @@ func countDevices(counts map[string]int, c *Case, r *PluginResult) {
 	if len(c.Claims) > 0 {
 		counts["with claims"]++
 	}
+	if _, ok := c.Pod.Spec.Containers[0].Resources.Requests[draGPU]; ok {
+		counts["pod with an extended resource backed by devices"]++
+	}
 	if len(c.Pod.Spec.ResourceClaims) == 0 {
 		return
 	}
