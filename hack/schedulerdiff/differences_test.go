@@ -139,6 +139,13 @@ func TestPreemptionSkippedBy(t *testing.T) {
 		}, func(p *v1.Pod) {
 			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("gpus")}}
 		}, "victim-devices"},
+		{"a victim's claim, the pod asking for a resource backed by devices", func() []*v1.Pod {
+			p := low("a", "n0", "1")
+			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("a-gpu")}}
+			return []*v1.Pod{p}
+		}, func(p *v1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[draGPU] = resource.MustParse("1")
+		}, "victim-devices"},
 		{"a victim's claim, the pod without", func() []*v1.Pod {
 			p := low("a", "n0", "1")
 			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("a-gpu")}}
