@@ -2,7 +2,9 @@ package schedulerdiff
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +48,11 @@ func describe(c *Case) string {
 	for i, n := range c.Nodes {
 		nodes[i] = map[string]any{"name": n.Name, "labels": n.Labels, "spec": n.Spec, "allocatable": n.Status.Allocatable, "images": n.Status.Images}
 	}
-	out, err := yaml.Marshal(map[string]any{"nodes": nodes, "pods": c.Pods, "pod": c.Pod})
+	all := map[string]any{"nodes": nodes, "pods": c.Pods, "pod": c.Pod}
+	if len(c.Slices) > 0 || len(c.Claims) > 0 {
+		all["resourceSlices"], all["resourceClaims"] = c.Slices, c.Claims
+	}
+	out, err := yaml.Marshal(all)
 	if err != nil {
 		return err.Error()
 	}
@@ -57,6 +63,8 @@ func describe(c *Case) string {
 type tally struct {
 	cases, agreed, disagreed int
 	skipped                  map[string]int
+	// read counts the agreed cases where a listed difference read phalanx's verdicts.
+	read map[string]int
 }
 
 func (t *tally) String() string {
@@ -71,6 +79,15 @@ func (t *tally) String() string {
 	s := fmt.Sprintf("cases %d, agreed %d, disagreed %d, skipped as listed differences %d", t.cases, t.agreed, t.disagreed, total)
 	if len(skips) > 0 {
 		s += " (" + strings.Join(skips, ", ") + ")"
+	}
+	var reads []string
+	for _, d := range Differences {
+		if n := t.read[d.ID]; n > 0 {
+			reads = append(reads, fmt.Sprintf("%s %d", d.ID, n))
+		}
+	}
+	if len(reads) > 0 {
+		s += "; agreed once read through listed differences: " + strings.Join(reads, ", ")
 	}
 	return s
 }
@@ -101,8 +118,11 @@ func TestPluginsAgree(t *testing.T) {
 	}
 	tallies := map[string]*tally{}
 	for _, name := range names {
-		tallies[name] = &tally{skipped: map[string]int{}}
+		tallies[name] = &tally{skipped: map[string]int{}, read: map[string]int{}}
 	}
+	// devices counts, for DynamicResources, the cases whose pod to place has claims by
+	// kube-scheduler's verdict, and those with devices.
+	devices := map[string]int{}
 	for s := seed; s < seed+uint64(n); s++ {
 		c := Generate(s)
 		var feasible []string
@@ -117,10 +137,14 @@ func TestPluginsAgree(t *testing.T) {
 				feasible = up.Feasible(ctx, c)
 			}
 			want := up.Plugin(ctx, name, c, feasible)
+			if name == "DynamicResources" {
+				countDevices(devices, c, want)
+			}
 			got, err := ph.Plugin(ctx, name, c, feasible)
 			if err != nil {
 				t.Fatal(err)
 			}
+			read := readVerdicts(name, got.Filter)
 			if diff := got.Diff(want); diff != "" {
 				tl.disagreed++
 				if tl.disagreed <= maxReported {
@@ -129,11 +153,45 @@ func TestPluginsAgree(t *testing.T) {
 				continue
 			}
 			tl.agreed++
+			if read != "" {
+				tl.read[read]++
+			}
 		}
 	}
 	for _, name := range names {
 		t.Logf("%s: %s", name, tallies[name])
 		fmt.Printf("schedulerdiff %s: %s\n", name, tallies[name])
+	}
+	t.Logf("DynamicResources cases: %v", devices)
+	fmt.Printf("schedulerdiff DynamicResources cases: %v\n", devices)
+}
+
+// countDevices counts a case for the report of the DynamicResources comparison: whether
+// it has slices and claims, and for a pod with claims what kube-scheduler's plugin says.
+func countDevices(counts map[string]int, c *Case, r *PluginResult) {
+	if len(c.Slices) > 0 {
+		counts["with slices"]++
+	}
+	if len(c.Claims) > 0 {
+		counts["with claims"]++
+	}
+	if _, ok := c.Pod.Spec.Containers[0].Resources.Requests[draGPU]; ok {
+		counts["pod with an extended resource backed by devices"]++
+	}
+	if len(c.Pod.Spec.ResourceClaims) == 0 {
+		return
+	}
+	counts["pod with claims"]++
+	switch {
+	case r.PreFilter.Code != "Success":
+		counts["pod with claims: PreFilter rejects"]++
+	case slices.ContainsFunc(slices.Collect(maps.Values(r.Filter)), func(v Verdict) bool { return v.Code == "Success" }):
+		counts["pod with claims: some node passes Filter"]++
+		if len(r.Score) > 0 && slices.ContainsFunc(slices.Collect(maps.Values(r.Score)), func(s int64) bool { return s > 0 }) {
+			counts["pod with claims: scored above 0"]++
+		}
+	default:
+		counts["pod with claims: Filter passes no node"]++
 	}
 }
 
@@ -150,7 +208,9 @@ func TestWholeCycleAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := &tally{skipped: map[string]int{}}
+	tl := &tally{skipped: map[string]int{}, read: map[string]int{}}
+	// claims counts the compared cases whose pod to place has claims, by outcome.
+	claims := map[string]int{}
 	for s := seed; s < seed+uint64(n); s++ {
 		c := Generate(s)
 		tl.cases++
@@ -163,6 +223,10 @@ func TestWholeCycleAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		read := readVerdicts(CycleName, got.Rejected)
+		if len(c.Pod.Spec.ResourceClaims) > 0 {
+			claims[cycleOutcome(want)]++
+		}
 		if diff := got.Diff(want); diff != "" {
 			tl.disagreed++
 			if tl.disagreed <= maxReported {
@@ -171,9 +235,26 @@ func TestWholeCycleAgrees(t *testing.T) {
 			continue
 		}
 		tl.agreed++
+		if read != "" {
+			tl.read[read]++
+		}
 	}
 	t.Logf("whole cycle: %s", tl)
 	fmt.Printf("schedulerdiff whole cycle: %s\n", tl)
+	t.Logf("whole cycle, pods with claims (kube-scheduler's outcome): %v", claims)
+	fmt.Printf("schedulerdiff whole cycle, pods with claims (kube-scheduler's outcome): %v\n", claims)
+}
+
+// cycleOutcome names a cycle's outcome, for the counts of cases.
+func cycleOutcome(r *CycleResult) string {
+	switch {
+	case r.PreFilter != "Success":
+		return "rejected by PreFilter"
+	case len(r.Feasible) == 0:
+		return "fits nowhere"
+	default:
+		return "fits"
+	}
 }
 
 // TestGenerateIsDeterministic: a seed names one case, so that a failure can be replayed.
@@ -201,7 +282,7 @@ func TestPreemptionAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := &tally{skipped: map[string]int{}}
+	tl := &tally{skipped: map[string]int{}, read: map[string]int{}}
 	outcomes := map[string]int{}
 	for s := seed; s < seed+uint64(n); s++ {
 		c := GeneratePreemption(s)

@@ -1,6 +1,10 @@
 package schedulerdiff
 
-import "github.com/phalanx-dev/phalanx/api/v1alpha1"
+import (
+	"slices"
+
+	"github.com/phalanx-dev/phalanx/api/v1alpha1"
+)
 
 // ComparedPlugins are the plugins compared, in kube-scheduler's default profile order.
 // A plugin phalanx does not implement yet (ImageLocality and NodeDeclaredFeatures are
@@ -22,6 +26,7 @@ var ComparedPlugins = []string{
 	"NodeResourcesBalancedAllocation",
 	"ImageLocality",
 	"NodeDeclaredFeatures",
+	"DynamicResources",
 }
 
 // The scopes of differences besides plugins: the whole cycle, and a pod's preemption.
@@ -37,8 +42,14 @@ type Difference struct {
 	ID string
 	// Scopes are the plugins (or CycleName) whose comparison it concerns.
 	Scopes []string
-	// Applies says whether a case is concerned.
+	// Applies says whether a case is concerned: its comparisons of the scopes are skipped.
 	Applies func(c *Case) bool
+	// Reads is set instead of Applies for a difference in what a verdict says rather than
+	// in where the pod goes: it gives kube-scheduler's verdict for phalanx's verdict v
+	// (and true) when v is concerned. The comparisons of the scopes read phalanx's Filter
+	// verdicts (a cycle's rejected nodes) through it instead of skipping cases, and count
+	// the cases where it read one.
+	Reads func(v Verdict) (Verdict, bool)
 }
 
 // Differences are the deliberate differences, in the order of the document's table: a case
@@ -49,10 +60,44 @@ var Differences = []Difference{
 	{ID: "leaving-pods", Scopes: []string{PreemptionName}, Applies: leavingPods},
 	{ID: "best-effort-victims", Scopes: []string{PreemptionName}, Applies: bestEffortVictim},
 	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: blockedByPods},
+	{ID: "victim-devices", Scopes: []string{PreemptionName}, Applies: victimDevices},
 	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: severalVictimsOnANode},
 	{ID: "pod-level-requests-score", Scopes: []string{"NodeResourcesFit", CycleName}, Applies: podLevelRequests},
 	{ID: "internal-arguments", Scopes: []string{"NodeResourcesFit"}, Applies: never},
 	{ID: "refused-pods", Scopes: []string{"InterPodAffinity"}, Applies: never},
+	{ID: "devices-preemptible", Scopes: []string{"DynamicResources", CycleName}, Reads: devicesUnresolvable},
+}
+
+// devicesUnresolvable reads DynamicResources' verdict on a node where the pod's claims
+// cannot be allocated: phalanx says Unschedulable (preemption may free the devices of its
+// victims' claims there), kube-scheduler UnschedulableAndUnresolvable, with the same
+// reason.
+func devicesUnresolvable(v Verdict) (Verdict, bool) {
+	if v.Code != "Unschedulable" || !slices.Equal(v.Reasons, []string{"cannot allocate all claims"}) {
+		return v, false
+	}
+	return Verdict{Code: "UnschedulableAndUnresolvable", Reasons: v.Reasons}, true
+}
+
+// readVerdicts reads phalanx's verdicts of a scope through the listed differences that
+// concern them, in place, and returns the ID of the first difference that read one ("" if
+// none did).
+func readVerdicts(scope string, verdicts map[string]Verdict) string {
+	read := ""
+	for _, d := range Differences {
+		if d.Reads == nil || !slices.Contains(d.Scopes, scope) {
+			continue
+		}
+		for n, v := range verdicts {
+			if w, ok := d.Reads(v); ok {
+				verdicts[n] = w
+				if read == "" {
+					read = d.ID
+				}
+			}
+		}
+	}
+	return read
 }
 
 // never: a difference that concerns no generated case, only the upstream test cases that
@@ -73,7 +118,7 @@ func inPodGroup(c *Case) bool {
 func SkippedBy(scope string, c *Case) string {
 	for _, d := range Differences {
 		for _, s := range d.Scopes {
-			if s == scope && d.Applies(c) {
+			if s == scope && d.Applies != nil && d.Applies(c) {
 				return d.ID
 			}
 		}

@@ -132,6 +132,25 @@ func TestPreemptionSkippedBy(t *testing.T) {
 		{"the pod's hard spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
 			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.DoNotSchedule}}
 		}, "cross-node-preemption"},
+		{"a victim's claim, the pod with claims", func() []*v1.Pod {
+			p := low("a", "n0", "1")
+			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("a-gpu")}}
+			return []*v1.Pod{p}
+		}, func(p *v1.Pod) {
+			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("gpus")}}
+		}, "victim-devices"},
+		{"a victim's claim, the pod asking for a resource backed by devices", func() []*v1.Pod {
+			p := low("a", "n0", "1")
+			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("a-gpu")}}
+			return []*v1.Pod{p}
+		}, func(p *v1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[draGPU] = resource.MustParse("1")
+		}, "victim-devices"},
+		{"a victim's claim, the pod without", func() []*v1.Pod {
+			p := low("a", "n0", "1")
+			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("a-gpu")}}
+			return []*v1.Pod{p}
+		}, nil, ""},
 		{"the pod's soft spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
 			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.ScheduleAnyway}}
 		}, ""},

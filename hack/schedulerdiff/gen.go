@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,7 +27,15 @@ type Case struct {
 	// test tables that name their own; kube-scheduler's side then runs on an Upstream made
 	// by NewUpstreamIn with the same).
 	Namespaces []*v1.Namespace
+	// Slices and Claims are the case's ResourceSlices and ResourceClaims (devices.go);
+	// the DeviceClasses are fixed.
+	Slices []*resourceapi.ResourceSlice
+	Claims []*resourceapi.ResourceClaim
 }
+
+// deletedAt is when objects being deleted were: a fixed time, so that a seed always gives
+// the same case.
+var deletedAt = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // The label keys and values the generator draws from: few, so that selectors, affinity
 // terms and spreading constraints often match something.
@@ -79,7 +88,7 @@ func Generate(seed uint64) *Case {
 		if g.chance(0.05) {
 			// A pod being deleted: it still holds its node until the kubelet is done. A
 			// fixed time, so that a seed always gives the same case.
-			at := metav1.NewTime(time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC))
+			at := metav1.NewTime(deletedAt)
 			p.DeletionTimestamp = &at
 		}
 		c.Pods = append(c.Pods, p)
@@ -92,6 +101,8 @@ func Generate(seed uint64) *Case {
 		volumes(vr, p, false)
 	}
 	volumes(vr, c.Pod, true)
+	// Devices and claims from a stream of their own too.
+	devices(seed, c)
 	if g.chance(0.1) {
 		// Sometimes a node that does not exist, sometimes one that does.
 		if g.chance(0.3) {

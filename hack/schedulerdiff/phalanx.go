@@ -56,6 +56,7 @@ func newCache(c *Case) *cache.Cache {
 		cc.SetNamespace(ns)
 	}
 	setStorage(cc)
+	setDevices(cc, c)
 	for _, n := range c.Nodes {
 		cc.Nodes().AddNode(n)
 	}

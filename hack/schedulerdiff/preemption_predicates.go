@@ -3,6 +3,7 @@ package schedulerdiff
 import (
 	"fmt"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 )
@@ -71,6 +72,43 @@ func leavingPods(c *Case) bool {
 	for _, p := range c.Pods {
 		if p.DeletionTimestamp != nil {
 			return true
+		}
+	}
+	return false
+}
+
+// victimDevices: the pod to place has claims or asks for an extended resource a
+// DeviceClass backs, and a pod of lower priority holds claims, whose devices phalanx's
+// preemption may free.
+func victimDevices(c *Case) bool {
+	if len(c.Pod.Spec.ResourceClaims) == 0 && !asksForDevices(c.Pod) {
+		return false
+	}
+	for _, p := range lowerPriority(c) {
+		if len(p.Spec.ResourceClaims) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// asksForDevices: a container of the pod asks for an extended resource a DeviceClass
+// backs (its extendedResourceName, or the class's implicit name).
+func asksForDevices(p *v1.Pod) bool {
+	backed := map[v1.ResourceName]bool{}
+	for _, dc := range deviceClasses() {
+		backed[v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+dc.Name)] = true
+		if dc.Spec.ExtendedResourceName != nil {
+			backed[v1.ResourceName(*dc.Spec.ExtendedResourceName)] = true
+		}
+	}
+	for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for _, ct := range cs {
+			for name := range ct.Resources.Requests {
+				if backed[name] {
+					return true
+				}
+			}
 		}
 	}
 	return false

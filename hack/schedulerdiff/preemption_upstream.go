@@ -32,6 +32,7 @@ import (
 // SelectCandidate are driven directly; nothing is actuated.
 type UpstreamPreemption struct {
 	lister *swapLister
+	dra    *upstreamDRA
 	fh     framework.Framework
 	pl     *defaultpreemption.DefaultPreemption
 }
@@ -67,12 +68,13 @@ func NewUpstreamPreemption(ctx context.Context, names []string) (*UpstreamPreemp
 	objs = append(objs, StorageObjects()...)
 	objs = append(objs, BudgetObjects()...)
 	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
-	u := &UpstreamPreemption{lister: &swapLister{cache.NewSnapshot(nil, nil)}}
+	u := &UpstreamPreemption{lister: &swapLister{cache.NewSnapshot(nil, nil)}, dra: newUpstreamDRA(ctx, informerFactory)}
 	fh, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), prof,
 		frameworkruntime.WithPodNominator(internalqueue.NewSchedulingQueue(nil, informerFactory)),
 		frameworkruntime.WithSnapshotSharedLister(u.lister),
 		frameworkruntime.WithMutableSnapshotLister(u.lister),
 		frameworkruntime.WithInformerFactory(informerFactory),
+		frameworkruntime.WithSharedDRAManager(u.dra),
 		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
 		frameworkruntime.WithParallelism(1))
@@ -93,6 +95,7 @@ func NewUpstreamPreemption(ctx context.Context, names []string) (*UpstreamPreemp
 // nowhere, DefaultPreemption's dry run and choice.
 func (u *UpstreamPreemption) Preempt(ctx context.Context, c *Case) (*PreemptionResult, error) {
 	u.lister.Snapshot = cache.NewSnapshot(c.Pods, c.Nodes)
+	u.dra.use(c)
 	nodes, err := u.lister.NodeInfos().List()
 	if err != nil {
 		return nil, err

@@ -9,17 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 )
 
 // swapLister is the snapshot upstream's plugins read: the framework handle, and the
@@ -30,6 +26,7 @@ type swapLister struct{ *cache.Snapshot }
 // arguments of its default profile, on a fake framework handle as its own plugin tests do.
 type Upstream struct {
 	lister *swapLister
+	dra    *upstreamDRA
 	// current and nodes are the case the snapshot holds, and its nodes.
 	current *Case
 	nodes   []fwk.NodeInfo
@@ -73,21 +70,12 @@ func NewUpstreamIn(ctx context.Context, names []string, namespaces []*v1.Namespa
 		objs = append(objs, ns)
 	}
 	objs = append(objs, StorageObjects()...)
-	client := fake.NewClientset(objs...)
-	informerFactory := informers.NewSharedInformerFactory(client, 0)
-	// As kube-scheduler's New: a DRA manager, which NodeResourcesFit and
-	// NodeResourcesBalancedAllocation ask whether a DeviceClass backs an extended resource
-	// (none does here: the informers hold no DeviceClass).
-	sliceTracker, err := tracker.StartTracker(ctx, tracker.Options{SliceInformer: informerFactory.Resource().V1().ResourceSlices(), KubeClient: client})
-	if err != nil {
-		return nil, err
-	}
-	claims := assumecache.NewAssumeCache(klog.FromContext(ctx), informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
-	draManager := dynamicresources.NewDRAManager(ctx, claims, sliceTracker, informerFactory)
+	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+	u.dra = newUpstreamDRA(ctx, informerFactory)
 	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
-		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSnapshotSharedLister(u.lister),
 		frameworkruntime.WithInformerFactory(informerFactory),
+		frameworkruntime.WithSharedDRAManager(u.dra),
 		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())))
 	if err != nil {
@@ -130,6 +118,7 @@ func (u *Upstream) use(c *Case) []fwk.NodeInfo {
 		panic(err) // a snapshot's own list never fails
 	}
 	liveCacheImageSizes(c.Nodes, nodes)
+	u.dra.use(c)
 	u.current, u.nodes = c, nodes
 	return nodes
 }
@@ -340,6 +329,10 @@ nodes:
 		for _, pl := range plugins {
 			if f, ok := pl.(fwk.FilterPlugin); ok && !skip[pl.Name()] {
 				if st := f.Filter(ctx, state, c.Pod, n); !st.IsSuccess() {
+					if !st.IsRejected() {
+						// As kube-scheduler's framework (RunFilterPlugins) reports an error.
+						st = fwk.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), st.AsError()))
+					}
 					res.Rejected[n.Node().Name] = upstreamVerdict(st)
 					continue nodes
 				}

@@ -27,7 +27,7 @@ func (e *Evaluator) resourceOnly(p *framework.PodInfo, st *framework.Status) boo
 // full simulation before use.
 func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.PodInfo, node *framework.NodeInfo) *Candidate {
 	snap := e.Handle.Snapshot()
-	o := &vectorOracle{p: p, idx: WithPodSlot(p.RequestIdx)}
+	o := &vectorOracle{p: p, idx: WithPodSlot(servedByNode(snap.DRA(), p.RequestIdx, node))}
 	for _, i := range o.idx {
 		o.free[i] = node.Allocatable[i] - node.Requested[i]
 	}
@@ -75,6 +75,28 @@ func (e *Evaluator) selectVictimsByResources(ctx context.Context, p *framework.P
 	c.unverified = true
 	c.approximate = search.Approximate()
 	return c
+}
+
+// servedByNode drops from the pod's resource positions the extended resources the node
+// serves with devices (a DeviceClass backs them, and the node's allocatable does not list
+// them): DynamicResources allocates those, and NodeResourcesFit leaves them to it, so
+// removing pods frees none of them.
+func servedByNode(dra framework.DRA, idx []int8, node *framework.NodeInfo) []int8 {
+	var out []int8
+	for k, i := range idx {
+		backed := resource.IsScalar(int(i)) && node.Allocatable[i] == 0 && dra != nil &&
+			dra.ExtendedResourceClass(string(resource.Name(int(i)))) != nil
+		switch {
+		case backed && out == nil:
+			out = append(make([]int8, 0, len(idx)), idx[:k]...)
+		case !backed && out != nil:
+			out = append(out, i)
+		}
+	}
+	if out == nil {
+		return idx
+	}
+	return out
 }
 
 // Searches on resource vectors cost little per step: they are exact up to

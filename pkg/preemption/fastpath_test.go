@@ -82,6 +82,20 @@ func TestSelectVictimsByResources(t *testing.T) {
 			want:      []string{},
 		},
 		{
+			// DynamicResources allocates the GPU from devices: only the cpu is wanted here.
+			name:      "an extended resource the node serves with devices frees nothing",
+			nodes:     preempttest.CPUNodes("2", "n1"),
+			pods:      []*v1.Pod{preempttest.Low("a", 1, "2", "n1")},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "1", draGPU, "1").Obj(),
+			want:      []string{"a"},
+		},
+		{
+			name:      "an extended resource no class backs and the node lacks",
+			nodes:     preempttest.CPUNodes("2", "n1"),
+			pods:      []*v1.Pod{preempttest.Low("a", 1, "2", "n1")},
+			preemptor: testutil.Pod("p").Priority(10).Req("cpu", "1", "example.com/fpga", "1").Obj(),
+		},
+		{
 			name:      "pods of the preemptor's priority stay",
 			nodes:     preempttest.CPUNodes("2", "n1"),
 			pods:      []*v1.Pod{preempttest.Low("peer", 10, "2", "n1")},
@@ -92,6 +106,9 @@ func TestSelectVictimsByResources(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _, e := setup(t, tc.nodes, tc.pods)
 			c.Groups().SetGroup(allGroup)
+			dc := testutil.DeviceClass("gpu", "gpu.example.com")
+			dc.Spec.ExtendedResourceName = pointerTo(draGPU)
+			c.Devices().SetDeviceClass(dc)
 			cand := preemption.SelectVictimsByResources(e, context.Background(), framework.NewPodInfo(tc.preemptor), c.Get("n1"))
 			if tc.want == nil {
 				if cand != nil {
@@ -108,6 +125,11 @@ func TestSelectVictimsByResources(t *testing.T) {
 		})
 	}
 }
+
+// draGPU is an extended resource a DeviceClass backs.
+const draGPU = "example.com/dra-gpu"
+
+func pointerTo[T any](v T) *T { return &v }
 
 func sortedNames(pods []*framework.PodInfo) []string {
 	out := preempttest.Names(pods)

@@ -159,13 +159,14 @@ func without(st structured.AllocatedState, allocs []*resourceapi.AllocationResul
 	return out
 }
 
-// deviceCount is how many devices the claims ask for, when every request asks for an
-// exact count (exact false otherwise: "all" and prioritized lists are left to the
-// allocator).
+// deviceCount is how many free devices the claims ask for, when every request asks for an
+// exact count of them (exact false otherwise: "all", prioritized lists and admin access,
+// which may take devices other claims hold, are left to the allocator).
 func deviceCount(claims []*resourceapi.ResourceClaim) (n int, exact bool) {
 	for _, c := range claims {
 		for _, r := range c.Spec.Devices.Requests {
-			if r.Exactly == nil || r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeExactCount {
+			if r.Exactly == nil || r.Exactly.AllocationMode != resourceapi.DeviceAllocationModeExactCount ||
+				(r.Exactly.AdminAccess != nil && *r.Exactly.AdminAccess) {
 				return 0, false
 			}
 			n += int(r.Exactly.Count)

@@ -128,28 +128,52 @@ func TestFilterReserve(t *testing.T) {
 	}
 }
 
-// An allocated claim restricts the pod to the nodes its allocation names.
+// An allocated claim restricts the pod to the nodes its allocation names. A node it does
+// not name is reported as such, unless the pod's other claims cannot be allocated there:
+// kube-scheduler searches those first and reports their failure.
 func TestFilterAllocatedClaim(t *testing.T) {
-	c, pl, fc := cluster(t)
-	cl := testutil.Claim("gpus", "gpu", 1)
-	cl.Status.Allocation = &resourceapi.AllocationResult{
-		Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Request: "devices", Driver: driver, Pool: "n2", Device: "gpu-0"}}},
-		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-			MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n2"}}},
-		}}},
-	}
-	addClaim(c, fc, cl)
-	p := framework.NewPodInfo(testutil.Pod("p").Claims("gpus").Obj())
-	cs := framework.NewCycleState()
-	ctx := context.Background()
-	if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
-		t.Fatal(st)
-	}
-	if st := pl.Filter(ctx, cs, p, c.Get("n1")); st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != msgNotAvailable {
-		t.Errorf("n1: %v %q", st.Code(), st.Message())
-	}
-	if st := pl.Filter(ctx, cs, p, c.Get("n2")); !st.IsSuccess() {
-		t.Errorf("n2: %v", st)
+	for _, tc := range []struct {
+		name string
+		// other is the count of GPUs of a second claim to allocate (0: none).
+		other int64
+		want  map[string]string
+	}{
+		{name: "alone", want: map[string]string{"n1": "UnschedulableAndUnresolvable: " + msgNotAvailable, "n2": "Success"}},
+		{name: "with a claim that fits", other: 1, want: map[string]string{"n1": "UnschedulableAndUnresolvable: " + msgNotAvailable, "n2": "Success"}},
+		{name: "with a claim that fits nowhere", other: 3, want: map[string]string{"n1": "Unschedulable: " + msgCannotAlloc, "n2": "Unschedulable: " + msgCannotAlloc}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pl, fc := cluster(t)
+			cl := testutil.Claim("gpus", "gpu", 1)
+			cl.Status.Allocation = &resourceapi.AllocationResult{
+				Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Request: "devices", Driver: driver, Pool: "n2", Device: "gpu-0"}}},
+				NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+					MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n2"}}},
+				}}},
+			}
+			addClaim(c, fc, cl)
+			names := []string{"gpus"}
+			if tc.other > 0 {
+				addClaim(c, fc, testutil.Claim("more", "gpu", tc.other))
+				names = append(names, "more")
+			}
+			p := framework.NewPodInfo(testutil.Pod("p").Claims(names...).Obj())
+			cs := framework.NewCycleState()
+			ctx := context.Background()
+			if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			for node, want := range tc.want {
+				st := pl.Filter(ctx, cs, p, c.Get(node))
+				got := st.Code().String()
+				if msg := st.Message(); msg != "" {
+					got += ": " + msg
+				}
+				if got != want {
+					t.Errorf("%s: %s, want %s", node, got, want)
+				}
+			}
+		})
 	}
 }
 
@@ -336,5 +360,95 @@ func TestFilterTimeout(t *testing.T) {
 	st := pl.Filter(ctx, cs, p, c.Get("n2"))
 	if st.Code() != framework.Error || st.Message() != "node n2: timed out trying to allocate devices" {
 		t.Errorf("n2: %v %q, want Error %q", st.Code(), st.Message(), "node n2: timed out trying to allocate devices")
+	}
+}
+
+// A request with admin access may take a device another claim holds, so the node's free
+// devices do not bound what the claims ask for: the allocator decides (n2 has two GPUs).
+func TestFilterAdminAccessCount(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		admin bool
+		want  string
+	}{
+		{name: "two GPUs and a third", want: "Unschedulable: " + msgCannotAlloc},
+		{name: "two GPUs and admin access to one", admin: true, want: "Success"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pl, fc := cluster(t)
+			addClaim(c, fc, testutil.Claim("two", "gpu", 2))
+			one := testutil.Claim("one", "gpu", 1)
+			if tc.admin {
+				one.Spec.Devices.Requests[0].Exactly.AdminAccess = &tc.admin
+			}
+			addClaim(c, fc, one)
+			p := framework.NewPodInfo(testutil.Pod("p").Claims("two", "one").Obj())
+			cs := framework.NewCycleState()
+			ctx := context.Background()
+			if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			st := pl.Filter(ctx, cs, p, c.Get("n2"))
+			got := st.Code().String()
+			if msg := st.Message(); msg != "" {
+				got += ": " + msg
+			}
+			if got != tc.want {
+				t.Errorf("n2: %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A pod that asks for an extended resource backed by DRA does not fit a node that does
+// not list one of its other extended resources, as kube-scheduler's Filter says; a node
+// that lists it, even at 0, is NodeResourcesFit's to judge. A pod without resources
+// backed by DRA is not this plugin's concern.
+func TestExtendedResourcesOthers(t *testing.T) {
+	backed, other := "example.com/dra-gpu", v1.ResourceName("example.com/fpga")
+	for _, tc := range []struct {
+		name   string
+		backed bool
+		// listed is the node's allocatable of the other resource (nil: not listed).
+		listed *resource.Quantity
+		want   string
+	}{
+		{name: "not listed", backed: true, want: "UnschedulableAndUnresolvable: " + msgCannotFit},
+		{name: "listed at 0", backed: true, listed: resource.NewQuantity(0, resource.DecimalSI), want: "Success"},
+		{name: "listed", backed: true, listed: resource.NewQuantity(2, resource.DecimalSI), want: "Success"},
+		{name: "no resource backed by DRA", want: "Skip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pl, _ := cluster(t)
+			dc := testutil.DeviceClass("gpu-ext", driver)
+			dc.Spec.ExtendedResourceName = &backed
+			c.Devices().SetDeviceClass(dc)
+			node := testutil.Node("n3").Capacity("cpu", "8").Obj()
+			if tc.listed != nil {
+				node.Status.Allocatable[other] = *tc.listed
+			}
+			c.Nodes().AddNode(node)
+			c.Devices().SetResourceSlice(testutil.Slice("n3", driver, "gpu", 1))
+			reqs := v1.ResourceList{other: resource.MustParse("1")}
+			if tc.backed {
+				reqs[v1.ResourceName(backed)] = resource.MustParse("1")
+			}
+			pod := testutil.Pod("p").Obj()
+			pod.Spec.Containers = []v1.Container{{Name: "main", Resources: v1.ResourceRequirements{Requests: reqs, Limits: reqs}}}
+			p := framework.NewPodInfo(pod)
+			cs := framework.NewCycleState()
+			ctx := context.Background()
+			_, st := pl.PreFilter(ctx, cs, p)
+			if st.IsSuccess() {
+				st = pl.Filter(ctx, cs, p, c.Get("n3"))
+			}
+			got := st.Code().String()
+			if msg := st.Message(); msg != "" {
+				got += ": " + msg
+			}
+			if got != tc.want {
+				t.Errorf("n3: %s, want %s", got, tc.want)
+			}
+		})
 	}
 }

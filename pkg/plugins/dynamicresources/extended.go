@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -29,6 +30,8 @@ type extendedClaim struct {
 	// resources are the extended resources the pod asks for that a class backs, by name.
 	resources []v1.ResourceName
 	counts    map[v1.ResourceName]int64
+	// others are the pod's other extended resources, which no class backs.
+	others []v1.ResourceName
 
 	mu sync.Mutex
 	// byNeed caches the claim for each set of resources a node lacks.
@@ -56,6 +59,7 @@ func (pl *DynamicResources) preFilterExtended(p *framework.PodInfo) (*extendedCl
 		return nil, nil
 	}
 	var e *extendedClaim
+	var others []v1.ResourceName
 	for _, i := range p.RequestIdx {
 		idx := int(i)
 		if !resource.IsScalar(idx) || p.Requests.Vector[idx] == 0 {
@@ -63,6 +67,9 @@ func (pl *DynamicResources) preFilterExtended(p *framework.PodInfo) (*extendedCl
 		}
 		name := resource.Name(idx)
 		if dra.ExtendedResourceClass(string(name)) == nil {
+			if isExtendedResourceName(name) {
+				others = append(others, name)
+			}
 			continue
 		}
 		if e == nil {
@@ -75,6 +82,8 @@ func (pl *DynamicResources) preFilterExtended(p *framework.PodInfo) (*extendedCl
 		return nil, nil
 	}
 	slices.Sort(e.resources)
+	slices.Sort(others)
+	e.others = others
 	if st := p.Pod.Status.ExtendedResourceClaimStatus; st != nil {
 		ci := dra.Claim(p.Pod.Namespace + "/" + st.ResourceClaimName)
 		if ci == nil || ci.Allocation() == nil {
@@ -91,6 +100,14 @@ func (pl *DynamicResources) preFilterExtended(p *framework.PodInfo) (*extendedCl
 // DRA that the node's allocatable lacks (those it has come from a device plugin and are
 // NodeResourcesFit's to check). Nil when the node needs none.
 func (e *extendedClaim) forNode(dra framework.DRA, n *framework.NodeInfo) (*resourceapi.ResourceClaim, *framework.Status) {
+	// As kube-scheduler: a pod with resources backed by DRA does not fit a node that does
+	// not list one of its other extended resources at all (how much of them the node has
+	// is NodeResourcesFit's to check).
+	for _, name := range e.others {
+		if _, ok := n.Node().Status.Allocatable[name]; !ok {
+			return nil, unresolvable(msgCannotFit)
+		}
+	}
 	ne := e.nodeClaim(dra, n)
 	if ne == nil {
 		return nil, nil
@@ -133,6 +150,15 @@ func (e *extendedClaim) nodeClaim(dra framework.DRA, n *framework.NodeInfo) *nod
 }
 
 func ptrTrue() *bool { t := true; return &t }
+
+// isExtendedResourceName is kube-scheduler's IsDRAExtendedResourceName for the names the
+// API server admits: an extended resource (a name with a "/" outside the kubernetes.io/
+// namespace, not a quota "requests." name), or a class's implicit name.
+func isExtendedResourceName(name v1.ResourceName) bool {
+	s := string(name)
+	return strings.HasPrefix(s, resourceapi.ResourceDeviceClassPrefix) ||
+		(strings.Contains(s, "/") && !strings.Contains(s, v1.ResourceDefaultNamespacePrefix) && !strings.HasPrefix(s, v1.DefaultResourceRequestsPrefix))
+}
 
 // extendedRequests builds the claim's requests as kube-scheduler does: one request per
 // long-lived container (regular and sidecar) and resource, named container-<i>-request-<j>;

@@ -51,6 +51,7 @@ var Features = structured.Features{
 const (
 	msgNotAvailable = "resourceclaim not available on the node"
 	msgCannotAlloc  = "cannot allocate all claims"
+	msgCannotFit    = "cannot fit resource"
 )
 
 // DynamicResources is a PreFilter, Filter, Reserve and PreBind plugin.
@@ -352,12 +353,6 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	if s == nil {
 		return nil
 	}
-	node := n.Node()
-	for i := range s.claims {
-		if sel := s.claims[i].availableOn; sel != nil && !sel.Match(node) {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
-		}
-	}
 	claims, keys := s.toAllocate, s.toKeys
 	if s.extended != nil {
 		ec, st := s.extended.forNode(pl.h.Snapshot().DRA(), n)
@@ -368,12 +363,22 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 			claims, keys = append(claims[:len(claims):len(claims)], ec), append(keys[:len(keys):len(keys)], extendedKey)
 		}
 	}
+	// As kube-scheduler: a claim allocated elsewhere rejects the node, but only once the
+	// claims to allocate were searched for, whose failure is what the node reports.
+	node := n.Node()
+	unavailable := slices.ContainsFunc(s.claims, func(c claimState) bool { return c.availableOn != nil && !c.availableOn.Match(node) })
 	if len(claims) == 0 {
+		if unavailable {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
+		}
 		return nil
 	}
 	na, st := pl.allocate(ctx, s, n, claims, keys)
 	if st != nil {
 		return st
+	}
+	if unavailable {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
 	}
 	s.mu.Lock()
 	s.perNode[n.Name] = na
