@@ -27,6 +27,11 @@ type DeviceStore struct {
 	classes map[string]*resourceapi.DeviceClass
 	slices  map[string]*resourceapi.ResourceSlice
 	claims  map[string]*framework.ClaimInfo
+	// rules are the DeviceTaintRules (ruleList by name); tainted holds, by slice name,
+	// the slices a rule taints devices of, patched (devicetaints.go).
+	rules    map[string]*resourceapi.DeviceTaintRule
+	ruleList []*resourceapi.DeviceTaintRule
+	tainted  map[string]*resourceapi.ResourceSlice
 	// podClaims are the claim keys of each pod in the cache, as resolved when it came.
 	podClaims map[*framework.PodInfo][]string
 
@@ -67,6 +72,8 @@ func newDeviceStore(undo *undoLog, groups groupLookup) *DeviceStore {
 		groups:      groups,
 		classes:     map[string]*resourceapi.DeviceClass{},
 		slices:      map[string]*resourceapi.ResourceSlice{},
+		rules:       map[string]*resourceapi.DeviceTaintRule{},
+		tainted:     map[string]*resourceapi.ResourceSlice{},
 		claims:      map[string]*framework.ClaimInfo{},
 		podClaims:   map[*framework.PodInfo][]string{},
 		allocated:   sets.New[framework.DeviceID](),
@@ -159,6 +166,9 @@ func (d *DeviceStore) index() {
 	}
 	d.indexed = true
 	d.sliceList = sortedValues(d.slices)
+	for i, s := range d.sliceList {
+		d.sliceList[i] = d.view(s.Name)
+	}
 	d.byNode = map[string][]*resourceapi.ResourceSlice{}
 	d.shared = nil
 	for _, s := range d.sliceList {
@@ -187,6 +197,7 @@ func (d *DeviceStore) RemoveDeviceClass(name string) {
 // SetResourceSlice records or replaces a ResourceSlice.
 func (d *DeviceStore) SetResourceSlice(s *resourceapi.ResourceSlice) {
 	d.slices[s.Name] = s
+	d.setView(s.Name, s, taintSlice(s, d.ruleList))
 	d.indexed = false
 	d.generation++
 	d.sliceGen++
@@ -195,6 +206,7 @@ func (d *DeviceStore) SetResourceSlice(s *resourceapi.ResourceSlice) {
 // RemoveResourceSlice forgets a ResourceSlice.
 func (d *DeviceStore) RemoveResourceSlice(name string) {
 	delete(d.slices, name)
+	delete(d.tainted, name)
 	d.indexed = false
 	d.generation++
 	d.sliceGen++
@@ -523,6 +535,9 @@ func (d *DeviceStore) verify(pods *NodeStore) error {
 		if ci.Freed && (ci.Users > 0 || !d.undo.simulating()) {
 			return fmt.Errorf("claim %s freed with %d users, simulating %v", k, ci.Users, d.undo.simulating())
 		}
+	}
+	if err := d.verifyTaints(); err != nil {
+		return err
 	}
 	want := map[framework.DeviceID]int{}
 	for _, ci := range d.claims {
