@@ -153,3 +153,19 @@ func (r *ResourceEvents) UpdateDeviceClass(old, dc *resourceapi.DeviceClass) {
 func (r *ResourceEvents) DeleteDeviceClass(dc *resourceapi.DeviceClass) {
 	r.devices.RemoveDeviceClass(dc.Name)
 }
+
+// UpdateDeviceTaintRule records a DeviceTaintRule (nil old for a new one). kube-scheduler
+// sees a rule through its slice tracker, as an update of the slices whose devices' taints
+// it changes; so are pods retried here, only when some device's taints changed.
+func (r *ResourceEvents) UpdateDeviceTaintRule(old, dtr *resourceapi.DeviceTaintRule) {
+	if r.devices.SetDeviceTaintRule(dtr) {
+		r.retries.onEvent(resourceEvent(framework.ResourceSlice, framework.UpdateOther, "ResourceSliceChange"))
+	}
+}
+
+// DeleteDeviceTaintRule forgets a DeviceTaintRule: the devices it tainted are untainted.
+func (r *ResourceEvents) DeleteDeviceTaintRule(dtr *resourceapi.DeviceTaintRule) {
+	if r.devices.RemoveDeviceTaintRule(dtr.Name) {
+		r.retries.onEvent(resourceEvent(framework.ResourceSlice, framework.UpdateOther, "ResourceSliceChange"))
+	}
+}

@@ -68,6 +68,8 @@ var APICalls = []APICall{
 	{Group: "resource.k8s.io", Resource: "deviceclasses", Verb: "watch", Why: "DeviceClass informer"},
 	{Group: "resource.k8s.io", Resource: "resourceslices", Verb: "list", Why: "ResourceSlice informer (devices)"},
 	{Group: "resource.k8s.io", Resource: "resourceslices", Verb: "watch", Why: "ResourceSlice informer"},
+	{Group: "resource.k8s.io", Resource: "devicetaintrules", Verb: "list", Why: "DeviceTaintRule informer (taints of the devices rules select; when served)"},
+	{Group: "resource.k8s.io", Resource: "devicetaintrules", Verb: "watch", Why: "DeviceTaintRule informer"},
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Verb: "list", Why: "ResourceClaim informer"},
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Verb: "watch", Why: "ResourceClaim informer"},
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Verb: "get", Why: "re-read a claim after a write conflict"},

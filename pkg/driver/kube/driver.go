@@ -370,12 +370,29 @@ func (d *Driver) Run(ctx context.Context) error {
 	if err := d.addGroupInformers(apis); err != nil {
 		return err
 	}
+	var taintRules bool
+	err = within(start, func() error {
+		var err error
+		taintRules, err = resolveTaintRules(start, d.discovery, logger)
+		return err
+	})
+	if err != nil {
+		if start.Err() != nil {
+			return stopped("DeviceTaintRules' discovery")
+		}
+		return err
+	}
+	if taintRules {
+		if err := d.addTaintRuleInformer(); err != nil {
+			return err
+		}
+	}
 	if err := d.watchErrors(); err != nil {
 		return err
 	}
 	logger.Info("Starting informers", "identity", d.identity, "profiles", len(d.cfg.Profiles),
 		"asyncPreemption", d.opts.AsyncPreemption, "leaderElection", d.opts.LeaderElection.Enabled, "address", d.server.Addr(),
-		"podGroupAPIs", apis.String(), "compositePodGroupAPIs", apis.composites())
+		"podGroupAPIs", apis.String(), "compositePodGroupAPIs", apis.composites(), "deviceTaintRules", taintRules)
 	d.factory.Start(ctx.Done())
 	synced := make([]cache.InformerSynced, len(d.informers))
 	for i, inf := range d.informers {

@@ -110,7 +110,7 @@ var errNoNativeVersion = fmt.Errorf("--podgroup-source=native: the API server se
 func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, src GroupSource, logger klog.Logger) (groupAPIs, error) {
 	apis := groupAPIs{crd: src == GroupSourceCRD}
 	if src != GroupSourceCRD {
-		err := askDiscovery(ctx, logger, func() error {
+		err := askDiscovery(ctx, logger, "PodGroup APIs", func() error {
 			crd := false
 			var err error
 			if src != GroupSourceNative {
@@ -152,7 +152,7 @@ func resolveGroupAPIs(ctx context.Context, disc discovery.DiscoveryInterface, sr
 // (Kubernetes 1.36, the CRD not installed) is no error: every PodGroup is scheduled on its
 // own, and one that names a composite waits for it.
 func resolveComposites(ctx context.Context, disc discovery.DiscoveryInterface, apis *groupAPIs, logger klog.Logger) error {
-	err := askDiscovery(ctx, logger, func() error {
+	err := askDiscovery(ctx, logger, "CompositePodGroup APIs", func() error {
 		var err error
 		apis.crdComposites, apis.nativeComposites = false, false
 		if apis.crd {
@@ -170,11 +170,12 @@ func resolveComposites(ctx context.Context, disc discovery.DiscoveryInterface, a
 }
 
 // askDiscovery runs ask until it returns no error, again every discoveryRetry while the
-// server does not answer; a cancelled ctx returns its error.
-func askDiscovery(ctx context.Context, logger klog.Logger, ask func() error) error {
+// server does not answer; a cancelled ctx returns its error. what names what is asked
+// about, for the log.
+func askDiscovery(ctx context.Context, logger klog.Logger, what string, ask func() error) error {
 	return wait.PollUntilContextCancel(ctx, discoveryRetry, true, func(context.Context) (bool, error) {
 		if err := ask(); err != nil {
-			logger.Info("Asking the API server which PodGroup APIs it serves", "err", err)
+			logger.Info("Asking the API server which "+what+" it serves", "err", err)
 			return false, nil
 		}
 		return true, nil

@@ -1,11 +1,16 @@
 package kube
 
 import (
+	"context"
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // ResourceHandlers are the scheduler's handlers of storage and Dynamic Resource
@@ -31,6 +36,8 @@ type ResourceHandlers interface {
 	DeleteResourceSlice(s *resourceapi.ResourceSlice)
 	UpdateDeviceClass(old, dc *resourceapi.DeviceClass)
 	DeleteDeviceClass(dc *resourceapi.DeviceClass)
+	UpdateDeviceTaintRule(old, r *resourceapi.DeviceTaintRule)
+	DeleteDeviceTaintRule(r *resourceapi.DeviceTaintRule)
 }
 
 // resourceInformers are the informers of the objects pods with volumes and devices wait
@@ -62,4 +69,43 @@ func resourceInformers(f informers.SharedInformerFactory, h Handlers, r Resource
 		handlerFuncs(h, func(o *resourceapi.ResourceClaim) { r.UpdateResourceClaim(nil, o) }, r.UpdateResourceClaim, r.DeleteResourceClaim),
 	}
 	return infs, handlers
+}
+
+// DeviceTaintRules are read from resource.k8s.io/v1, as kube-scheduler v1.37's slice
+// tracker reads them (DRADeviceTaintRules, GA and on by default).
+const (
+	deviceTaintRulesVersion  = "resource.k8s.io/v1"
+	deviceTaintRulesResource = "devicetaintrules"
+)
+
+// resolveTaintRules reports whether the server serves DeviceTaintRules, asking discovery
+// as resolveGroupAPIs does. A server that does not (the DRADeviceTaintRules gate turned
+// off) has none to read, as kube-scheduler with the gate off reads none: phalanx then
+// sees only the taints the slices list, and says so.
+func resolveTaintRules(ctx context.Context, disc discovery.DiscoveryInterface, logger klog.Logger) (bool, error) {
+	var served bool
+	err := askDiscovery(ctx, logger, "DeviceTaintRules", func() error {
+		var err error
+		served, err = Serves(disc, deviceTaintRulesVersion, deviceTaintRulesResource)
+		return err
+	})
+	if err == nil && !served {
+		logger.Info("The API server does not serve DeviceTaintRules (resource.k8s.io/v1 devicetaintrules): devices are tainted only by their ResourceSlices (serve them, then restart phalanx)")
+	}
+	return served, err
+}
+
+// addTaintRuleInformer adds the DeviceTaintRule informer and its handler after the
+// ResourceSlices', before the pods', so that the first cycle sees the devices tainted.
+func (d *Driver) addTaintRuleInformer() error {
+	r := d.sched.Resources()
+	inf := d.factory.Resource().V1().DeviceTaintRules().Informer()
+	if err := inf.SetTransform(stripManagedFields); err != nil {
+		return err
+	}
+	h := handlerFuncs(Handlers(d.sched), func(o *resourceapi.DeviceTaintRule) { r.UpdateDeviceTaintRule(nil, o) }, r.UpdateDeviceTaintRule, r.DeleteDeviceTaintRule)
+	at := slices.IndexFunc(d.informers, func(inf namedInformer) bool { return inf.name == "resourceslices" }) + 1
+	d.informers = slices.Insert(d.informers, at, namedInformer{deviceTaintRulesResource, inf})
+	d.handlers = slices.Insert(d.handlers, at, cache.ResourceEventHandler(h))
+	return nil
 }
