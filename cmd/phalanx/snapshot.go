@@ -27,8 +27,8 @@ func newSnapshotCommand() *cobra.Command {
 		Short: "Write what the scheduler sees of a cluster as manifests `phalanx simulate -f` reads back",
 		Long: `snapshot lists the nodes, pods (bound and pending), namespaces, PriorityClasses,
 PodDisruptionBudgets, PodGroups and CompositePodGroups (phalanx's and Kubernetes' own, with
-their Workloads), devices (DeviceClasses, ResourceSlices, ResourceClaims and
-their templates), volumes (PersistentVolumes and their claims, StorageClasses, CSINodes,
+their Workloads), devices (DeviceClasses, ResourceSlices, DeviceTaintRules,
+ResourceClaims and their templates), volumes (PersistentVolumes and their claims, StorageClasses, CSINodes,
 CSIDrivers, CSIStorageCapacities, VolumeAttachments of PersistentVolumes)
 and queued Jobs (suspended, as Kueue holds them: ` + "`phalanx whatif --admit`" + ` asks about one)
 of the cluster kubectl would talk to (kubectl's flags and loading rules: --kubeconfig, else

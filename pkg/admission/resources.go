@@ -24,6 +24,7 @@ type Resources struct {
 	Attachments    []*storagev1.VolumeAttachment
 	DeviceClasses  []*resourceapi.DeviceClass
 	Slices         []*resourceapi.ResourceSlice
+	TaintRules     []*resourceapi.DeviceTaintRule
 	Claims         []*resourceapi.ResourceClaim
 	Templates      []*resourceapi.ResourceClaimTemplate
 }
@@ -48,6 +49,8 @@ func (r *Resources) add(obj any) {
 		r.DeviceClasses = append(r.DeviceClasses, t)
 	case *resourceapi.ResourceSlice:
 		r.Slices = append(r.Slices, t)
+	case *resourceapi.DeviceTaintRule:
+		r.TaintRules = append(r.TaintRules, t)
 	case *resourceapi.ResourceClaim:
 		r.Claims = append(r.Claims, t)
 	case *resourceapi.ResourceClaimTemplate:
@@ -119,6 +122,11 @@ func (sc *Scenario) admitResources(unique func(any, string) error) error {
 	}
 	for _, s := range r.Slices {
 		admit(s, "ResourceSlice", &s.ObjectMeta, false, func() field.ErrorList { return checkSlice(s) })
+	}
+	for _, dtr := range r.TaintRules {
+		// Status is the eviction controller's; the API server drops it on create.
+		dtr.Status = resourceapi.DeviceTaintRuleStatus{}
+		admit(dtr, "DeviceTaintRule", &dtr.ObjectMeta, false, func() field.ErrorList { return deviceTaintRuleErrors(dtr) })
 	}
 	for _, c := range r.Claims {
 		admit(c, "ResourceClaim", &c.ObjectMeta, true, func() field.ErrorList { return defaultAndCheckClaimSpec(&c.Spec, field.NewPath("spec")) })

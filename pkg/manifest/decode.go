@@ -419,6 +419,7 @@ func describeJSON(kind string, js []byte) string {
 var clusterScoped = map[string]bool{
 	"Node": true, "Namespace": true, "PriorityClass": true, "PersistentVolume": true, "StorageClass": true,
 	"CSINode": true, "CSIDriver": true, "VolumeAttachment": true, "DeviceClass": true, "ResourceSlice": true,
+	"DeviceTaintRule": true,
 }
 
 // storedSize is how large an object is in etcd: Kubernetes' kinds are stored as protobuf,

@@ -52,6 +52,7 @@ var kinds = map[string]func() any{
 	"storage.k8s.io/v1/VolumeAttachment":       func() any { return &storagev1.VolumeAttachment{} },
 	"resource.k8s.io/v1/DeviceClass":           func() any { return &resourceapi.DeviceClass{} },
 	"resource.k8s.io/v1/ResourceSlice":         func() any { return &resourceapi.ResourceSlice{} },
+	"resource.k8s.io/v1/DeviceTaintRule":       func() any { return &resourceapi.DeviceTaintRule{} },
 	"resource.k8s.io/v1/ResourceClaim":         func() any { return &resourceapi.ResourceClaim{} },
 	"resource.k8s.io/v1/ResourceClaimTemplate": func() any { return &resourceapi.ResourceClaimTemplate{} },
 }

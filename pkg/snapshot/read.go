@@ -39,7 +39,7 @@ var Reads = []Resource{
 	{"", "namespaces"}, {"scheduling.k8s.io", "priorityclasses"}, {"", "nodes"},
 	{"storage.k8s.io", "storageclasses"}, {"storage.k8s.io", "csinodes"},
 	{"storage.k8s.io", "csidrivers"}, {"storage.k8s.io", "csistoragecapacities"}, {"storage.k8s.io", "volumeattachments"}, {"", "persistentvolumes"}, {"", "persistentvolumeclaims"},
-	{"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceslices"}, {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceclaims"},
+	{"resource.k8s.io", "deviceclasses"}, {"resource.k8s.io", "resourceslices"}, {"resource.k8s.io", "devicetaintrules"}, {"resource.k8s.io", "resourceclaimtemplates"}, {"resource.k8s.io", "resourceclaims"},
 	{v1alpha1.SchemeGroupVersion.Group, "podgroups"}, {v1alpha1.SchemeGroupVersion.Group, "compositepodgroups"},
 	{nativegroup.GroupName, "workloads"}, {nativegroup.GroupName, "podgroups"}, {nativegroup.GroupName, "compositepodgroups"},
 	{"policy", "poddisruptionbudgets"}, {"", "pods"}, {"batch", "jobs"},
@@ -202,6 +202,11 @@ func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
 			})
 		},
 		func() error {
+			return list(r, "devicetaintrules", k.ResourceV1().DeviceTaintRules().List, func(o *resourceapi.DeviceTaintRule) {
+				s.TaintRules = append(s.TaintRules, deviceTaintRule(o))
+			})
+		},
+		func() error {
 			return list(r, "resourceclaimtemplates", k.ResourceV1().ResourceClaimTemplates("").List, func(o *resourceapi.ResourceClaimTemplate) {
 				s.ClaimTemplates = append(s.ClaimTemplates, claimTemplate(o))
 			})
@@ -287,6 +292,7 @@ func (s *Snapshot) sort(pods []stamped) {
 	byName(s.PVCs)
 	byName(s.DeviceClasses)
 	byName(s.ResourceSlices)
+	byName(s.TaintRules)
 	byName(s.ClaimTemplates)
 	byName(s.Claims)
 	byName(s.Composites)

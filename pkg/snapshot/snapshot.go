@@ -30,10 +30,13 @@ type Snapshot struct {
 	PVCs              []*v1.PersistentVolumeClaim
 	DeviceClasses     []*resourceapi.DeviceClass
 	ResourceSlices    []*resourceapi.ResourceSlice
-	ClaimTemplates    []*resourceapi.ResourceClaimTemplate
-	Claims            []*resourceapi.ResourceClaim
-	Composites        []*v1alpha1.CompositePodGroup
-	PodGroups         []*v1alpha1.PodGroup
+	// TaintRules are the DeviceTaintRules, whose taints the scheduler adds to the devices
+	// they select.
+	TaintRules     []*resourceapi.DeviceTaintRule
+	ClaimTemplates []*resourceapi.ResourceClaimTemplate
+	Claims         []*resourceapi.ResourceClaim
+	Composites     []*v1alpha1.CompositePodGroup
+	PodGroups      []*v1alpha1.PodGroup
 	// NativeWorkloads and NativePodGroups are Kubernetes' own scheduling.k8s.io kinds, in
 	// the version the cluster serves; NativeComposites its v1alpha3 CompositePodGroups.
 	NativeWorkloads  []runtime.Object
@@ -66,6 +69,7 @@ func (s *Snapshot) Objects() []runtime.Object {
 	out = appendAll(out, s.VolumeAttachments)
 	out = appendAll(out, s.DeviceClasses)
 	out = appendAll(out, s.ResourceSlices)
+	out = appendAll(out, s.TaintRules)
 	out = appendAll(out, s.ClaimTemplates)
 	out = appendAll(out, s.Claims)
 	out = appendAll(out, s.Composites)

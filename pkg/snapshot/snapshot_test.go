@@ -11,6 +11,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -101,6 +102,11 @@ func cluster() []runtime.Object {
 			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptrTo("pv-attached")}}},
 		&storagev1.VolumeAttachment{ObjectMeta: metav1.ObjectMeta{Name: "csi-inline"}, Spec: storagev1.VolumeAttachmentSpec{Attacher: "csi.example.com", NodeName: "n1",
 			Source: storagev1.VolumeAttachmentSource{InlineVolumeSpec: &v1.PersistentVolumeSpec{}}}},
+		// A DeviceTaintRule: its spec is kept, its status (the eviction controller's) dropped.
+		&resourceapi.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "drain-n1"},
+			Spec: resourceapi.DeviceTaintRuleSpec{DeviceSelector: &resourceapi.DeviceTaintSelector{Pool: ptrTo("n1")},
+				Taint: resourceapi.DeviceTaint{Key: "example.com/maintenance", Effect: resourceapi.DeviceTaintEffectNoSchedule, TimeAdded: &metav1.Time{Time: now.Add(-time.Hour)}}},
+			Status: resourceapi.DeviceTaintRuleStatus{Conditions: []metav1.Condition{{Type: resourceapi.DeviceTaintConditionEvictionInProgress, Status: metav1.ConditionFalse, Reason: "Done", Message: "secret eviction history"}}}},
 		pod("ml", "b", "n1", now.Add(-2*time.Hour)), a, pod("other", "z", "n2", now.Add(-3*time.Hour)),
 		terminating, finished, pending, classGone, pod("ml", "orphan", "gone-node", now.Add(-time.Hour)),
 	}
@@ -127,7 +133,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	y := out.String()
 	for _, gone := range []string{"hunter2", "TOKEN", "command", "db-password", "cloud-key", "managedFields", "last-applied", "10.1.2.3", "10.0.0.7",
 		"manager: kubelet", "ttl", "kube-controller-manager", "secret scheduling history", "system-node-critical", "name: done", "name: orphan", "containerPort: 80\n",
-		"deleted-class", "running-train", "finished-train", "controller-uid", "csi-inline", "csi-provisioner"} {
+		"deleted-class", "running-train", "finished-train", "controller-uid", "csi-inline", "csi-provisioner", "secret eviction history"} {
 		if strings.Contains(y, gone) {
 			t.Errorf("the snapshot keeps %q", gone)
 		}
@@ -135,6 +141,7 @@ func TestSnapshotStripsOrdersAndLoadsBack(t *testing.T) {
 	for _, kept := range []string{"topology.kubernetes.io/zone: z1", "image: img", "hostPort: 9000", "kind: ReplicaSet", "priorityClassName: high",
 		"apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup", "workloadName: train-wl",
 		`sim.phalanx.dev/terminate-after: "20s"`, `sim.phalanx.dev/delete-at: "0s"`, "provisioner: csi.example.com", "kind: CSIDriver", "storageCapacity: true", "kind: CSIStorageCapacity", "capacity: 77Gi", "persistentVolumeName: pv-attached",
+		"kind: DeviceTaintRule", "key: example.com/maintenance", "effect: NoSchedule", "timeAdded:",
 		"# left out: pods: 1 bound to nodes that no longer exist, left out",
 		"# left out: pods: the names of 1 pods' PriorityClasses, which no longer exist (their priority is kept)",
 		"# left out: pod groups: the names of 1 groups' PriorityClasses, which no longer exist (their priority is kept, or the default one when they had none)"} {

@@ -197,6 +197,12 @@ func resourceSlice(s *resourceapi.ResourceSlice) *resourceapi.ResourceSlice {
 	return &resourceapi.ResourceSlice{TypeMeta: typeMeta("resource.k8s.io/v1", "ResourceSlice"), ObjectMeta: meta(&s.ObjectMeta), Spec: s.Spec}
 }
 
+// deviceTaintRule keeps the spec (with the taint's timeAdded); the status is the eviction
+// controller's, which the scheduler does not read.
+func deviceTaintRule(r *resourceapi.DeviceTaintRule) *resourceapi.DeviceTaintRule {
+	return &resourceapi.DeviceTaintRule{TypeMeta: typeMeta("resource.k8s.io/v1", "DeviceTaintRule"), ObjectMeta: meta(&r.ObjectMeta), Spec: r.Spec}
+}
+
 // resourceClaim keeps the spec, what is allocated to whom (with the shares of devices and
 // the capacity they consume, and the devices' binding conditions) and the allocated
 // devices' conditions, which say whether those binding conditions are met.

@@ -34,7 +34,7 @@ var files = []struct {
 	{"01-priorityclasses.yaml", []string{"PriorityClass"}},
 	{"02-nodes.yaml", []string{"Node"}},
 	{"03-storage.yaml", []string{"StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity", "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment"}},
-	{"04-devices.yaml", []string{"DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim"}},
+	{"04-devices.yaml", []string{"DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourceClaimTemplate", "ResourceClaim"}},
 	{"05-podgroups.yaml", []string{"PodGroup", "Workload", "CompositePodGroup"}},
 	{"06-disruptionbudgets.yaml", []string{"PodDisruptionBudget"}},
 	{"07-pods.yaml", []string{"Pod"}},

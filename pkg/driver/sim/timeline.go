@@ -79,6 +79,16 @@ func (s *Simulator) planResources() {
 	for _, sl := range r.Slices {
 		s.planObject(&sl.ObjectMeta, func() { sched.UpdateResourceSlice(nil, sl) }, func() { sched.DeleteResourceSlice(sl) })
 	}
+	for _, dtr := range r.TaintRules {
+		s.planObject(&dtr.ObjectMeta, func() {
+			// The API server sets timeAdded when the rule is created without one.
+			if dtr.Spec.Taint.TimeAdded == nil {
+				dtr = dtr.DeepCopy()
+				dtr.Spec.Taint.TimeAdded = &metav1.Time{Time: s.now}
+			}
+			sched.UpdateDeviceTaintRule(nil, dtr)
+		}, func() { sched.DeleteDeviceTaintRule(dtr) })
+	}
 	for _, t := range r.Templates {
 		s.planObject(&t.ObjectMeta, func() { o.templates[t.Namespace+"/"+t.Name] = t; s.templateAppeared() },
 			func() { delete(o.templates, t.Namespace+"/"+t.Name) })
