@@ -100,9 +100,11 @@ type DRA interface {
 	// Claim returns a claim by namespace/name, or nil.
 	Claim(key string) *ClaimInfo
 	// SlicesFor returns the ResourceSlices whose devices a node may use: those of the node
-	// and those that are not node-local (a node selector, all nodes, or per device).
+	// and those that are not node-local (a node selector, all nodes, or per device). As
+	// kube-scheduler's ListWithDeviceTaintRules, their devices carry the taints of the
+	// DeviceTaintRules that select them; read them, never change them.
 	SlicesFor(node string) []*resourceapi.ResourceSlice
-	// Slices returns every ResourceSlice, by name.
+	// Slices returns every ResourceSlice, by name, with the rules' taints as SlicesFor.
 	Slices() []*resourceapi.ResourceSlice
 	// Allocated is the set of devices held by allocated claims. It is the snapshot's own
 	// set: read it, never change it; it changes with AssumeAllocation and with pods added
