@@ -5,9 +5,11 @@ import (
 	"slices"
 	"testing"
 
+	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	clienttesting "k8s.io/client-go/testing"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
 
@@ -61,5 +63,19 @@ func TestTaintRuleInformer(t *testing.T) {
 	}
 	if d.standalone("devicetaintrules") {
 		t.Error("the DeviceTaintRule informer is run by the driver, not the factory")
+	}
+	// Its handler posts the rule to the loop, which records it; a deletion (as a
+	// tombstone) forgets it.
+	h := d.handlers[i]
+	rule := &resourceapi.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "drain"}}
+	h.OnAdd(rule, true)
+	d.sched.DrainInbox()
+	if d.sched.Cache().Devices().DeviceTaintRule("drain") == nil {
+		t.Error("the added rule is not in the cache")
+	}
+	h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "drain", Obj: rule})
+	d.sched.DrainInbox()
+	if d.sched.Cache().Devices().DeviceTaintRule("drain") != nil {
+		t.Error("the deleted rule is still in the cache")
 	}
 }
