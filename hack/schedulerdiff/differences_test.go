@@ -98,6 +98,15 @@ func TestPreemptionSkippedBy(t *testing.T) {
 		p.Spec.NodeName, p.Spec.Priority = "", ptr(int32(PreemptorPriority))
 		return p
 	}
+	high := func(name, node string) *v1.Pod {
+		p := low(name, node, "1")
+		p.Spec.Priority = ptr(int32(PreemptorPriority))
+		return p
+	}
+	withPort := func(p *v1.Pod, ip string, port int32) *v1.Pod {
+		p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, v1.ContainerPort{ContainerPort: 8000, HostIP: ip, HostPort: port})
+		return p
+	}
 	anti := &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: zoneKey}}}}
 	tests := []struct {
 		name string
@@ -151,6 +160,18 @@ func TestPreemptionSkippedBy(t *testing.T) {
 			p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("a-gpu")}}
 			return []*v1.Pod{p}
 		}, nil, ""},
+		{"a victim holds the pod's host port, another pod too", func() []*v1.Pod {
+			return []*v1.Pod{withPort(low("a", "n0", "1"), "", 443), withPort(high("b", "n0"), "", 443)}
+		}, func(p *v1.Pod) { withPort(p, "", 443) }, "shared-host-port"},
+		{"a victim holds the pod's host port alone", func() []*v1.Pod {
+			return []*v1.Pod{withPort(low("a", "n0", "1"), "", 443), withPort(high("b", "n1"), "", 443)}
+		}, func(p *v1.Pod) { withPort(p, "", 443) }, ""},
+		{"two holders on other IPs", func() []*v1.Pod {
+			return []*v1.Pod{withPort(low("a", "n0", "1"), "10.0.0.1", 443), withPort(high("b", "n0"), "10.0.0.2", 443)}
+		}, func(p *v1.Pod) { withPort(p, "", 443) }, ""},
+		{"two holders of a port the pod does not ask for", func() []*v1.Pod {
+			return []*v1.Pod{withPort(low("a", "n0", "1"), "", 443), withPort(high("b", "n0"), "", 443)}
+		}, func(p *v1.Pod) { withPort(p, "", 80) }, ""},
 		{"the pod's soft spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
 			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.ScheduleAnyway}}
 		}, ""},

@@ -6,6 +6,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // lowerPriority are the bound pods the pod to place may preempt: of lower priority, and
@@ -112,4 +113,79 @@ func asksForDevices(p *v1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// sharedHostPort: two bound pods on a node hold the same host port (the same IP, protocol
+// and port; an empty IP is 0.0.0.0, an empty protocol TCP), the pod to place asks for that
+// protocol and port, and one of the two may be preempted. kube-scheduler keeps a node's host
+// ports as a set, so removing one holder while it looks for victims frees the port although
+// the other still holds it, and it may preempt for a port that stays taken; phalanx counts
+// the holders. (Kubelet refuses the second holder, so a cluster is in this state only
+// until it does.)
+func sharedHostPort(c *Case) bool {
+	type hostPort struct {
+		node, ip string
+		protocol v1.Protocol
+		port     int32
+	}
+	wanted := map[hostPort]bool{}
+	for _, pp := range heldPorts(c.Pod) {
+		wanted[hostPort{protocol: pp.protocol, port: pp.port}] = true
+	}
+	if len(wanted) == 0 {
+		return false
+	}
+	victim := map[*v1.Pod]bool{}
+	for _, p := range lowerPriority(c) {
+		victim[p] = true
+	}
+	holders := map[hostPort][]*v1.Pod{}
+	for _, p := range c.Pods {
+		if p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+			continue
+		}
+		for _, pp := range heldPorts(p) {
+			if !wanted[hostPort{protocol: pp.protocol, port: pp.port}] {
+				continue
+			}
+			k := hostPort{node: p.Spec.NodeName, ip: pp.ip, protocol: pp.protocol, port: pp.port}
+			holders[k] = append(holders[k], p)
+		}
+	}
+	for _, pods := range holders {
+		if len(pods) < 2 {
+			continue
+		}
+		for _, p := range pods {
+			if victim[p] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// portUse is one host port a pod's container asks for, as kube-scheduler keys it.
+type portUse struct {
+	ip       string
+	protocol v1.Protocol
+	port     int32
+}
+
+// heldPorts are the host ports a pod holds (kube-scheduler's GetHostPorts: its containers'
+// and its sidecars'), keyed as kube-scheduler keys them: an empty IP is 0.0.0.0, an empty
+// protocol TCP.
+func heldPorts(p *v1.Pod) []portUse {
+	var out []portUse
+	for _, cp := range schedutil.GetHostPorts(p) {
+		u := portUse{ip: cp.HostIP, protocol: cp.Protocol, port: cp.HostPort}
+		if u.ip == "" {
+			u.ip = "0.0.0.0"
+		}
+		if u.protocol == "" {
+			u.protocol = v1.ProtocolTCP
+		}
+		out = append(out, u)
+	}
+	return out
 }
