@@ -107,6 +107,10 @@ func TestPreemptionSkippedBy(t *testing.T) {
 		p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, v1.ContainerPort{ContainerPort: 8000, HostIP: ip, HostPort: port})
 		return p
 	}
+	withApp := func(p *v1.Pod, app string) *v1.Pod {
+		p.Labels = map[string]string{"app": app}
+		return p
+	}
 	anti := &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: zoneKey}}}}
 	tests := []struct {
 		name string
@@ -172,6 +176,19 @@ func TestPreemptionSkippedBy(t *testing.T) {
 		{"two holders of a port the pod does not ask for", func() []*v1.Pod {
 			return []*v1.Pod{withPort(low("a", "n0", "1"), "", 443), withPort(high("b", "n0"), "", 443)}
 		}, func(p *v1.Pod) { withPort(p, "", 80) }, ""},
+		{"a budget allowing one disruption covers two victims on a node", func() []*v1.Pod {
+			a, b := withApp(low("a", "n0", "1"), "db"), withApp(low("b", "n0", "1"), "db")
+			b.Spec.Priority = ptr(int32(100))
+			return []*v1.Pod{a, b}
+		}, nil, "budget-order"},
+		{"a budget allowing one disruption covers one victim per node", func() []*v1.Pod {
+			return []*v1.Pod{withApp(low("a", "n0", "1"), "db"), withApp(low("b", "n1", "1"), "db")}
+		}, nil, ""},
+		{"a budget allowing none covers two victims on a node", func() []*v1.Pod {
+			a, b := withApp(low("a", "n0", "1"), "web"), withApp(low("b", "n0", "1"), "web")
+			b.Spec.Priority = ptr(int32(100))
+			return []*v1.Pod{a, b}
+		}, nil, ""},
 		{"the pod's soft spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
 			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.ScheduleAnyway}}
 		}, ""},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
@@ -188,4 +190,32 @@ func heldPorts(p *v1.Pod) []portUse {
 		out = append(out, u)
 	}
 	return out
+}
+
+// budgetSplitsVictims: a node holds would-be victims that one PodDisruptionBudget covers,
+// more of them than it allows disruptions, and it allows some. kube-scheduler gives the
+// budget's allowance to the most important of them first and then reprieves the others
+// (the "violating" ones) first, so it may keep a less important pod and take a more
+// important one where either alone would keep the budget; phalanx takes the least
+// important victims among the sets that break the fewest budgets.
+func budgetSplitsVictims(c *Case) bool {
+	type nodeBudget struct{ node, budget string }
+	covered := map[nodeBudget]int32{}
+	for _, p := range lowerPriority(c) {
+		for _, b := range budgets() {
+			if b.Namespace != p.Namespace || b.Spec.Selector == nil || len(b.Spec.Selector.MatchLabels)+len(b.Spec.Selector.MatchExpressions) == 0 {
+				continue
+			}
+			sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+			if err != nil || !sel.Matches(labels.Set(p.Labels)) {
+				continue
+			}
+			k := nodeBudget{p.Spec.NodeName, b.Namespace + "/" + b.Name}
+			covered[k]++
+			if allowed := b.Status.DisruptionsAllowed; allowed >= 1 && covered[k] > allowed {
+				return true
+			}
+		}
+	}
+	return false
 }
