@@ -82,7 +82,8 @@ func (p *Phalanx) Preempt(ctx context.Context, c *Case) (*PreemptionResult, erro
 	}
 	out, err := e.Preempt(ctx, state, pod, filtered)
 	if err != nil {
-		return nil, err
+		res.Outcome, res.Err = OutcomeError, err.Error()
+		return res, nil
 	}
 	if out.Candidate == nil {
 		res.Outcome = OutcomeNoCandidate

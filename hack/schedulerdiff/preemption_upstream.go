@@ -135,7 +135,9 @@ func (u *UpstreamPreemption) Preempt(ctx context.Context, c *Case) (*PreemptionR
 	}
 	cands, _, err := u.pl.Evaluator.DryRunPreemption(ctx, state, c.Pod, potential, pdbs, 0, num)
 	if err != nil {
-		return nil, err
+		// Preempt returns the dry run's errors as its status: no victims, an error.
+		res.Outcome, res.Err = OutcomeError, err.Error()
+		return res, nil
 	}
 	if len(cands) == 0 {
 		return res, nil
