@@ -1,6 +1,7 @@
 package schedulerdiff
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -26,6 +27,7 @@ import (
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/podtopologyspread"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/tainttoleration"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumerestrictions"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumezone"
 )
 
 // normalized is a case's cluster as both schedulers' caches can hold it: every pod has a
@@ -34,7 +36,7 @@ import (
 // of the case are left out. Upstream's plugin runs on the same objects, so a change that
 // mattered would fail the transcription check.
 func normalized(tc *tables.Case) *Case {
-	c := &Case{Namespaces: tc.Namespaces}
+	c := &Case{Namespaces: tc.Namespaces, Storage: tc.Storage}
 	for _, n := range tc.Nodes {
 		c.Nodes = append(c.Nodes, n.DeepCopy())
 	}
@@ -147,6 +149,7 @@ var upstreamTables = []struct {
 	{"VolumeRestrictions", volumerestrictions.Cases},
 	{"NodeResourcesBalancedAllocation", noderesources.BalancedCases},
 	{"ImageLocality", imagelocality.Cases},
+	{"VolumeZone", volumezone.Cases},
 }
 
 // TestUpstreamTables runs the cases of kube-scheduler's own table-driven plugin tests
@@ -178,8 +181,19 @@ func TestUpstreamTables(t *testing.T) {
 				t.Logf("%s: not run: %s", tc.ID(), tc.NotRun)
 				continue
 			}
-			u := up
-			if tc.Namespaces != nil {
+			u, stop := up, func() {}
+			if tc.Storage != nil {
+				// A case's own storage objects: informers of its own, stopped after it.
+				namespaces := Namespaces
+				if tc.Namespaces != nil {
+					namespaces = tc.Namespaces
+				}
+				var cctx context.Context
+				cctx, stop = context.WithCancel(ctx)
+				if u, err = NewUpstreamWith(cctx, nil, namespaces, tc.Storage); err != nil {
+					t.Fatal(err)
+				}
+			} else if tc.Namespaces != nil {
 				if u, err = upstreamIn(t, byNamespaces, tc.Namespaces); err != nil {
 					t.Fatal(err)
 				}
@@ -190,6 +204,7 @@ func TestUpstreamTables(t *testing.T) {
 			case "listed":
 				listed++
 			}
+			stop()
 		}
 		t.Logf("%s: upstream cases %d, not run %d, agreed %d, listed differences %d", tbl.plugin, cases, notRun, agreed, listed)
 		fmt.Printf("schedulerdiff upstream tables %s: cases %d, not run %d, agreed %d, listed differences %d\n", tbl.plugin, cases, notRun, agreed, listed)
