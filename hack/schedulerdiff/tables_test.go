@@ -21,6 +21,7 @@ import (
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeaffinity"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodename"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodevolumelimits"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeports"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/noderesources"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeunschedulable"
@@ -150,6 +151,7 @@ var upstreamTables = []struct {
 	{"NodeResourcesBalancedAllocation", noderesources.BalancedCases},
 	{"ImageLocality", imagelocality.Cases},
 	{"VolumeZone", volumezone.Cases},
+	{"NodeVolumeLimits", nodevolumelimits.Cases},
 }
 
 // TestUpstreamTables runs the cases of kube-scheduler's own table-driven plugin tests
