@@ -27,6 +27,7 @@ import (
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeunschedulable"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/podtopologyspread"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/tainttoleration"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumebinding"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumerestrictions"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumezone"
 )
@@ -152,6 +153,7 @@ var upstreamTables = []struct {
 	{"ImageLocality", imagelocality.Cases},
 	{"VolumeZone", volumezone.Cases},
 	{"NodeVolumeLimits", nodevolumelimits.Cases},
+	{"VolumeBinding", volumebinding.Cases},
 }
 
 // TestUpstreamTables runs the cases of kube-scheduler's own table-driven plugin tests
