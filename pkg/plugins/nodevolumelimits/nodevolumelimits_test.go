@@ -261,8 +261,8 @@ func TestEphemeralClaimOwnership(t *testing.T) {
 		// missingFirst: the pod mounts a claim that does not exist before its ephemeral
 		// volume; holderNotOwner: the node's pod has an ephemeral claim it does not own.
 		owned, missingFirst, holderNotOwner, noLimit bool
-		code                                        framework.Code
-		msg                                         string
+		code                                         framework.Code
+		msg                                          string
 	}{
 		{name: "owned", owned: true, code: framework.Success},
 		{name: "not owned", code: framework.Error, msg: notOwner("p", "p-scratch")},
