@@ -347,6 +347,13 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 	run := func(tc tables.Case) string {
 		t.Helper()
 		c := normalized(&tc)
+		up := up
+		if tc.Storage != nil {
+			var err error
+			if up, err = NewUpstreamWith(t.Context(), nil, Namespaces, tc.Storage); err != nil {
+				t.Fatal(err)
+			}
+		}
 		pl, err := up.Build(t.Context(), tc.Plugin, tc.Args)
 		if err != nil {
 			t.Fatal(err)
@@ -377,6 +384,8 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 	taint := get("tainttoleration/taint_toleration_test.go TestTaintTolerationFilter A pod having no tolerations can't be scheduled onto a node with nonempty taints")
 	scores := get("nodeaffinity/node_affinity_test.go TestNodeAffinityPriority all nodes are same priority as NodeAffinity is nil")
 	prefilter := get("nodename/node_name_test.go TestNodeName_PreFilter assigned pod with nodeName set, prefilter restricts to assigned node")
+	zone := get("volumezone/volume_zone_test.go TestSingleZone beta zone label doesn't match")
+	binding := get("volumebinding/volume_binding_test.go TestVolumeBinding local volumes with close capacity are preferred")
 	for name, tc := range map[string]tables.Case{
 		"a rejection stated as a pass": func() tables.Case {
 			tc := unschedulable
@@ -391,6 +400,19 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 		"other scores": func() tables.Case {
 			tc := scores
 			tc.WantScores = map[string]int64{tc.Nodes[0].Name: 1}
+			return tc
+		}(),
+		"a rejection for want of a case's own volume stated as a pass": func() tables.Case {
+			tc := zone
+			tc.WantFilter = nil
+			return tc
+		}(),
+		"other scores of a case's own volumes": func() tables.Case {
+			tc := binding
+			tc.WantScores = maps.Clone(tc.WantScores)
+			for n := range tc.WantScores {
+				tc.WantScores[n]++
+			}
 			return tc
 		}(),
 		"other PreFilter nodes": func() tables.Case {
