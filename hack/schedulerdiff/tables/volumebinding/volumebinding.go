@@ -11,8 +11,6 @@
 package volumebinding
 
 import (
-	"fmt"
-
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -1257,7 +1255,7 @@ func makeCapacity(name, storageClassName string, node *v1.Node, capacityStr, max
 	return c
 }
 
-// The builders of test_utils.go.
+// The builders of test_utils.go (those the table uses).
 type nodeBuilder struct {
 	*v1.Node
 }
@@ -1314,11 +1312,6 @@ func (pvb pvBuilder) withNodeAffinity(keyValues map[string][]string) pvBuilder {
 			},
 		},
 	}
-	return pvb
-}
-
-func (pvb pvBuilder) withVersion(version string) pvBuilder {
-	pvb.PersistentVolume.ObjectMeta.ResourceVersion = version
 	return pvb
 }
 
@@ -1389,59 +1382,12 @@ func makePod(name string) podBuilder {
 	return pb
 }
 
-func (pb podBuilder) withNodeName(name string) podBuilder {
-	pb.Pod.Spec.NodeName = name
-	return pb
-}
-
-func (pb podBuilder) withNamespace(name string) podBuilder {
-	pb.Pod.ObjectMeta.Namespace = name
-	return pb
-}
-
 func (pb podBuilder) withPVCVolume(pvcName, name string) podBuilder {
 	pb.Pod.Spec.Volumes = append(pb.Pod.Spec.Volumes, v1.Volume{
 		Name: name,
 		VolumeSource: v1.VolumeSource{
 			PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{
 				ClaimName: pvcName,
-			},
-		},
-	})
-	return pb
-}
-
-func (pb podBuilder) withPVCSVolume(pvcs []*v1.PersistentVolumeClaim) podBuilder {
-	for i, pvc := range pvcs {
-		pb.withPVCVolume(pvc.Name, fmt.Sprintf("vol%v", i))
-	}
-	return pb
-}
-
-func (pb podBuilder) withEmptyDirVolume() podBuilder {
-	pb.Pod.Spec.Volumes = append(pb.Pod.Spec.Volumes, v1.Volume{
-		VolumeSource: v1.VolumeSource{
-			EmptyDir: &v1.EmptyDirVolumeSource{},
-		},
-	})
-	return pb
-}
-
-func (pb podBuilder) withGenericEphemeralVolume(name string) podBuilder {
-	pb.Pod.Spec.Volumes = append(pb.Pod.Spec.Volumes, v1.Volume{
-		Name: name,
-		VolumeSource: v1.VolumeSource{
-			Ephemeral: &v1.EphemeralVolumeSource{},
-		},
-	})
-	return pb
-}
-
-func (pb podBuilder) withCSI(driver string) podBuilder {
-	pb.Pod.Spec.Volumes = append(pb.Pod.Spec.Volumes, v1.Volume{
-		VolumeSource: v1.VolumeSource{
-			CSI: &v1.CSIVolumeSource{
-				Driver: driver,
 			},
 		},
 	})
