@@ -13,6 +13,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -27,6 +28,9 @@ type Case struct {
 	// test tables that name their own; kube-scheduler's side then runs on an Upstream made
 	// by NewUpstreamIn with the same).
 	Namespaces []*v1.Namespace
+	// Storage, when not nil, replaces the fixed storage universe (volumes.go) in both
+	// schedulers (the upstream test tables that bring their own storage objects).
+	Storage []runtime.Object
 	// Slices and Claims are the case's ResourceSlices and ResourceClaims (devices.go);
 	// the DeviceClasses are fixed.
 	Slices []*resourceapi.ResourceSlice

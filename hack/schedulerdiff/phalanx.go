@@ -55,7 +55,11 @@ func newCache(c *Case) *cache.Cache {
 	for _, ns := range namespaces {
 		cc.SetNamespace(ns)
 	}
-	setStorage(cc)
+	if c.Storage != nil {
+		setStorageObjects(cc, c.Storage)
+	} else {
+		setStorage(cc)
+	}
 	setDevices(cc, c)
 	for _, n := range c.Nodes {
 		cc.Nodes().AddNode(n)

@@ -1,6 +1,7 @@
 package schedulerdiff
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -23,9 +24,12 @@ import (
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeports"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/noderesources"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeunschedulable"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodevolumelimits"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/podtopologyspread"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/tainttoleration"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumebinding"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumerestrictions"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/volumezone"
 )
 
 // normalized is a case's cluster as both schedulers' caches can hold it: every pod has a
@@ -34,7 +38,7 @@ import (
 // of the case are left out. Upstream's plugin runs on the same objects, so a change that
 // mattered would fail the transcription check.
 func normalized(tc *tables.Case) *Case {
-	c := &Case{Namespaces: tc.Namespaces}
+	c := &Case{Namespaces: tc.Namespaces, Storage: tc.Storage}
 	for _, n := range tc.Nodes {
 		c.Nodes = append(c.Nodes, n.DeepCopy())
 	}
@@ -147,6 +151,9 @@ var upstreamTables = []struct {
 	{"VolumeRestrictions", volumerestrictions.Cases},
 	{"NodeResourcesBalancedAllocation", noderesources.BalancedCases},
 	{"ImageLocality", imagelocality.Cases},
+	{"VolumeZone", volumezone.Cases},
+	{"NodeVolumeLimits", nodevolumelimits.Cases},
+	{"VolumeBinding", volumebinding.Cases},
 }
 
 // TestUpstreamTables runs the cases of kube-scheduler's own table-driven plugin tests
@@ -178,8 +185,19 @@ func TestUpstreamTables(t *testing.T) {
 				t.Logf("%s: not run: %s", tc.ID(), tc.NotRun)
 				continue
 			}
-			u := up
-			if tc.Namespaces != nil {
+			u, stop := up, func() {}
+			if tc.Storage != nil {
+				// A case's own storage objects: informers of its own, stopped after it.
+				namespaces := Namespaces
+				if tc.Namespaces != nil {
+					namespaces = tc.Namespaces
+				}
+				var cctx context.Context
+				cctx, stop = context.WithCancel(ctx)
+				if u, err = NewUpstreamWith(cctx, nil, namespaces, tc.Storage); err != nil {
+					t.Fatal(err)
+				}
+			} else if tc.Namespaces != nil {
 				if u, err = upstreamIn(t, byNamespaces, tc.Namespaces); err != nil {
 					t.Fatal(err)
 				}
@@ -190,6 +208,7 @@ func TestUpstreamTables(t *testing.T) {
 			case "listed":
 				listed++
 			}
+			stop()
 		}
 		t.Logf("%s: upstream cases %d, not run %d, agreed %d, listed differences %d", tbl.plugin, cases, notRun, agreed, listed)
 		fmt.Printf("schedulerdiff upstream tables %s: cases %d, not run %d, agreed %d, listed differences %d\n", tbl.plugin, cases, notRun, agreed, listed)
@@ -328,6 +347,13 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 	run := func(tc tables.Case) string {
 		t.Helper()
 		c := normalized(&tc)
+		up := up
+		if tc.Storage != nil {
+			var err error
+			if up, err = NewUpstreamWith(t.Context(), nil, Namespaces, tc.Storage); err != nil {
+				t.Fatal(err)
+			}
+		}
 		pl, err := up.Build(t.Context(), tc.Plugin, tc.Args)
 		if err != nil {
 			t.Fatal(err)
@@ -358,6 +384,8 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 	taint := get("tainttoleration/taint_toleration_test.go TestTaintTolerationFilter A pod having no tolerations can't be scheduled onto a node with nonempty taints")
 	scores := get("nodeaffinity/node_affinity_test.go TestNodeAffinityPriority all nodes are same priority as NodeAffinity is nil")
 	prefilter := get("nodename/node_name_test.go TestNodeName_PreFilter assigned pod with nodeName set, prefilter restricts to assigned node")
+	zone := get("volumezone/volume_zone_test.go TestSingleZone beta zone label doesn't match")
+	binding := get("volumebinding/volume_binding_test.go TestVolumeBinding local volumes with close capacity are preferred")
 	for name, tc := range map[string]tables.Case{
 		"a rejection stated as a pass": func() tables.Case {
 			tc := unschedulable
@@ -372,6 +400,19 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 		"other scores": func() tables.Case {
 			tc := scores
 			tc.WantScores = map[string]int64{tc.Nodes[0].Name: 1}
+			return tc
+		}(),
+		"a rejection for want of a case's own volume stated as a pass": func() tables.Case {
+			tc := zone
+			tc.WantFilter = nil
+			return tc
+		}(),
+		"other scores of a case's own volumes": func() tables.Case {
+			tc := binding
+			tc.WantScores = maps.Clone(tc.WantScores)
+			for n := range tc.WantScores {
+				tc.WantScores[n]++
+			}
 			return tc
 		}(),
 		"other PreFilter nodes": func() tables.Case {

@@ -49,6 +49,12 @@ func NewUpstream(ctx context.Context, names []string) (*Upstream, error) {
 // NewUpstreamIn is NewUpstream with other namespaces in its informers (those of an
 // upstream test table; the cases run on it must name the same, see Case.Namespaces).
 func NewUpstreamIn(ctx context.Context, names []string, namespaces []*v1.Namespace) (*Upstream, error) {
+	return NewUpstreamWith(ctx, names, namespaces, StorageObjects())
+}
+
+// NewUpstreamWith is NewUpstreamIn with other storage objects in its informers (those of
+// an upstream test table: see Case.Storage) instead of the fixed storage universe.
+func NewUpstreamWith(ctx context.Context, names []string, namespaces []*v1.Namespace, storage []runtime.Object) (*Upstream, error) {
 	cfg, err := latest.Default()
 	if err != nil {
 		return nil, err
@@ -69,7 +75,11 @@ func NewUpstreamIn(ctx context.Context, names []string, namespaces []*v1.Namespa
 	for _, ns := range namespaces {
 		objs = append(objs, ns)
 	}
-	objs = append(objs, StorageObjects()...)
+	for _, o := range storage {
+		// The fake clientset keeps what it is given: a copy, so that the informers'
+		// objects are not the case's.
+		objs = append(objs, o.DeepCopyObject())
+	}
 	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
 	u.dra = newUpstreamDRA(ctx, informerFactory)
 	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,

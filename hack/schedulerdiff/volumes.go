@@ -102,6 +102,32 @@ func setStorage(c *cache.Cache) {
 	}
 }
 
+// setStorageObjects puts a case's own storage objects in phalanx's cache (an upstream
+// table's, Case.Storage); an object of another kind is a transcription mistake.
+func setStorageObjects(c *cache.Cache, objs []runtime.Object) {
+	vs := c.Storage()
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *storagev1.StorageClass:
+			vs.SetStorageClass(o)
+		case *v1.PersistentVolume:
+			vs.SetPV(o)
+		case *v1.PersistentVolumeClaim:
+			vs.SetPVC(o)
+		case *storagev1.CSINode:
+			vs.SetCSINode(o)
+		case *storagev1.CSIDriver:
+			vs.SetCSIDriver(o)
+		case *storagev1.CSIStorageCapacity:
+			vs.SetStorageCapacity(o)
+		case *storagev1.VolumeAttachment:
+			vs.SetVolumeAttachment(o)
+		default:
+			panic(fmt.Sprintf("a storage object of kind %T", o))
+		}
+	}
+}
+
 // csiDrivers: the first driver neither tracks capacity nor must be installed; the
 // capacity driver does both.
 func csiDrivers() []*storagev1.CSIDriver {

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Prints the table literal of one of kube-scheduler's table-driven tests, verbatim.
 
-usage: extract.py FILE FUNC [VAR]  -- the first `VAR := []struct{...}{...}` (VAR defaults to
+usage: extract.py FILE FUNC --body  -- the statements of function FUNC before its first
+`for` loop, verbatim (the listers and fixtures a test declares before its table, and the
+table): for the tests whose cases read objects declared beside the table.
+       extract.py FILE FUNC [VAR]  -- the first `VAR := []struct{...}{...}` (VAR defaults to
 any name) in function FUNC of FILE (a path under k8s.io/kubernetes@v1.37.2/pkg/scheduler/
 framework/plugins/ in the Go module cache). Used to transcribe the tables in this directory;
 the output is pasted as the body of a function, with upstream's helpers next to it.
@@ -41,6 +44,11 @@ src = open(sys.argv[1]).read()
 fn = re.search(r'^func %s\(' % re.escape(sys.argv[2]), src, re.M)
 if not fn:
     raise SystemExit('no func ' + sys.argv[2])
+if len(sys.argv) > 3 and sys.argv[3] == '--body':
+    body = src.index('{', fn.end()) + 1
+    loop = re.compile(r'^\tfor ', re.M).search(src, body)
+    print(src[body:loop.start()].strip('\n'))
+    raise SystemExit(0)
 var = sys.argv[3] if len(sys.argv) > 3 else r'\w+'
 m = re.compile(r'(%s) := \[\]struct \{' % var).search(src, fn.end())
 start = m.start()

@@ -29,6 +29,11 @@ type Case struct {
 	// Namespaces are the namespaces upstream's test puts in its informers (nil: the
 	// harness's fixed ones).
 	Namespaces []*v1.Namespace
+	// Storage, when not nil, are the storage objects upstream's test puts in its listers
+	// or informers (PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes,
+	// CSIDrivers, CSIStorageCapacities, VolumeAttachments): both plugins read these
+	// instead of the harness's fixed storage universe (an empty, non-nil list: none).
+	Storage []runtime.Object
 	// Pods are the pods bound to the nodes (by spec.nodeName).
 	Pods []*v1.Pod
 	Pod  *v1.Pod
@@ -87,4 +92,17 @@ func NodeInfo(ni fwk.NodeInfo, node *v1.Node) ([]*v1.Node, []*v1.Pod) {
 		pods = append(pods, p)
 	}
 	return []*v1.Node{node}, pods
+}
+
+// Objects reads one of upstream's fake listers (a slice of objects, such as
+// tf.PersistentVolumeLister) as storage objects for Case.Storage.
+func Objects[T any, PT interface {
+	*T
+	runtime.Object
+}](list []T) []runtime.Object {
+	out := make([]runtime.Object, 0, len(list))
+	for i := range list {
+		out = append(out, PT(&list[i]).DeepCopyObject())
+	}
+	return out
 }

@@ -11,11 +11,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/volumebinding"
@@ -53,25 +53,28 @@ const stateKey framework.StateKey = Name
 // volumeSet are CSI volumes: a handle per volume, by driver.
 type volumeSet map[string]sets.Set[string]
 
-// stateData are the pod's CSI volumes, or the claim it mounts that does not exist.
+// stateData are the pod's CSI volumes, or what its own volumes give every node.
 type stateData struct {
 	volumes volumeSet
-	// missing is the first claim of the pod that does not exist, as "namespace/name".
-	missing string
+	// rejected is the Filter status of every node when one of the pod's volumes, the first
+	// in its order, has a claim that does not exist or, for a generic ephemeral volume, a
+	// claim the pod does not own; nil when none has.
+	rejected *framework.Status
 }
 
 func (s *stateData) Clone() framework.StateData { return s }
 
 // PreFilter finds the pod's CSI volumes. As in kube-scheduler, a pod that mounts a claim
 // (or a generic ephemeral volume, whose claim it names) is never skipped: a claim that
-// does not exist rejects every node in Filter.
+// does not exist, or an ephemeral volume's claim that the pod does not own, rejects every
+// node in Filter.
 func (pl *NodeVolumeLimits) PreFilter(_ context.Context, cs *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
 	keys := framework.PodPVCs(p.Pod)
 	if len(keys) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	s := &stateData{volumes: volumeSet{}}
-	s.missing = pl.csiVolumes(p.Pod, s.volumes)
+	s.rejected = pl.csiVolumes(p.Pod, s.volumes, true)
 	cs.Write(stateKey, s)
 	return nil, nil
 }
@@ -80,8 +83,11 @@ func (pl *NodeVolumeLimits) PreFilter(_ context.Context, cs *framework.CycleStat
 // them: a claim bound to a CSI volume by the volume's handle; an unbound claim, or one
 // whose volume is gone, by the provisioner of its class and a handle of its own (two pods
 // that mount one unbound claim count it once). Inline CSI volumes are not counted (they
-// are not attached). It returns the first claim that does not exist, "" when all do.
-func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into volumeSet) (missing string) {
+// are not attached). As kube-scheduler, it stops at the first volume, in the pod's order,
+// whose claim does not exist (for the pod to place: UnschedulableAndUnresolvable; a
+// node's pod's is not counted) or is a generic ephemeral volume's claim the pod does not
+// own (an error), and returns that status; nil when there is none.
+func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into volumeSet, incoming bool) *framework.Status {
 	vols := pl.h.Snapshot().Volumes()
 	add := func(driver, handle string) {
 		if into[driver] == nil {
@@ -89,13 +95,30 @@ func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into volumeSet) (missing str
 		}
 		into[driver].Insert(handle)
 	}
-	for _, key := range framework.PodPVCs(pod) {
+	for i := range pod.Spec.Volumes {
+		vol := &pod.Spec.Volumes[i]
+		var name string
+		switch {
+		case vol.PersistentVolumeClaim != nil:
+			name = vol.PersistentVolumeClaim.ClaimName
+		case vol.Ephemeral != nil:
+			name = ephemeral.VolumeClaimName(pod, vol)
+		default:
+			continue
+		}
+		key := framework.PVCKey(pod.Namespace, name)
 		pvc := vols.PVC(key)
 		if pvc == nil {
-			if missing == "" {
-				missing = key
+			if incoming {
+				return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+					fmt.Sprintf("looking up PVC %s/%s: persistentvolumeclaim %q not found", pod.Namespace, name, name))
 			}
 			continue
+		}
+		if vol.Ephemeral != nil {
+			if err := ephemeral.VolumeIsForPod(pod, pvc); err != nil {
+				return framework.AsStatus(err)
+			}
 		}
 		pvName := pvc.Spec.VolumeName
 		if pvName == "" {
@@ -111,7 +134,7 @@ func (pl *NodeVolumeLimits) csiVolumes(pod *v1.Pod, into volumeSet) (missing str
 			add(class.Provisioner, "claim:"+key)
 		}
 	}
-	return missing
+	return nil
 }
 
 // PreFilterExtensions returns nil: Filter counts the node's volumes live.
@@ -124,10 +147,8 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 	if s == nil {
 		return nil
 	}
-	if s.missing != "" {
-		ns, name, _ := strings.Cut(s.missing, "/")
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
-			fmt.Sprintf("looking up PVC %s/%s: persistentvolumeclaim %q not found", ns, name, name))
+	if s.rejected != nil {
+		return s.rejected
 	}
 	if len(s.volumes) == 0 {
 		return nil
@@ -139,20 +160,24 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 			return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("%s CSI driver is not installed on the node", driver))
 		}
 	}
-	if csiNode == nil {
+	if csiNode == nil || !slices.ContainsFunc(csiNode.Spec.Drivers, hasLimit) {
 		return nil
 	}
-	var used, attached volumeSet
+	// As kube-scheduler, the node's pods are read once the node has a limit for any
+	// driver (an ephemeral volume's claim a pod there does not own is an error).
+	used := volumeSet{}
+	for _, q := range n.Pods {
+		if st := pl.csiVolumes(q.Pod, used, false); st != nil {
+			return st
+		}
+	}
+	var attached volumeSet
 	for _, d := range csiNode.Spec.Drivers {
 		want := s.volumes[d.Name]
-		if len(want) == 0 || d.Allocatable == nil || d.Allocatable.Count == nil {
+		if len(want) == 0 || !hasLimit(d) {
 			continue
 		}
-		if used == nil {
-			used = volumeSet{}
-			for _, q := range n.Pods {
-				pl.csiVolumes(q.Pod, used)
-			}
+		if attached == nil {
 			attached = volumeSet{}
 			attachedVolumes(vols, n.Name, attached)
 		}
@@ -167,6 +192,11 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 		}
 	}
 	return nil
+}
+
+// hasLimit: the CSINode gives the driver an attach limit.
+func hasLimit(d storagev1.CSINodeDriver) bool {
+	return d.Allocatable != nil && d.Allocatable.Count != nil
 }
 
 // installed reports whether a driver the pod's volumes use may serve it on the node: yes

@@ -236,3 +236,75 @@ func TestDriverNotInstalled(t *testing.T) {
 		})
 	}
 }
+
+// TestEphemeralClaimOwnership: as kube-scheduler, a generic ephemeral volume's claim must be
+// controlled by the pod: the pod to place's claim that is not rejects every node with an
+// error, after a missing claim of an earlier volume (the first volume in the pod's order
+// decides); a node's pod's claim that is not is an error once the node has a limit.
+func TestEphemeralClaimOwnership(t *testing.T) {
+	ephemeralVol := func(name string) v1.Volume {
+		return v1.Volume{Name: name, VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}}}
+	}
+	claim := func(pod *v1.Pod, vol string, owned bool) *v1.PersistentVolumeClaim {
+		c := testutil.PVC(pod.Name+"-"+vol, "")
+		if owned {
+			controller := true
+			c.OwnerReferences = []metav1.OwnerReference{{Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: &controller}}
+		}
+		return c
+	}
+	notOwner := func(pod, pvc string) string {
+		return "PVC default/" + pvc + " was not created for pod default/" + pod + " (pod is not owner)"
+	}
+	for _, tc := range []struct {
+		name string
+		// missingFirst: the pod mounts a claim that does not exist before its ephemeral
+		// volume; holderNotOwner: the node's pod has an ephemeral claim it does not own.
+		owned, missingFirst, holderNotOwner, noLimit bool
+		code                                         framework.Code
+		msg                                          string
+	}{
+		{name: "owned", owned: true, code: framework.Success},
+		{name: "not owned", code: framework.Error, msg: notOwner("p", "p-scratch")},
+		{name: "a missing claim first", missingFirst: true, code: framework.UnschedulableAndUnresolvable,
+			msg: `looking up PVC default/gone: persistentvolumeclaim "gone" not found`},
+		{name: "a node's pod's claim not owned", owned: true, holderNotOwner: true, code: framework.Error, msg: notOwner("holder", "holder-tmp")},
+		{name: "a node's pod's claim not owned, no limit", owned: true, holderNotOwner: true, noLimit: true, code: framework.Success},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cache.New()
+			c.Nodes().AddNode(testutil.Node("n").Capacity("cpu", "4").Obj())
+			d := storagev1.CSINodeDriver{Name: "disk.example.com", NodeID: "n"}
+			if !tc.noLimit {
+				count := int32(4)
+				d.Allocatable = &storagev1.VolumeNodeResources{Count: &count}
+			}
+			c.Storage().SetCSINode(&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{d}}})
+			c.Storage().SetStorageClass(&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "standard"}, Provisioner: "disk.example.com"})
+			holder := testutil.Pod("holder").Node("n").Obj()
+			holder.Spec.Volumes = append(holder.Spec.Volumes, ephemeralVol("tmp"))
+			c.Storage().SetPVC(claim(holder, "tmp", !tc.holderNotOwner))
+			if err := c.Nodes().AddBoundPod(framework.NewPodInfo(holder)); err != nil {
+				t.Fatal(err)
+			}
+			builder := testutil.Pod("p")
+			if tc.missingFirst {
+				builder = builder.PVC("gone")
+			}
+			pod := builder.Obj()
+			pod.Spec.Volumes = append(pod.Spec.Volumes, ephemeralVol("scratch"))
+			c.Storage().SetPVC(claim(pod, "scratch", tc.owned))
+			pl, _ := New(nil, &testutil.Handle{Cache: c})
+			nl := pl.(*NodeVolumeLimits)
+			p := framework.NewPodInfo(pod)
+			cs := framework.NewCycleState()
+			if _, st := nl.PreFilter(context.Background(), cs, p); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			st := nl.Filter(context.Background(), cs, p, c.Get("n"))
+			if st.Code() != tc.code || (tc.msg != "" && st.Message() != tc.msg) {
+				t.Errorf("Filter: %v %q, want %v %q", st.Code(), st.Message(), tc.code, tc.msg)
+			}
+		})
+	}
+}

@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
@@ -153,15 +154,12 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, 
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	vols := pl.h.Snapshot().Volumes()
+	if st := usableClaims(p.Pod, vols); st != nil {
+		return nil, st
+	}
 	s := &stateData{perNode: map[string]*bindings{}}
 	for _, key := range keys {
 		pvc := vols.PVC(key)
-		if pvc == nil {
-			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("persistentvolumeclaim %q not found", nameOf(key)))
-		}
-		if pvc.DeletionTimestamp != nil {
-			return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name))
-		}
 		if pvc.Spec.VolumeName != "" && !metav1.HasAnnotation(pvc.ObjectMeta, annBindCompleted) {
 			// Pre-bound: the claim names its volume, but the PV controller has not
 			// completed the binding. kube-scheduler waits for it, as for an immediate
@@ -195,6 +193,46 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, cs *framework.CycleState, 
 	})
 	cs.Write(stateKey, s)
 	return nil, nil
+}
+
+// usableClaims checks, as kube-scheduler does first, every claim the pod's volumes name,
+// in their order, and rejects the pod (UnschedulableAndUnresolvable) at the first that
+// does not exist (a generic ephemeral volume's: until the ephemeral volume controller
+// makes it), is lost (bound to a volume that no longer exists), is being deleted, or is
+// an ephemeral volume's claim the pod does not own; nil when all are usable.
+func usableClaims(pod *v1.Pod, vols framework.Volumes) *framework.Status {
+	reject := func(msg string) *framework.Status {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msg)
+	}
+	for i := range pod.Spec.Volumes {
+		vol := &pod.Spec.Volumes[i]
+		var name string
+		switch {
+		case vol.PersistentVolumeClaim != nil:
+			name = vol.PersistentVolumeClaim.ClaimName
+		case vol.Ephemeral != nil:
+			name = ephemeral.VolumeClaimName(pod, vol)
+		default:
+			continue
+		}
+		pvc := vols.PVC(framework.PVCKey(pod.Namespace, name))
+		switch {
+		case pvc == nil && vol.Ephemeral != nil:
+			return reject(fmt.Sprintf("waiting for ephemeral volume controller to create the persistentvolumeclaim %q", name))
+		case pvc == nil:
+			return reject(fmt.Sprintf("persistentvolumeclaim %q not found", name))
+		case pvc.Status.Phase == v1.ClaimLost:
+			return reject(fmt.Sprintf("persistentvolumeclaim %q bound to non-existent persistentvolume %q", pvc.Name, pvc.Spec.VolumeName))
+		case pvc.DeletionTimestamp != nil:
+			return reject(fmt.Sprintf("persistentvolumeclaim %q is being deleted", pvc.Name))
+		}
+		if vol.Ephemeral != nil {
+			if err := ephemeral.VolumeIsForPod(pod, pvc); err != nil {
+				return reject(err.Error())
+			}
+		}
+	}
+	return nil
 }
 
 // PreFilterExtensions returns nil: bindings do not depend on other pods.
@@ -518,8 +556,6 @@ func splitKey(key string) (string, string) {
 	}
 	return "", key
 }
-
-func nameOf(key string) string { _, n := splitKey(key); return n }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	return func(yield func(string) bool) {

@@ -274,3 +274,68 @@ func (f *fakeClient) complete(key, pv string) {
 	metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, annBindCompleted, "yes")
 	f.pvcs[key] = pvc
 }
+
+// TestPreFilterUsableClaims: as kube-scheduler, every claim the pod's volumes name is
+// checked first, in the volumes' order, before any is looked at for binding: a claim that
+// does not exist (a generic ephemeral volume's, with what it waits for), is lost, is being
+// deleted, or is an ephemeral volume's claim the pod does not own rejects the pod.
+func TestPreFilterUsableClaims(t *testing.T) {
+	ephemeralVol := v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}}}
+	bound := testutil.PVC("data", "pv-1")
+	lost := testutil.PVC("data", "pv-gone")
+	lost.Status.Phase = v1.ClaimLost
+	deleting := testutil.PVC("data", "pv-1")
+	deleting.DeletionTimestamp = &metav1.Time{}
+	immediate := testutil.PVC("first", "")
+	immediate.Spec.StorageClassName = ptr("missing")
+	owned := func(owner bool) *v1.PersistentVolumeClaim {
+		c := testutil.PVC("p-scratch", "")
+		if owner {
+			controller := true
+			c.OwnerReferences = []metav1.OwnerReference{{Kind: "Pod", Name: "p", UID: "uid-p", Controller: &controller}}
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		pvcs []*v1.PersistentVolumeClaim
+		// first: the pod mounts the claim "first" before "data"; scratch: it has a generic
+		// ephemeral volume, after them.
+		first, scratch bool
+		code           framework.Code
+		msg            string
+	}{
+		{name: "bound", pvcs: []*v1.PersistentVolumeClaim{bound}, code: framework.Success},
+		{name: "lost", pvcs: []*v1.PersistentVolumeClaim{lost}, code: framework.UnschedulableAndUnresolvable,
+			msg: `persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-gone"`},
+		{name: "being deleted", pvcs: []*v1.PersistentVolumeClaim{deleting}, code: framework.UnschedulableAndUnresolvable,
+			msg: `persistentvolumeclaim "data" is being deleted`},
+		{name: "a later claim missing comes before an unbound immediate claim", first: true, pvcs: []*v1.PersistentVolumeClaim{immediate},
+			code: framework.UnschedulableAndUnresolvable, msg: `persistentvolumeclaim "data" not found`},
+		{name: "ephemeral claim not made yet", scratch: true, pvcs: []*v1.PersistentVolumeClaim{bound}, code: framework.UnschedulableAndUnresolvable,
+			msg: `waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"`},
+		{name: "ephemeral claim owned", scratch: true, pvcs: []*v1.PersistentVolumeClaim{bound, owned(true)}, code: framework.Success},
+		{name: "ephemeral claim not owned", scratch: true, pvcs: []*v1.PersistentVolumeClaim{bound, owned(false)}, code: framework.UnschedulableAndUnresolvable,
+			msg: "PVC default/p-scratch was not created for pod default/p (pod is not owner)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pl, _ := setup(t)
+			c.Storage().SetPV(localPV("pv-1", "n1", "1Gi", "local"))
+			for _, pvc := range tc.pvcs {
+				c.Storage().SetPVC(pvc)
+			}
+			b := testutil.Pod("p")
+			if tc.first {
+				b = b.PVC("first")
+			}
+			pod := b.PVC("data").Obj()
+			if tc.scratch {
+				pod.Spec.Volumes = append(pod.Spec.Volumes, ephemeralVol)
+			}
+			_, st := pl.PreFilter(context.Background(), framework.NewCycleState(), framework.NewPodInfo(pod))
+			if st.Code() != tc.code || st.Message() != tc.msg {
+				t.Errorf("PreFilter: %v %q, want %v %q", st.Code(), st.Message(), tc.code, tc.msg)
+			}
+		})
+	}
+}

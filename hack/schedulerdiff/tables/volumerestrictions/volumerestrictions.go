@@ -1,13 +1,15 @@
-// Package volumerestrictions holds the disk-conflict tables of kube-scheduler v1.37.2's
-// pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions_test.go (inline
-// volumes only; TestAccessModeConflicts reads PVCs the harness's informers do not hold),
-// copied verbatim (tables/extract.py), as tables.Case.
+// Package volumerestrictions holds the tables of kube-scheduler v1.37.2's
+// pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions_test.go (the disk
+// conflicts of inline volumes, and TestAccessModeConflicts' ReadWriteOncePod claims, which
+// are the case's storage), copied verbatim (tables/extract.py), as tables.Case.
 //
 // Copyright The Kubernetes Authors; Apache License 2.0 (the tables).
 package volumerestrictions
 
 import (
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	upstream "k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumerestrictions"
@@ -23,6 +25,7 @@ func Cases() []tables.Case {
 	out = append(out, aws()...)
 	out = append(out, rbd()...)
 	out = append(out, iscsi()...)
+	out = append(out, accessModes()...)
 	return out
 }
 
@@ -301,6 +304,137 @@ func iscsi() []tables.Case {
 	var out []tables.Case
 	for _, test := range tests {
 		out = append(out, conflictCase(from, test.name, test.pod, test.nodeInfo, test.preFilterWantStatus, test.wantStatus))
+	}
+	return out
+}
+
+// accessModes: volume_restrictions_test.go TestAccessModeConflicts. Upstream's loop puts
+// existingPods and existingNodes in the snapshot and existingPVCs in the informers, and
+// filters the nodeInfo (without a node: the case's node is existingNodes' node-1, or, when
+// there is none, the empty node tables.NodeInfo gives).
+func accessModes() []tables.Case {
+	from := "volumerestrictions/volume_restrictions_test.go TestAccessModeConflicts"
+	ErrReasonReadWriteOncePodConflict := upstream.ErrReasonReadWriteOncePodConflict
+	// Required for querying lister for PVCs in the same namespace.
+	podWithOnePVC := st.MakePod().Name("pod-with-one-pvc").Namespace(metav1.NamespaceDefault).PVC("claim-with-rwop-1").Node("node-1").Obj()
+	podWithTwoPVCs := st.MakePod().Name("pod-with-two-pvcs").Namespace(metav1.NamespaceDefault).PVC("claim-with-rwop-1").PVC("claim-with-rwop-2").Node("node-1").Obj()
+	podWithOneConflict := st.MakePod().Name("pod-with-one-conflict").Namespace(metav1.NamespaceDefault).PVC("claim-with-rwop-1").Node("node-1").Obj()
+	podWithTwoConflicts := st.MakePod().Name("pod-with-two-conflicts").Namespace(metav1.NamespaceDefault).PVC("claim-with-rwop-1").PVC("claim-with-rwop-2").Node("node-1").Obj()
+	// Required for querying lister for PVCs in the same namespace.
+	podWithReadWriteManyPVC := st.MakePod().Name("pod-with-rwx").Namespace(metav1.NamespaceDefault).PVC("claim-with-rwx").Node("node-1").Obj()
+
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "default",
+			Name:      "node-1",
+		},
+	}
+
+	readWriteOncePodPVC1 := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "default",
+			Name:      "claim-with-rwop-1",
+		},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod},
+		},
+	}
+	readWriteOncePodPVC2 := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "default",
+			Name:      "claim-with-rwop-2",
+		},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod},
+		},
+	}
+	readWriteManyPVC := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "default",
+			Name:      "claim-with-rwx",
+		},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteMany},
+		},
+	}
+
+	tests := []struct {
+		name                string
+		pod                 *v1.Pod
+		nodeInfo            fwk.NodeInfo
+		existingPods        []*v1.Pod
+		existingNodes       []*v1.Node
+		existingPVCs        []*v1.PersistentVolumeClaim
+		preFilterWantStatus *fwk.Status
+		wantStatus          *fwk.Status
+	}{
+		{
+			name:                "nothing",
+			pod:                 &v1.Pod{},
+			nodeInfo:            framework.NewNodeInfo(),
+			existingPods:        []*v1.Pod{},
+			existingNodes:       []*v1.Node{},
+			existingPVCs:        []*v1.PersistentVolumeClaim{},
+			preFilterWantStatus: fwk.NewStatus(fwk.Skip),
+			wantStatus:          nil,
+		},
+		{
+			name:                "failed to get PVC",
+			pod:                 podWithOnePVC,
+			nodeInfo:            framework.NewNodeInfo(),
+			existingPods:        []*v1.Pod{},
+			existingNodes:       []*v1.Node{},
+			existingPVCs:        []*v1.PersistentVolumeClaim{},
+			preFilterWantStatus: fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "persistentvolumeclaim \"claim-with-rwop-1\" not found"),
+			wantStatus:          nil,
+		},
+		{
+			name:                "no access mode conflict",
+			pod:                 podWithOnePVC,
+			nodeInfo:            framework.NewNodeInfo(podWithReadWriteManyPVC),
+			existingPods:        []*v1.Pod{podWithReadWriteManyPVC},
+			existingNodes:       []*v1.Node{node},
+			existingPVCs:        []*v1.PersistentVolumeClaim{readWriteOncePodPVC1, readWriteManyPVC},
+			preFilterWantStatus: fwk.NewStatus(fwk.Skip),
+			wantStatus:          nil,
+		},
+		{
+			name:                "access mode conflict, unschedulable",
+			pod:                 podWithOneConflict,
+			nodeInfo:            framework.NewNodeInfo(podWithOnePVC, podWithReadWriteManyPVC),
+			existingPods:        []*v1.Pod{podWithOnePVC, podWithReadWriteManyPVC},
+			existingNodes:       []*v1.Node{node},
+			existingPVCs:        []*v1.PersistentVolumeClaim{readWriteOncePodPVC1, readWriteManyPVC},
+			preFilterWantStatus: nil,
+			wantStatus:          fwk.NewStatus(fwk.Unschedulable, ErrReasonReadWriteOncePodConflict),
+		},
+		{
+			name:                "two conflicts, unschedulable",
+			pod:                 podWithTwoConflicts,
+			nodeInfo:            framework.NewNodeInfo(podWithTwoPVCs, podWithReadWriteManyPVC),
+			existingPods:        []*v1.Pod{podWithTwoPVCs, podWithReadWriteManyPVC},
+			existingNodes:       []*v1.Node{node},
+			existingPVCs:        []*v1.PersistentVolumeClaim{readWriteOncePodPVC1, readWriteOncePodPVC2, readWriteManyPVC},
+			preFilterWantStatus: nil,
+			wantStatus:          fwk.NewStatus(fwk.Unschedulable, ErrReasonReadWriteOncePodConflict),
+		},
+	}
+	var out []tables.Case
+	for _, test := range tests {
+		nodes, _ := tables.NodeInfo(test.nodeInfo, &v1.Node{})
+		if len(test.existingNodes) > 0 {
+			nodes = test.existingNodes
+		}
+		c := tables.Case{From: from, Name: test.name, Plugin: "VolumeRestrictions", Nodes: nodes, Pods: test.existingPods,
+			Pod: test.pod, Storage: []runtime.Object{}, WantPreFilter: test.preFilterWantStatus,
+			CheckFilter: test.preFilterWantStatus.IsSuccess(), WantFilter: tables.FilterOn(nodes[0].Name, test.wantStatus)}
+		for _, pvc := range test.existingPVCs {
+			c.Storage = append(c.Storage, pvc)
+		}
+		if c.WantPreFilter == nil {
+			c.WantPreFilter = fwk.NewStatus(fwk.Success)
+		}
+		out = append(out, c)
 	}
 	return out
 }
