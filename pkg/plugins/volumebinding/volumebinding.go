@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/phalanx-dev/phalanx/pkg/csimigration"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -215,6 +216,10 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 			boundExist = false
 			break
 		}
+		pv, err := pl.migrated(pv, n.Name)
+		if err != nil {
+			return framework.AsStatus(err)
+		}
 		if !NodeAffinityMatches(pv, node) {
 			boundFit = false
 			break
@@ -249,6 +254,26 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// migrated is a bound volume as kube-scheduler checks its node affinity on a node: an
+// in-tree volume whose plugin kube-scheduler migrates (csimigration.MigrationOn) and the
+// node's CSINode lists in its migrated-plugins annotation is translated to CSI, its zone
+// topology then under the driver's key (which the node's labels must carry); any other
+// volume as it is.
+func (pl *VolumeBinding) migrated(pv *v1.PersistentVolume, node string) (*v1.PersistentVolume, error) {
+	plugin := csimigration.PluginOfPV(pv)
+	if plugin == "" || !csimigration.MigrationOn(plugin) {
+		return pv, nil
+	}
+	if !csimigration.MigratedOnNode(plugin, pl.h.Snapshot().Volumes().CSINode(node)) {
+		return pv, nil
+	}
+	t, err := csimigration.TranslatePV(pv)
+	if err != nil {
+		return nil, fmt.Errorf("could not translate pv: %v", err)
+	}
+	return t, nil
 }
 
 // findBindings finds what the pod's unbound claims need on the node: a volume for each it
