@@ -239,7 +239,9 @@ func (pl *NodeVolumeLimits) Filter(_ context.Context, cs *framework.CycleState, 
 	return nil
 }
 
-func hasLimit(d storagev1.CSINodeDriver) bool { return d.Allocatable != nil && d.Allocatable.Count != nil }
+func hasLimit(d storagev1.CSINodeDriver) bool {
+	return d.Allocatable != nil && d.Allocatable.Count != nil
+}
 
 // installed reports whether a driver the pod's volumes use may serve it on the node: yes
 // unless its CSIDriver sets preventPodSchedulingIfMissing and the node's CSINode (if any)
