@@ -3,7 +3,10 @@
 // volumes would exceed that, counted with the distinct volumes its pods already use and
 // those VolumeAttachments attach there, does not fit there. A driver whose CSIDriver sets
 // preventPodSchedulingIfMissing (VolumeLimitScaling, beta and on in v1.37) must also be
-// installed on the node (listed in its CSINode).
+// installed on the node (listed in its CSINode). In-tree volumes (awsElasticBlockStore,
+// gcePersistentDisk, azureDisk, cinder, portworxVolume) count under the CSI driver that
+// replaces their plugin on nodes with a CSINode, translated by pkg/csimigration as
+// kube-scheduler translates them with k8s.io/csi-translation-lib (decision 43).
 package nodevolumelimits
 
 import (

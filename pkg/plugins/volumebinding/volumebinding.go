@@ -1,5 +1,7 @@
 // Package volumebinding is the VolumeBinding plugin, with kube-scheduler's semantics: a
-// pod's bound claims must be usable on the node (their volumes' node affinity), and its
+// pod's bound claims must be usable on the node (their volumes' node affinity; an in-tree
+// volume's in its CSI form where the node's CSINode names its plugin migrated, decision
+// 43), and its
 // unbound WaitForFirstConsumer claims must either match an available volume the node can
 // use or be provisionable there. Reserve records the choice in the snapshot; PreBind
 // points each matched volume at its claim and names the node on each claim to provision,
