@@ -16,6 +16,10 @@ const (
 	OutcomeNoCandidate = "no candidate"
 	// OutcomePreempts: preemption chose a node and victims.
 	OutcomePreempts = "preempts"
+	// OutcomeError: a Filter plugin failed with an error (an in-tree volume the CSI
+	// translation refuses, say) on some node, which fails the cycle before preemption, or
+	// on every node preemption tried.
+	OutcomeError = "scheduler error"
 )
 
 // PreemptionResult is what a scheduler's preemption decides for a pod that fits nowhere.
