@@ -123,6 +123,9 @@ func TestPluginsAgree(t *testing.T) {
 	// devices counts, for DynamicResources, the cases whose pod to place has claims by
 	// kube-scheduler's verdict, and those with devices.
 	devices := map[string]int{}
+	// inTree counts, for NodeVolumeLimits and VolumeBinding, kube-scheduler's verdicts on
+	// the cases whose pod to place mounts in-tree volumes (intree.go).
+	inTree := map[string]int{}
 	for s := seed; s < seed+uint64(n); s++ {
 		c := Generate(s)
 		var feasible []string
@@ -139,6 +142,9 @@ func TestPluginsAgree(t *testing.T) {
 			want := up.Plugin(ctx, name, c, feasible)
 			if name == "DynamicResources" {
 				countDevices(devices, c, want)
+			}
+			if name == "NodeVolumeLimits" || name == "VolumeBinding" {
+				countInTree(inTree, name, c, want)
 			}
 			got, err := ph.Plugin(ctx, name, c, feasible)
 			if err != nil {
@@ -164,6 +170,8 @@ func TestPluginsAgree(t *testing.T) {
 	}
 	t.Logf("DynamicResources cases: %v", devices)
 	fmt.Printf("schedulerdiff DynamicResources cases: %v\n", devices)
+	t.Logf("in-tree volumes: %v", inTree)
+	fmt.Printf("schedulerdiff in-tree volumes: %v\n", inTree)
 }
 
 // countDevices counts a case for the report of the DynamicResources comparison: whether

@@ -105,6 +105,8 @@ func Generate(seed uint64) *Case {
 		volumes(vr, p, false)
 	}
 	volumes(vr, c.Pod, true)
+	// In-tree volumes migrated to CSI, from a stream of their own too.
+	inTree(seed, c)
 	// Devices and claims from a stream of their own too.
 	devices(seed, c)
 	if g.chance(0.1) {

@@ -66,11 +66,17 @@ func (p *Phalanx) Preempt(ctx context.Context, c *Case) (*PreemptionResult, erro
 			}
 		}
 		st := f.RunFilterPlugins(ctx, state, pod, n)
-		if st.IsSuccess() {
-			res.Outcome = OutcomeFits
+		if st.Code() == framework.Error {
+			res.Outcome = OutcomeError
 			return res, nil
 		}
+		if st.IsSuccess() {
+			res.Outcome = OutcomeFits
+		}
 		filtered.Set(n.Name, st)
+	}
+	if res.Outcome == OutcomeFits {
+		return res, nil
 	}
 	exact, err := preemption.ExactSearchBound(nil)
 	if err != nil {
@@ -82,7 +88,7 @@ func (p *Phalanx) Preempt(ctx context.Context, c *Case) (*PreemptionResult, erro
 	}
 	out, err := e.Preempt(ctx, state, pod, filtered)
 	if err != nil {
-		res.Outcome, res.Err = OutcomeError, err.Error()
+		res.Outcome = OutcomeError
 		return res, nil
 	}
 	if out.Candidate == nil {

@@ -16,10 +16,10 @@ const (
 	OutcomeNoCandidate = "no candidate"
 	// OutcomePreempts: preemption chose a node and victims.
 	OutcomePreempts = "preempts"
-	// OutcomeError: preemption fails with an error, as kube-scheduler's does when the DRA
-	// allocator finds a claim it calls impossible (mode All with a matchAttribute that its
-	// devices break) on a node its dry run tries; the pod is retried.
-	OutcomeError = "error"
+	// OutcomeError: a Filter plugin failed with an error (an in-tree volume the CSI
+	// translation refuses, say) on some node, which fails the cycle before preemption, or
+	// on every node preemption tried.
+	OutcomeError = "scheduler error"
 )
 
 // PreemptionResult is what a scheduler's preemption decides for a pod that fits nowhere.
@@ -34,8 +34,6 @@ type PreemptionResult struct {
 	// BudgetsInPlay says whether taking some candidate's victims would break a
 	// PodDisruptionBudget (kube-scheduler's results only), for the test's tally.
 	BudgetsInPlay bool
-	// Err is the error of an OutcomeError.
-	Err string
 }
 
 // Diff says how phalanx's decision (a) differs from kube-scheduler's (b), "" when they
@@ -44,9 +42,6 @@ type PreemptionResult struct {
 func (a *PreemptionResult) Diff(b *PreemptionResult) string {
 	if a.Outcome != b.Outcome {
 		return fmt.Sprintf("outcome: phalanx %s %s %v, kube-scheduler %s %s %v", a.Outcome, a.Node, a.Victims[a.Node], b.Outcome, b.Node, b.Victims[b.Node])
-	}
-	if a.Outcome == OutcomeError && !strings.Contains(b.Err, a.Err) && !strings.Contains(a.Err, b.Err) {
-		return fmt.Sprintf("error: phalanx %q, kube-scheduler %q", a.Err, b.Err)
 	}
 	if a.Outcome != OutcomePreempts {
 		return ""

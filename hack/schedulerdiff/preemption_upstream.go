@@ -108,6 +108,7 @@ func (u *UpstreamPreemption) Preempt(ctx context.Context, c *Case) (*PreemptionR
 		return res, nil
 	}
 	var potential []fwk.NodeInfo
+	fits := false
 	for _, n := range nodes {
 		if !r.AllNodes() && !r.NodeNames.Has(n.Node().Name) {
 			continue
@@ -115,11 +116,18 @@ func (u *UpstreamPreemption) Preempt(ctx context.Context, c *Case) (*PreemptionR
 		st := u.fh.RunFilterPluginsWithNominatedPods(ctx, state, c.Pod, n)
 		switch {
 		case st.IsSuccess():
-			res.Outcome = OutcomeFits
+			fits = true
+		case st.Code() == fwk.Error:
+			// kube-scheduler's cycle fails on a Filter error, whatever other nodes say.
+			res.Outcome = OutcomeError
 			return res, nil
 		case st.Code() == fwk.Unschedulable:
 			potential = append(potential, n)
 		}
+	}
+	if fits {
+		res.Outcome = OutcomeFits
+		return res, nil
 	}
 	res.Outcome = OutcomeNoCandidate
 	if len(potential) == 0 {
@@ -134,9 +142,9 @@ func (u *UpstreamPreemption) Preempt(ctx context.Context, c *Case) (*PreemptionR
 		return nil, err
 	}
 	cands, _, err := u.pl.Evaluator.DryRunPreemption(ctx, state, c.Pod, potential, pdbs, 0, num)
-	if err != nil {
-		// Preempt returns the dry run's errors as its status: no victims, an error.
-		res.Outcome, res.Err = OutcomeError, err.Error()
+	if err != nil && len(cands) == 0 {
+		// As the evaluator's Preempt: errors count only when no node is a candidate.
+		res.Outcome = OutcomeError
 		return res, nil
 	}
 	if len(cands) == 0 {

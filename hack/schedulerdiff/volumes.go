@@ -131,10 +131,10 @@ func setStorageObjects(c *cache.Cache, objs []runtime.Object) {
 // csiDrivers: the first driver neither tracks capacity nor must be installed; the
 // capacity driver does both.
 func csiDrivers() []*storagev1.CSIDriver {
-	return []*storagev1.CSIDriver{
+	return append([]*storagev1.CSIDriver{
 		{ObjectMeta: metav1.ObjectMeta{Name: csiDriver}, Spec: storagev1.CSIDriverSpec{StorageCapacity: pointerTo(false), PreventPodSchedulingIfMissing: pointerTo(false)}},
 		{ObjectMeta: metav1.ObjectMeta{Name: capacityDriver}, Spec: storagev1.CSIDriverSpec{StorageCapacity: pointerTo(true), PreventPodSchedulingIfMissing: pointerTo(true)}},
-	}
+	}, inTreeCSIDrivers()...)
 }
 
 // storageCapacities of the tracked class, one per zone and one for the nodes without a
@@ -190,12 +190,12 @@ func volumeAttachments() []*storagev1.VolumeAttachment {
 func storageClasses() []*storagev1.StorageClass {
 	wffc := storagev1.VolumeBindingWaitForFirstConsumer
 	immediate := storagev1.VolumeBindingImmediate
-	return []*storagev1.StorageClass{
+	return append([]*storagev1.StorageClass{
 		{ObjectMeta: metav1.ObjectMeta{Name: classLocal}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wffc},
 		{ObjectMeta: metav1.ObjectMeta{Name: classDynamic}, Provisioner: csiDriver, VolumeBindingMode: &wffc},
 		{ObjectMeta: metav1.ObjectMeta{Name: classImmediate}, Provisioner: csiDriver, VolumeBindingMode: &immediate},
 		{ObjectMeta: metav1.ObjectMeta{Name: classTracked}, Provisioner: capacityDriver, VolumeBindingMode: &wffc},
-	}
+	}, inTreeClasses()...)
 }
 
 // pv is a CSI volume of a class, of 10Gi unless said, reachable from the nodes the
@@ -257,14 +257,14 @@ func persistentVolumes() []*v1.PersistentVolume {
 	nfs.Spec.CSI, nfs.Spec.NFS = nil, &v1.NFSVolumeSource{Server: "nfs.example.com", Path: "/"}
 	nfs.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "other", Name: "nfs", UID: "uid-pvc-nfs"}
 	nfs.Status.Phase = v1.VolumeReleased
-	return append(out, small, gone, nfs)
+	return append(append(out, small, gone, nfs), inTreePVs()...)
 }
 
 func persistentVolumeClaims() []*v1.PersistentVolumeClaim {
 	claim := func(name, class, volume string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolumeClaim {
 		return sizedClaim(name, class, volume, "5Gi", modes...)
 	}
-	return []*v1.PersistentVolumeClaim{
+	return append([]*v1.PersistentVolumeClaim{
 		claim("bound-z0", classDynamic, "pv-bound-z0"),
 		claim("bound-z1", classDynamic, "pv-bound-z1"),
 		claim("bound-z2", classDynamic, "pv-bound-z2"),
@@ -277,7 +277,7 @@ func persistentVolumeClaims() []*v1.PersistentVolumeClaim {
 		claim("tracked-small", classTracked, ""),
 		sizedClaim("tracked-big", classTracked, "", "30Gi"),
 		sizedClaim("tracked-nosize", classTracked, "", ""),
-	}
+	}, inTreeClaims()...)
 }
 
 // sizedClaim is a claim of the default namespace asking a size ("" for none), bound to the
@@ -311,7 +311,8 @@ func sizedClaim(name, class, volume, size string, modes ...v1.PersistentVolumeAc
 
 // csiNodes gives node-i an attach limit for the CSI driver of 1 + i%3 volumes; node-6 has
 // the driver without a limit and node-7 no CSINode at all. Nodes 0 to 5 also list the
-// capacity driver, without a limit.
+// capacity driver, without a limit. The migrated drivers of in-tree volumes and the
+// migrated-plugins annotations are intree.go's.
 func csiNodes() []*storagev1.CSINode {
 	var out []*storagev1.CSINode
 	for i := range maxNodes - 1 {
@@ -323,10 +324,15 @@ func csiNodes() []*storagev1.CSINode {
 		if i < maxNodes-2 {
 			drivers = append(drivers, storagev1.CSINodeDriver{Name: capacityDriver, NodeID: fmt.Sprintf("node-%d", i)})
 		}
-		out = append(out, &storagev1.CSINode{
+		drivers = append(drivers, inTreeCSINodeDrivers(i)...)
+		n := &storagev1.CSINode{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)},
 			Spec:       storagev1.CSINodeSpec{Drivers: drivers},
-		})
+		}
+		if a := migratedPlugins[i]; a != "" {
+			n.Annotations = map[string]string{v1.MigratedPluginsAnnotationKey: a}
+		}
+		out = append(out, n)
 	}
 	return out
 }

@@ -26,10 +26,11 @@ const (
 var keptAnnotations = []string{
 	"sim.phalanx.dev/",
 	"scheduling.phalanx.dev/",
-	"resource.kubernetes.io/",    // a claim's pod-claim-name
-	"pv.kubernetes.io/",          // volume binding
-	"volume.kubernetes.io/",      // selected-node, storage-provisioner
-	"volume.beta.kubernetes.io/", // the older spellings
+	"resource.kubernetes.io/",                      // a claim's pod-claim-name
+	"pv.kubernetes.io/",                            // volume binding
+	"volume.kubernetes.io/",                        // selected-node, storage-provisioner
+	"volume.beta.kubernetes.io/",                   // the older spellings
+	"storage.alpha.kubernetes.io/migrated-plugins", // a CSINode's in-tree plugins migrated to CSI
 	"storageclass.kubernetes.io/is-default-class",
 	"batch.kubernetes.io/job-completion-index",
 }
@@ -133,6 +134,13 @@ func volumes(vs []v1.Volume) []v1.Volume {
 			k.GCEPersistentDisk = src.GCEPersistentDisk
 		case src.AWSElasticBlockStore != nil:
 			k.AWSElasticBlockStore = src.AWSElasticBlockStore
+		case src.AzureDisk != nil, src.AzureFile != nil, src.VsphereVolume != nil, src.PortworxVolume != nil:
+			// In-tree volumes migrated to CSI, counted by NodeVolumeLimits (decision 43).
+			k.AzureDisk, k.AzureFile, k.VsphereVolume, k.PortworxVolume = src.AzureDisk, src.AzureFile, src.VsphereVolume, src.PortworxVolume
+		case src.Cinder != nil:
+			c := *src.Cinder
+			c.SecretRef = nil
+			k.Cinder = &c
 		case src.ISCSI != nil:
 			i := *src.ISCSI
 			i.SecretRef = nil
@@ -277,6 +285,14 @@ func persistentVolume(pv *v1.PersistentVolume) *v1.PersistentVolume {
 		out.Spec.GCEPersistentDisk = src.GCEPersistentDisk
 	case src.AWSElasticBlockStore != nil:
 		out.Spec.AWSElasticBlockStore = src.AWSElasticBlockStore
+	case src.AzureDisk != nil, src.AzureFile != nil, src.VsphereVolume != nil, src.PortworxVolume != nil:
+		// In-tree volumes migrated to CSI: NodeVolumeLimits counts them, VolumeBinding
+		// checks their translated topology (decision 43).
+		out.Spec.AzureDisk, out.Spec.AzureFile, out.Spec.VsphereVolume, out.Spec.PortworxVolume = src.AzureDisk, src.AzureFile, src.VsphereVolume, src.PortworxVolume
+	case src.Cinder != nil:
+		c := *src.Cinder
+		c.SecretRef = nil
+		out.Spec.Cinder = &c
 	case src.NFS != nil:
 		out.Spec.NFS = src.NFS
 	default:

@@ -1,12 +1,14 @@
 package snapshot
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -79,3 +81,57 @@ func TestStripKeepsDeviceSharesAndBindingConditions(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestStripKeepsInTreeVolumes: what in-tree volumes migrated to CSI need survives the
+// snapshot (decision 43): a CSINode's migrated-plugins annotation, the seven in-tree
+// sources of volumes and of pods' inline volumes, Cinder's without its secret.
+func TestStripKeepsInTreeVolumes(t *testing.T) {
+	ann := map[string]string{v1.MigratedPluginsAnnotationKey: "kubernetes.io/gce-pd", "other.example.com/x": "y"}
+	n := csiNode(&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n1", Annotations: ann}})
+	if !reflect.DeepEqual(n.Annotations, map[string]string{v1.MigratedPluginsAnnotationKey: "kubernetes.io/gce-pd"}) {
+		t.Errorf("CSINode annotations %v", n.Annotations)
+	}
+	secret := &v1.LocalObjectReference{Name: "s"}
+	for _, src := range []v1.PersistentVolumeSource{
+		{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}},
+		{GCEPersistentDisk: &v1.GCEPersistentDiskVolumeSource{PDName: "d"}},
+		{AzureDisk: &v1.AzureDiskVolumeSource{DiskName: "d", DataDiskURI: "uri"}},
+		{AzureFile: &v1.AzureFilePersistentVolumeSource{SecretName: "s", ShareName: "x"}},
+		{Cinder: &v1.CinderPersistentVolumeSource{VolumeID: "c", SecretRef: &v1.SecretReference{Name: "s"}}},
+		{VsphereVolume: &v1.VsphereVirtualDiskVolumeSource{VolumePath: "p"}},
+		{PortworxVolume: &v1.PortworxVolumeSource{VolumeID: "px"}},
+	} {
+		got := persistentVolume(&v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv"}, Spec: v1.PersistentVolumeSpec{PersistentVolumeSource: src}}).Spec.PersistentVolumeSource
+		want := *src.DeepCopy()
+		if want.Cinder != nil {
+			want.Cinder.SecretRef = nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("volume source %+v, want %+v", got, want)
+		}
+	}
+	inline := []v1.VolumeSource{
+		{AzureDisk: &v1.AzureDiskVolumeSource{DiskName: "d", DataDiskURI: "uri"}},
+		{AzureFile: &v1.AzureFileVolumeSource{SecretName: "s", ShareName: "x"}},
+		{Cinder: &v1.CinderVolumeSource{VolumeID: "c", SecretRef: secret}},
+		{VsphereVolume: &v1.VsphereVirtualDiskVolumeSource{VolumePath: "p"}},
+		{PortworxVolume: &v1.PortworxVolumeSource{VolumeID: "px"}},
+	}
+	var vols []v1.Volume
+	for i, src := range inline {
+		vols = append(vols, v1.Volume{Name: fmt.Sprint("v", i), VolumeSource: src})
+	}
+	got := volumes(vols)
+	if len(got) != len(inline) {
+		t.Fatalf("volumes %+v", got)
+	}
+	for i, v := range got {
+		want := *inline[i].DeepCopy()
+		if want.Cinder != nil {
+			want.Cinder.SecretRef = nil
+		}
+		if !reflect.DeepEqual(v.VolumeSource, want) {
+			t.Errorf("inline volume %+v, want %+v", v.VolumeSource, want)
+		}
+	}
+}

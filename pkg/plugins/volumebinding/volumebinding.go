@@ -1,5 +1,7 @@
 // Package volumebinding is the VolumeBinding plugin, with kube-scheduler's semantics: a
-// pod's bound claims must be usable on the node (their volumes' node affinity), and its
+// pod's bound claims must be usable on the node (their volumes' node affinity; an in-tree
+// volume's in its CSI form where the node's CSINode names its plugin migrated, decision
+// 43), and its
 // unbound WaitForFirstConsumer claims must either match an available volume the node can
 // use or be provisionable there. Reserve records the choice in the snapshot; PreBind
 // points each matched volume at its claim and names the node on each claim to provision,
@@ -24,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-helpers/storage/ephemeral"
 
+	"github.com/phalanx-dev/phalanx/pkg/csimigration"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
@@ -253,6 +256,10 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 			boundExist = false
 			break
 		}
+		pv, err := pl.migrated(pv, n.Name)
+		if err != nil {
+			return framework.AsStatus(err)
+		}
 		if !NodeAffinityMatches(pv, node) {
 			boundFit = false
 			break
@@ -287,6 +294,26 @@ func (pl *VolumeBinding) Filter(_ context.Context, cs *framework.CycleState, _ *
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// migrated is a bound volume as kube-scheduler checks its node affinity on a node: an
+// in-tree volume whose plugin kube-scheduler migrates (csimigration.MigrationOn) and the
+// node's CSINode lists in its migrated-plugins annotation is translated to CSI, its zone
+// topology then under the driver's key (which the node's labels must carry); any other
+// volume as it is.
+func (pl *VolumeBinding) migrated(pv *v1.PersistentVolume, node string) (*v1.PersistentVolume, error) {
+	plugin := csimigration.PluginOfPV(pv)
+	if plugin == "" || !csimigration.MigrationOn(plugin) {
+		return pv, nil
+	}
+	if !csimigration.MigratedOnNode(plugin, pl.h.Snapshot().Volumes().CSINode(node)) {
+		return pv, nil
+	}
+	t, err := csimigration.TranslatePV(pv)
+	if err != nil {
+		return nil, fmt.Errorf("could not translate pv: %v", err)
+	}
+	return t, nil
 }
 
 // findBindings finds what the pod's unbound claims need on the node: a volume for each it

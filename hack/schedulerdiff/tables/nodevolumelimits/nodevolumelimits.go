@@ -650,9 +650,6 @@ func csiLimits() []tables.Case {
 		storage = append(storage, tables.Objects(getFakeCSINodeLister(csiNode))...)
 		storage = append(storage, volumeAttachments(test.vaCount, test.driverNames...)...)
 		c := limitsCase(from, test.test, node, test.newPod, storage, test.wantPreFilterStatus, test.wantStatus)
-		if inTreeMigration[test.test] {
-			c.NotRun = "in-tree migration (in-tree volumes counted as their CSI driver's), another branch"
-		}
 		// Upstream's fake PVC lister names the resource "persistentvolumeclaims" in its
 		// NotFound, the informer's lister kube-scheduler reads "persistentvolumeclaim":
 		// the transcription is checked by the code, phalanx against kube-scheduler's
@@ -661,19 +658,6 @@ func csiLimits() []tables.Case {
 		out = append(out, c)
 	}
 	return out
-}
-
-// inTreeMigration are TestCSILimits' cases that count in-tree volumes (AWS EBS) as the
-// CSI driver's they migrate to, which phalanx does not yet (another branch adds it); the
-// other in-tree cases agree already.
-var inTreeMigration = map[string]bool{
-	"should count in-tree volumes if migration is enabled":                                                   true,
-	"should count unbound in-tree volumes if migration is enabled":                                           true,
-	"should count in-tree inline volumes if migration is enabled":                                            true,
-	"should count in-tree and csi volumes if migration is enabled (when scheduling in-tree volumes)":         true,
-	"should count in-tree, inline and csi volumes if migration is enabled (when scheduling in-tree volumes)": true,
-	"should count in-tree and csi volumes if migration is enabled (when scheduling csi volumes)":             true,
-	"don't skip Filter when the pod has inline migratable volumes":                                           true,
 }
 
 // fakeListerNotFound are TestCSILimits' cases whose stated reason quotes the NotFound of
