@@ -189,6 +189,16 @@ func TestPreemptionSkippedBy(t *testing.T) {
 			b.Spec.Priority = ptr(int32(100))
 			return []*v1.Pod{a, b}
 		}, nil, ""},
+		{"a budget allowing none covers a victim, a more important one is uncovered", func() []*v1.Pod {
+			a, b := withApp(low("a", "n0", "1"), "web"), withApp(low("b", "n0", "1"), "other")
+			b.Spec.Priority = ptr(int32(100))
+			return []*v1.Pod{a, b}
+		}, nil, "budget-order"},
+		{"a budget allowing none covers a victim, a less important one is uncovered", func() []*v1.Pod {
+			a, b := withApp(low("a", "n0", "1"), "web"), withApp(low("b", "n0", "1"), "other")
+			a.Spec.Priority = ptr(int32(100))
+			return []*v1.Pod{a, b}
+		}, nil, ""},
 		{"the pod's soft spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
 			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.ScheduleAnyway}}
 		}, ""},

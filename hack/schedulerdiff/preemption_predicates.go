@@ -1,6 +1,7 @@
 package schedulerdiff
 
 import (
+	"cmp"
 	"fmt"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -9,6 +10,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
+	"slices"
 )
 
 // lowerPriority are the bound pods the pod to place may preempt: of lower priority, and
@@ -192,27 +194,54 @@ func heldPorts(p *v1.Pod) []portUse {
 	return out
 }
 
-// budgetSplitsVictims: a node holds would-be victims that one PodDisruptionBudget covers,
-// more of them than it allows disruptions, and it allows some. kube-scheduler gives the
-// budget's allowance to the most important of them first and then reprieves the others
-// (the "violating" ones) first, so it may keep a less important pod and take a more
-// important one where either alone would keep the budget; phalanx takes the least
-// important victims among the sets that break the fewest budgets.
+// budgetSplitsVictims: on some node, kube-scheduler's split of the would-be victims by
+// PodDisruptionBudgets puts a pod before a more important one in its reprieve order. It
+// walks a node's victims from the most important, each budget's allowance going to the
+// first it covers; those it finds no allowance for ("violating") are reprieved first, the
+// others after. A victim reprieved before a more important one may be kept where the more
+// important one is taken: a worse choice by its own measure when neither breaks more
+// budgets (phalanx takes, among the sets that break the fewest budgets, the least
+// important victims). Where the split keeps the order of priority, both agree.
 func budgetSplitsVictims(c *Case) bool {
-	type nodeBudget struct{ node, budget string }
-	covered := map[nodeBudget]int32{}
+	byNode := map[string][]*v1.Pod{}
 	for _, p := range lowerPriority(c) {
+		byNode[p.Spec.NodeName] = append(byNode[p.Spec.NodeName], p)
+	}
+	for _, pods := range byNode {
+		slices.SortStableFunc(pods, func(a, b *v1.Pod) int {
+			return cmp.Compare(corev1helpers.PodPriority(b), corev1helpers.PodPriority(a))
+		})
+		allowed := map[string]int32{}
 		for _, b := range budgets() {
-			if b.Namespace != p.Namespace || b.Spec.Selector == nil || len(b.Spec.Selector.MatchLabels)+len(b.Spec.Selector.MatchExpressions) == 0 {
+			allowed[b.Namespace+"/"+b.Name] = b.Status.DisruptionsAllowed
+		}
+		kept := false // a non-violating victim was seen: the first is the most important
+		var highestKept int32
+		for _, p := range pods {
+			violating := false
+			for _, b := range budgets() {
+				if b.Namespace != p.Namespace || b.Spec.Selector == nil {
+					continue
+				}
+				sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+				if err != nil || sel.Empty() || !sel.Matches(labels.Set(p.Labels)) {
+					continue
+				}
+				k := b.Namespace + "/" + b.Name
+				allowed[k]--
+				if allowed[k] < 0 {
+					violating = true
+				}
+			}
+			prio := corev1helpers.PodPriority(p)
+			if !violating {
+				if !kept {
+					kept, highestKept = true, prio
+				}
 				continue
 			}
-			sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
-			if err != nil || !sel.Matches(labels.Set(p.Labels)) {
-				continue
-			}
-			k := nodeBudget{p.Spec.NodeName, b.Namespace + "/" + b.Name}
-			covered[k]++
-			if allowed := b.Status.DisruptionsAllowed; allowed >= 1 && covered[k] > allowed {
+			// A violating victim is reprieved before every non-violating one.
+			if kept && highestKept > prio {
 				return true
 			}
 		}
