@@ -40,6 +40,9 @@ type extendedClaim struct {
 	// allocation and claim are what Reserve chose, for PreBind.
 	allocation *resourceapi.AllocationResult
 	claim      *nodeExtended
+	// created is the claim PreBind made (namespace/name), whose binding conditions
+	// PreBindReady waits for.
+	created string
 }
 
 // nodeExtended is the claim for a node that lacks some of the resources, with the
