@@ -206,6 +206,12 @@ func (o *objectStore) CreateResourceClaim(_ context.Context, c *resourceapi.Reso
 	return c, nil
 }
 
+// DeleteClaim implements framework.ResourceClient.
+func (o *objectStore) DeleteClaim(_ context.Context, ns, name string) error {
+	o.DeleteResourceClaim(ns + "/" + name)
+	return nil
+}
+
 // UpdateResourceClaim implements framework.ResourceClient: metadata and spec.
 func (o *objectStore) UpdateResourceClaim(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 	cur, err := o.claimForWrite(c)

@@ -10,6 +10,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -223,5 +224,72 @@ func TestPreBindReadyExtendedClaim(t *testing.T) {
 	fc.claims[key].Status.Allocation.AllocationTimestamp = &metav1.Time{Time: testNow.Add(-DefaultBindingTimeout - time.Second)}
 	if st := pl.PreBindReady(ctx, cs, p, "n1", 0); st.Code() != framework.Error {
 		t.Fatalf("PreBindReady after the stamp's timeout: %v, want an error", st)
+	}
+}
+
+func (f *fakeClient) DeleteClaim(_ context.Context, ns, name string) error {
+	delete(f.claims, ns+"/"+name)
+	return nil
+}
+
+// The claim an earlier attempt made for a pod's extended resources (annotated, the pod
+// its controller owner; allocated or not, named in the pod's status or not) rejects every
+// node with kube-scheduler's message, and PostFilter deletes it (its finalizer first) so
+// that the next attempt makes another. A claim of another pod, or not annotated, is not
+// the pod's.
+func TestLeftoverExtendedClaim(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		owner     string // the UID of the pod that owns the claim
+		annotated bool
+		allocated bool
+		leftover  bool
+	}{
+		{name: "allocated", owner: "pod-uid", annotated: true, allocated: true, leftover: true},
+		{name: "not allocated", owner: "pod-uid", annotated: true, leftover: true},
+		{name: "another pod's", owner: "other-uid", annotated: true, allocated: true},
+		{name: "not annotated", owner: "pod-uid", allocated: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, pl, fc := clockCluster(t)
+			name := "example.com/gpu"
+			dc := testutil.DeviceClass("gpu", driver)
+			dc.Spec.ExtendedResourceName = &name
+			c.Devices().SetDeviceClass(dc)
+			pod := testutil.Pod("p").Obj()
+			pod.UID = "pod-uid"
+			pod.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceName(name): resource.MustParse("1")}
+			yes := true
+			cl := testutil.Claim("p-extended-resources-abcde", "gpu", 1)
+			cl.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "p", UID: types.UID(tc.owner), Controller: &yes}}
+			if tc.annotated {
+				cl.Annotations = map[string]string{resourceapi.ExtendedResourceClaimAnnotation: "true"}
+			}
+			cl.Finalizers = []string{resourceapi.Finalizer}
+			if tc.allocated {
+				cl.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
+					Request: "devices", Driver: driver, Pool: "n1", Device: "gpu-0"}}}}
+				pod.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{ResourceClaimName: cl.Name}
+			}
+			addClaim(c, fc, cl)
+			p := framework.NewPodInfo(pod)
+			cs := framework.NewCycleState()
+			ctx := context.Background()
+			if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			st := pl.Filter(ctx, cs, p, c.Get("n2"))
+			if rejected := st.Code() == framework.UnschedulableAndUnresolvable && st.Message() == msgLeftover; rejected != tc.leftover {
+				t.Errorf("Filter n2: %v %q; rejected as a leftover: %v, want %v", st.Code(), st.Message(), rejected, tc.leftover)
+			}
+			_, pst := pl.PostFilter(ctx, cs, p, nil)
+			_, kept := fc.claims["default/"+cl.Name]
+			if kept == tc.leftover {
+				t.Errorf("claim kept: %v, want %v", kept, !tc.leftover)
+			}
+			if tc.leftover && pst.Message() != "deletion of ResourceClaim completed" {
+				t.Errorf("PostFilter: %v", pst)
+			}
+		})
 	}
 }

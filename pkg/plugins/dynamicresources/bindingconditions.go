@@ -99,11 +99,16 @@ func (pl *DynamicResources) PreBindReady(ctx context.Context, cs *framework.Cycl
 		// The devices did not become ready: give them back, so that the next attempt
 		// allocates afresh (kube-scheduler's PostFilter does it in the next attempt).
 		for _, c := range s.claims {
-			if c.key == s.extendedKey() {
-				continue // the pod's status names it: kept for the next attempt
-			}
 			if derr := deallocate(ctx, client, c.claim.Namespace, c.claim.Name, p); derr != nil {
 				err = fmt.Errorf("%w; deallocating ResourceClaim %s: %w", err, c.key, derr)
+			}
+		}
+		// The claim made for extended resources is deleted, as kube-scheduler's
+		// Unreserve does: the next attempt makes another.
+		if e := s.extended; e != nil && e.created != "" {
+			ns, name, _ := strings.Cut(e.created, "/")
+			if derr := deleteClaim(ctx, client, ns, name); derr != nil {
+				err = fmt.Errorf("%w; deleting ResourceClaim %s: %w", err, e.created, derr)
 			}
 		}
 	}
@@ -122,15 +127,6 @@ func readyKeys(s *stateData) []string {
 		out = append(out, e.created)
 	}
 	return out
-}
-
-// extendedKey is the key of the claim an earlier attempt made for the pod's extended
-// resources, when the pod's status names one ("" otherwise).
-func (s *stateData) extendedKey() string {
-	if st := s.pod.Pod.Status.ExtendedResourceClaimStatus; st != nil {
-		return s.pod.Pod.Namespace + "/" + st.ResourceClaimName
-	}
-	return ""
 }
 
 // timedOut reports, as kube-scheduler's isClaimTimeout, whether a claim allocated on a
@@ -163,7 +159,8 @@ func (pl *DynamicResources) bindingBroken(cl *resourceapi.ResourceClaim) bool {
 // PostFilter implements framework.PostFilterPlugin, as kube-scheduler's: when no node
 // fits and Filter found a claim of the pod unavailable (allocated for other nodes, or
 // its binding failed or timed out), the first such claim (in the pod's order) that
-// nobody else reserves is deallocated, so that the next attempt allocates it afresh. It
+// nobody else reserves is deallocated, so that the next attempt allocates it afresh;
+// else the claim an earlier attempt made for the pod's extended resources is deleted. It
 // never succeeds: preemption runs after it.
 func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleState, p *framework.PodInfo, _ *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
 	s := readState(cs)
@@ -175,7 +172,7 @@ func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleS
 	unavailable := s.unavailable
 	s.mu.Unlock()
 	for _, c := range s.claims {
-		if !unavailable[c.key] || c.key == s.extendedKey() {
+		if !unavailable[c.key] {
 			continue
 		}
 		rf := c.claim.Status.ReservedFor
@@ -185,6 +182,12 @@ func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleS
 			}
 			return nil, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
 		}
+	}
+	if e := s.extended; e != nil && e.leftover != nil {
+		if err := deleteClaim(ctx, client, e.leftover.Namespace, e.leftover.Name); err != nil {
+			return nil, framework.AsStatus(fmt.Errorf("deleting ResourceClaim %s/%s: %w", e.leftover.Namespace, e.leftover.Name, err))
+		}
+		return nil, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
 	}
 	return nil, framework.NewStatus(framework.Unschedulable)
 }
@@ -309,6 +312,31 @@ func deallocate(ctx context.Context, client framework.ResourceClient, ns, name s
 		if _, err = client.UpdateResourceClaimStatus(ctx, next); err == nil || !apierrors.IsConflict(err) {
 			return err
 		}
+	}
+	return fmt.Errorf("claim kept changing: gave up after %d conflicts", conflictRetries)
+}
+
+// deleteClaim removes the scheduler's finalizer from a claim, then deletes it, as
+// kube-scheduler's deleteClaim.
+func deleteClaim(ctx context.Context, client framework.ResourceClient, ns, name string) error {
+	for range conflictRetries {
+		cur, err := client.GetResourceClaim(ctx, ns, name)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if i := slices.Index(cur.Finalizers, resourceapi.Finalizer); i >= 0 {
+			next := cur.DeepCopy()
+			next.Finalizers = slices.Delete(next.Finalizers, i, i+1)
+			if _, err = client.UpdateResourceClaim(ctx, next); apierrors.IsConflict(err) {
+				continue
+			} else if err != nil {
+				return err
+			}
+		}
+		return client.DeleteClaim(ctx, ns, name)
 	}
 	return fmt.Errorf("claim kept changing: gave up after %d conflicts", conflictRetries)
 }

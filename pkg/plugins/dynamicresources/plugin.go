@@ -52,6 +52,7 @@ const (
 	msgNotAvailable = "resourceclaim not available on the node"
 	msgCannotAlloc  = "cannot allocate all claims"
 	msgCannotFit    = "cannot fit resource"
+	msgLeftover     = "cannot schedule extended resource claim"
 )
 
 // DynamicResources is a PreFilter, Filter, Reserve and PreBind plugin.
@@ -269,23 +270,6 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 		}
 		s.claims = append(s.claims, c)
 	}
-	if st := p.Pod.Status.ExtendedResourceClaimStatus; st != nil {
-		// The claim an earlier attempt made for the pod's extended resources, allocated
-		// then (preFilterExtended checked): used like the pod's own claims.
-		key := p.Pod.Namespace + "/" + st.ResourceClaimName
-		if ci := dra.Claim(key); ci != nil && ci.Allocation() != nil {
-			c := claimState{pc: framework.PodClaim{Name: st.ResourceClaimName}, key: key, claim: ci.Claim}
-			if sel := ci.Allocation().NodeSelector; sel != nil {
-				ns, err := nodeaffinity.NewNodeSelector(sel)
-				if err != nil {
-					return nil, framework.AsStatus(err)
-				}
-				c.availableOn = ns
-			}
-			c.bindingBroken = pl.bindingBroken(ci.Claim)
-			s.claims = append(s.claims, c)
-		}
-	}
 	if len(s.claims) == 0 && ext == nil {
 		return nil, framework.NewStatus(framework.Skip)
 	}
@@ -364,6 +348,9 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		return nil
 	}
 	claims, keys := s.toAllocate, s.toKeys
+	if s.extended != nil && s.extended.leftover != nil {
+		return unresolvable(msgLeftover)
+	}
 	if s.extended != nil {
 		ec, st := s.extended.forNode(pl.h.Snapshot().DRA(), n)
 		if st != nil {
