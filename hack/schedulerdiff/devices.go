@@ -91,6 +91,9 @@ func setDevices(c *cache.Cache, cs *Case) {
 	for _, cl := range cs.Claims {
 		d.SetResourceClaim(cl)
 	}
+	for _, r := range cs.Rules {
+		d.SetDeviceTaintRule(r)
+	}
 }
 
 // devGen draws a case's devices and claims.
@@ -133,6 +136,7 @@ func devices(seed uint64, c *Case) {
 	if g.chance(0.2) {
 		g.extendedResource()
 	}
+	deviceExtras(seed, g)
 }
 
 // extendedResource makes the pod to place ask for the extended resource a class backs,
