@@ -24,6 +24,8 @@ import (
 // allocations); and the pod to place referring to claims to allocate, to claims allocated
 // already (shared with a bound pod, or reserved for nobody), to a claim made from a
 // template (named in its status, or not yet), to a claim being deleted or missing.
+// DeviceTaintRules, binding conditions and an earlier attempt's claim for extended
+// resources come from a third stream (devices_extra.go, decision 45).
 const (
 	gpuDriver    = "gpu.example.com"
 	nicDriver    = "nic.example.com"
