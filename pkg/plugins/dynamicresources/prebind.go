@@ -94,9 +94,11 @@ func writeClaim(ctx context.Context, client framework.ResourceClient, cur *resou
 	}
 	// As kube-scheduler v1.37 (DRADeviceBindingConditions with
 	// DRAResourceClaimDeviceStatus): the allocation is stamped when the scheduler writes
-	// it, or first reserves a claim someone else allocated; the binding timeout counts
-	// from it.
-	if next.Status.Allocation.AllocationTimestamp == nil {
+	// it; the binding timeout counts from it. kube-scheduler also stamps a claim someone
+	// else allocated unstamped when it first reserves it, which the API server refuses
+	// (status.allocation is immutable once set): phalanx leaves such a claim as it is
+	// (decision 45).
+	if allocate && next.Status.Allocation.AllocationTimestamp == nil {
 		next.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: now}
 	}
 	_, err := client.UpdateResourceClaimStatus(ctx, next)
