@@ -70,6 +70,7 @@ func (a *phalanxAPI) GetResourceClaim(_ context.Context, ns, name string) (*reso
 func (a *phalanxAPI) CreateResourceClaim(_ context.Context, cl *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 	return a.UpdateResourceClaimStatus(context.Background(), cl)
 }
+func (a *phalanxAPI) DeleteClaim(context.Context, string, string) error { return nil }
 func (a *phalanxAPI) UpdateResourceClaim(_ context.Context, cl *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 	return a.UpdateResourceClaimStatus(context.Background(), cl)
 }

@@ -24,6 +24,8 @@ import (
 // allocations); and the pod to place referring to claims to allocate, to claims allocated
 // already (shared with a bound pod, or reserved for nobody), to a claim made from a
 // template (named in its status, or not yet), to a claim being deleted or missing.
+// DeviceTaintRules, binding conditions and an earlier attempt's claim for extended
+// resources come from a third stream (devices_extra.go, decision 45).
 const (
 	gpuDriver    = "gpu.example.com"
 	nicDriver    = "nic.example.com"
@@ -91,6 +93,9 @@ func setDevices(c *cache.Cache, cs *Case) {
 	for _, cl := range cs.Claims {
 		d.SetResourceClaim(cl)
 	}
+	for _, r := range cs.Rules {
+		d.SetDeviceTaintRule(r)
+	}
 }
 
 // devGen draws a case's devices and claims.
@@ -133,6 +138,7 @@ func devices(seed uint64, c *Case) {
 	if g.chance(0.2) {
 		g.extendedResource()
 	}
+	deviceExtras(seed, g)
 }
 
 // extendedResource makes the pod to place ask for the extended resource a class backs,

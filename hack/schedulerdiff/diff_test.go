@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	resourceapi "k8s.io/api/resource/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -185,6 +186,22 @@ func countDevices(counts map[string]int, c *Case, r *PluginResult) {
 	}
 	if _, ok := c.Pod.Spec.Containers[0].Resources.Requests[draGPU]; ok {
 		counts["pod with an extended resource backed by devices"]++
+	}
+	if len(c.Rules) > 0 {
+		counts["with DeviceTaintRules"]++
+	}
+	if slices.ContainsFunc(c.Slices, func(s *resourceapi.ResourceSlice) bool {
+		return slices.ContainsFunc(s.Spec.Devices, func(d resourceapi.Device) bool { return len(d.BindingConditions) > 0 })
+	}) {
+		counts["with devices with binding conditions"]++
+	}
+	for _, cl := range c.Claims {
+		if cl.Annotations[resourceapi.ExtendedResourceClaimAnnotation] == "true" {
+			counts["pod with an earlier attempt's claim for extended resources"]++
+		}
+		if cl.Name == "incoming-bc" {
+			counts["pod with a claim allocated on devices with binding conditions"]++
+		}
 	}
 	if len(c.Pod.Spec.ResourceClaims) == 0 {
 		return

@@ -35,6 +35,8 @@ type Case struct {
 	// the DeviceClasses are fixed.
 	Slices []*resourceapi.ResourceSlice
 	Claims []*resourceapi.ResourceClaim
+	// Rules are the case's DeviceTaintRules (devices_extra.go).
+	Rules []*resourceapi.DeviceTaintRule
 }
 
 // deletedAt is when objects being deleted were: a fixed time, so that a seed always gives

@@ -31,6 +31,7 @@ func (h preemptionHandle) Rand() *rand.Rand                                   { 
 func (h preemptionHandle) Metrics() *metrics.Metrics                          { return metrics.New() }
 func (h preemptionHandle) ResourceClient() framework.ResourceClient           { return nil }
 func (h preemptionHandle) ProfileName() string                                { return "default-scheduler" }
+func (h preemptionHandle) Clock() framework.Clock                             { return framework.WallClock{} }
 
 // Preempt runs a cycle of phalanx's default profile for the case's pod and, when it fits
 // nowhere, the pod evaluator DefaultPreemption uses (pkg/preemption) with its default

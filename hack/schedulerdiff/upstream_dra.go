@@ -7,9 +7,12 @@ import (
 
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
+	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
@@ -24,7 +27,8 @@ import (
 // classes are fixed; the slices are the case's, listed in name order, as phalanx lists
 // them (kube-scheduler's informer lists them in no order, and the allocator's first
 // solution may depend on it; the harness generates no DeviceTaintRules, so its tracker
-// would only pass the slices through).
+// would only pass the slices through; a case with DeviceTaintRules gets its slices from
+// kube-scheduler's tracker, run on the case's slices and rules).
 type upstreamDRA struct {
 	fwk.SharedDRAManager
 	claims   toolscache.ResourceEventHandler
@@ -74,6 +78,9 @@ func (u *upstreamDRA) use(c *Case) {
 	}
 	u.current = c.Claims
 	u.slices = slices.Clone(c.Slices)
+	if len(c.Rules) > 0 {
+		u.slices = trackedSlices(c)
+	}
 	slices.SortFunc(u.slices, func(a, b *resourceapi.ResourceSlice) int { return strings.Compare(a.Name, b.Name) })
 }
 
@@ -97,4 +104,36 @@ func (u *upstreamDRA) Get(name string) (*resourceapi.DeviceClass, error) {
 		return dc, nil
 	}
 	return nil, apierrors.NewNotFound(resourceapi.Resource("deviceclasses"), name)
+}
+
+// trackedSlices runs kube-scheduler's ResourceSlice tracker (with DRADeviceTaintRules on,
+// as in v1.37) on a case's slices and rules, through informers on a fake clientset, and
+// returns the slices it hands the allocator: each device with the taints of the rules
+// that select it appended. The informers are the case's own: a case with rules pays one
+// round trip (decision 45).
+func trackedSlices(c *Case) []*resourceapi.ResourceSlice {
+	ctx, cancel := context.WithCancel(context.Background())
+	var objs []runtime.Object
+	for _, s := range c.Slices {
+		objs = append(objs, s)
+	}
+	for _, r := range c.Rules {
+		objs = append(objs, r)
+	}
+	f := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+	tr, err := tracker.StartTracker(ctx, tracker.Options{EnableDeviceTaintRules: true, EnableConsumableCapacity: true,
+		SliceInformer: f.Resource().V1().ResourceSlices(), TaintInformer: f.Resource().V1().DeviceTaintRules()})
+	if err != nil {
+		panic(err) // only an indexer that cannot be added, never with a new factory
+	}
+	f.Start(ctx.Done())
+	<-tr.HasSyncedChecker().Done()
+	out, err := tr.ListPatchedResourceSlices()
+	cancel()
+	tr.Stop()
+	f.Shutdown()
+	if err != nil {
+		panic(err)
+	}
+	return out
 }

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 
@@ -27,6 +29,9 @@ type DeviceStore struct {
 	classes map[string]*resourceapi.DeviceClass
 	slices  map[string]*resourceapi.ResourceSlice
 	claims  map[string]*framework.ClaimInfo
+	// extendedClaims are the keys of the claims made for pods' extended resources, by
+	// the UID of the pod that owns them.
+	extendedClaims map[types.UID]string
 	// rules are the DeviceTaintRules (ruleList by name); tainted holds, by slice name,
 	// the slices a rule taints devices of, patched (devicetaints.go).
 	rules    map[string]*resourceapi.DeviceTaintRule
@@ -68,20 +73,21 @@ type groupLookup interface {
 
 func newDeviceStore(undo *undoLog, groups groupLookup) *DeviceStore {
 	return &DeviceStore{
-		undo:        undo,
-		groups:      groups,
-		classes:     map[string]*resourceapi.DeviceClass{},
-		slices:      map[string]*resourceapi.ResourceSlice{},
-		rules:       map[string]*resourceapi.DeviceTaintRule{},
-		tainted:     map[string]*resourceapi.ResourceSlice{},
-		claims:      map[string]*framework.ClaimInfo{},
-		podClaims:   map[*framework.PodInfo][]string{},
-		allocated:   sets.New[framework.DeviceID](),
-		holds:       map[framework.DeviceID]int{},
-		shares:      sets.New[framework.SharedDeviceID](),
-		shareHolds:  map[framework.SharedDeviceID]int{},
-		consumed:    structured.NewConsumedCapacityCollection(),
-		poolVersion: map[string]uint64{},
+		undo:           undo,
+		groups:         groups,
+		classes:        map[string]*resourceapi.DeviceClass{},
+		slices:         map[string]*resourceapi.ResourceSlice{},
+		rules:          map[string]*resourceapi.DeviceTaintRule{},
+		tainted:        map[string]*resourceapi.ResourceSlice{},
+		claims:         map[string]*framework.ClaimInfo{},
+		extendedClaims: map[types.UID]string{},
+		podClaims:      map[*framework.PodInfo][]string{},
+		allocated:      sets.New[framework.DeviceID](),
+		holds:          map[framework.DeviceID]int{},
+		shares:         sets.New[framework.SharedDeviceID](),
+		shareHolds:     map[framework.SharedDeviceID]int{},
+		consumed:       structured.NewConsumedCapacityCollection(),
+		poolVersion:    map[string]uint64{},
 	}
 }
 
@@ -113,6 +119,46 @@ func (d *DeviceStore) ExtendedResourceClass(name string) *resourceapi.DeviceClas
 		}
 	}
 	return d.extended[name]
+}
+
+// ExtendedResourceClaim implements framework.DRA.
+func (d *DeviceStore) ExtendedResourceClaim(pod *v1.Pod) *framework.ClaimInfo {
+	key, ok := d.extendedClaims[pod.UID]
+	if !ok || !strings.HasPrefix(key, pod.Namespace+"/") {
+		return nil
+	}
+	ci := d.Claim(key)
+	if ci == nil || !extendedClaimOf(ci.Claim, pod) {
+		return nil
+	}
+	return ci
+}
+
+// extendedClaimOwner is the UID of the pod a claim made for its extended resources
+// belongs to (its controller owner), or "".
+func extendedClaimOwner(c *resourceapi.ResourceClaim) types.UID {
+	if c.Annotations[resourceapi.ExtendedResourceClaimAnnotation] != "true" {
+		return ""
+	}
+	for _, o := range c.OwnerReferences {
+		if o.Kind == "Pod" && o.Controller != nil && *o.Controller {
+			return o.UID
+		}
+	}
+	return ""
+}
+
+// extendedClaimOf is kube-scheduler's findExtendedResourceClaim for one claim.
+func extendedClaimOf(c *resourceapi.ResourceClaim, pod *v1.Pod) bool {
+	if c.Annotations[resourceapi.ExtendedResourceClaimAnnotation] != "true" {
+		return false
+	}
+	for _, o := range c.OwnerReferences {
+		if o.Name == pod.Name && o.Controller != nil && *o.Controller && o.UID == pod.UID {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *DeviceStore) Claim(key string) *framework.ClaimInfo {
@@ -222,6 +268,14 @@ func (d *DeviceStore) SetResourceClaim(claim *resourceapi.ResourceClaim) {
 		d.claims[key] = ci
 	}
 	d.release(ci)
+	if ci.Claim != nil {
+		if uid := extendedClaimOwner(ci.Claim); uid != "" && d.extendedClaims[uid] == key {
+			delete(d.extendedClaims, uid)
+		}
+	}
+	if uid := extendedClaimOwner(claim); uid != "" {
+		d.extendedClaims[uid] = key
+	}
 	ci.Claim = claim
 	if claim.Status.Allocation != nil {
 		ci.Assumed = nil
@@ -237,6 +291,11 @@ func (d *DeviceStore) RemoveResourceClaim(key string) {
 		return
 	}
 	d.release(ci)
+	if ci.Claim != nil {
+		if uid := extendedClaimOwner(ci.Claim); uid != "" && d.extendedClaims[uid] == key {
+			delete(d.extendedClaims, uid)
+		}
+	}
 	ci.Claim, ci.Assumed = nil, nil
 	if ci.Users == 0 {
 		delete(d.claims, key)

@@ -6,3 +6,9 @@ import "time"
 type Clock interface {
 	Now() time.Time
 }
+
+// WallClock is the wall clock.
+type WallClock struct{}
+
+// Now implements Clock.
+func (WallClock) Now() time.Time { return time.Now() }

@@ -99,6 +99,10 @@ type DRA interface {
 	ExtendedResourceClass(name string) *resourceapi.DeviceClass
 	// Claim returns a claim by namespace/name, or nil.
 	Claim(key string) *ClaimInfo
+	// ExtendedResourceClaim returns the claim the scheduler made for a pod's extended
+	// resources backed by devices (annotated resource.kubernetes.io/extended-resource-claim,
+	// the pod its controller owner), or nil.
+	ExtendedResourceClaim(pod *v1.Pod) *ClaimInfo
 	// SlicesFor returns the ResourceSlices whose devices a node may use: those of the node
 	// and those that are not node-local (a node selector, all nodes, or per device). As
 	// kube-scheduler's ListWithDeviceTaintRules, their devices carry the taints of the

@@ -34,6 +34,9 @@ type Handle interface {
 	ResourceClient() ResourceClient
 	// ProfileName is the profile's scheduler name, the profile label of metrics.
 	ProfileName() string
+	// Clock is the scheduler's clock: the wall clock in run, virtual time in the
+	// simulator (DynamicResources stamps allocations and bounds binding waits with it).
+	Clock() Clock
 	PluginRunner
 }
 

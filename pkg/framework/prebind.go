@@ -30,6 +30,9 @@ type ResourceClient interface {
 	// UpdateResourceClaimStatus writes the allocation and reservedFor.
 	UpdateResourceClaim(ctx context.Context, claim *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error)
 	UpdateResourceClaimStatus(ctx context.Context, claim *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error)
+	// DeleteClaim deletes a claim (the one made for a pod's extended resources in an
+	// earlier attempt); a claim already gone is no error.
+	DeleteClaim(ctx context.Context, namespace, name string) error
 	GetResourceClaimTemplate(ctx context.Context, namespace, name string) (*resourceapi.ResourceClaimTemplate, error)
 	// PatchPodExtendedResourceClaimStatus records, in the pod's status, the claim made
 	// for its extended resources backed by DRA and which request serves which container.

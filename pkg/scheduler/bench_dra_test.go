@@ -57,6 +57,12 @@ func (c *claimStore) UpdateResourceClaimStatus(_ context.Context, cl *resourceap
 	c.s.Post(func() { c.s.Resources().UpdateResourceClaim(nil, cl) })
 	return cl, nil
 }
+func (c *claimStore) DeleteClaim(_ context.Context, ns, name string) error {
+	c.mu.Lock()
+	delete(c.claims, ns+"/"+name)
+	c.mu.Unlock()
+	return nil
+}
 func (c *claimStore) GetResourceClaimTemplate(_ context.Context, _, name string) (*resourceapi.ResourceClaimTemplate, error) {
 	return nil, apierrors.NewNotFound(resourceapi.Resource("resourceclaimtemplates"), name)
 }

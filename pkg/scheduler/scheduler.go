@@ -166,6 +166,7 @@ func New(opts Options) (*Scheduler, error) {
 			Rand:            rnd,
 			Metrics:         s.metrics,
 			ResourceClient:  resources,
+			Clock:           s.clock,
 		})
 		if err != nil {
 			return nil, &ConfigurationError{Err: err}

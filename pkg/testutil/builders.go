@@ -208,7 +208,9 @@ type Handle struct {
 	Cache    *cache.Cache
 	Actuator framework.PreemptionActuator
 	// Client is what ResourceClient returns (nil by default).
-	Client  framework.ResourceClient
+	Client framework.ResourceClient
+	// Now is what Clock returns (nil: the wall clock).
+	Now     framework.Clock
 	rng     *rand.Rand
 	metrics *metrics.Metrics
 }
@@ -227,6 +229,14 @@ func (h *Handle) Binder() framework.Binder { return nil }
 
 // ResourceClient implements framework.Handle.
 func (h *Handle) ResourceClient() framework.ResourceClient { return h.Client }
+
+// Clock implements framework.Handle: Now when set, else the wall clock.
+func (h *Handle) Clock() framework.Clock {
+	if h.Now != nil {
+		return h.Now
+	}
+	return framework.WallClock{}
+}
 
 // ProfileName implements framework.Handle: the default profile's.
 func (h *Handle) ProfileName() string { return "default-scheduler" }

@@ -196,6 +196,9 @@ func TestDRADeviceBindingConditions(t *testing.T) {
 			if len(r.BindingConditions) == 0 {
 				return false, fmt.Errorf("allocation %+v has no binding conditions", r)
 			}
+			if cl.Status.Allocation.AllocationTimestamp == nil {
+				return false, fmt.Errorf("allocation of %s not stamped (allocationTimestamp), as kube-scheduler v1.37 stamps it", claim)
+			}
 			cl.Status.Devices = []resourceapi.AllocatedDeviceStatus{{Driver: r.Driver, Pool: r.Pool, Device: r.Device, Conditions: []metav1.Condition{{
 				Type: cond, Status: metav1.ConditionTrue, Reason: "E2E", Message: "set by the test", LastTransitionTime: metav1.Now(),
 			}}}}

@@ -75,6 +75,7 @@ var APICalls = []APICall{
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Verb: "get", Why: "re-read a claim after a write conflict"},
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Verb: "create", Why: "claims of PodGroups' templates and of extended resources backed by DRA"},
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Verb: "update", Why: "the allocation finalizer"},
+	{Group: "resource.k8s.io", Resource: "resourceclaims", Verb: "delete", Why: "the claim an earlier attempt made for a pod's extended resources (DynamicResources' PostFilter) or whose devices failed to bind"},
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Subresource: "status", Verb: "update", Why: "write a claim's allocation and reservation"},
 	{Group: "resource.k8s.io", Resource: "resourceclaims", Subresource: "binding", Verb: "update", Why: "authorizes changing status.allocation and reservedFor (DRAResourceClaimGranularStatusAuthorization)"},
 	{Group: "resource.k8s.io", Resource: "resourceclaimtemplates", Verb: "get", Why: "make a PodGroup's claim from its template"},

@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -60,6 +61,18 @@ func (c *Client) UpdateResourceClaimStatus(ctx context.Context, claim *resourcea
 	return resourceCall(ctx, c, "resourceclaims/"+claim.Namespace+"/"+claim.Name, func(ctx context.Context) (*resourceapi.ResourceClaim, error) {
 		return c.core.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
 	})
+}
+
+// DeleteClaim implements framework.ResourceClient.
+func (c *Client) DeleteClaim(ctx context.Context, ns, name string) error {
+	_, err := resourceCall(ctx, c, "resourceclaims/"+ns+"/"+name, func(ctx context.Context) (struct{}, error) {
+		err := c.core.ResourceV1().ResourceClaims(ns).Delete(ctx, name, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			err = nil
+		}
+		return struct{}{}, err
+	})
+	return err
 }
 
 // GetResourceClaimTemplate implements framework.ResourceClient.

@@ -53,6 +53,11 @@ type objectStore struct {
 	// readyDevices, when set, is given each newly allocated claim whose devices have
 	// binding conditions: the simulator's DRA driver readies them (deviceDriver).
 	readyDevices func(c *resourceapi.ResourceClaim)
+	// later runs fn at the current virtual instant, after what runs now: a claim the
+	// scheduler deallocates or deletes from its loop (DynamicResources' PostFilter, in
+	// a scheduling cycle whose changes to the cache are rolled back) reaches the
+	// scheduler's cache after the cycle, as an informer's event would.
+	later func(fn func())
 }
 
 func newObjectStore() *objectStore {
@@ -206,6 +211,22 @@ func (o *objectStore) CreateResourceClaim(_ context.Context, c *resourceapi.Reso
 	return c, nil
 }
 
+// DeleteClaim implements framework.ResourceClient.
+func (o *objectStore) DeleteClaim(_ context.Context, ns, name string) error {
+	key := ns + "/" + name
+	c, ok := o.claims[key]
+	if !ok {
+		return nil
+	}
+	if o.later == nil {
+		o.DeleteResourceClaim(key)
+		return nil
+	}
+	delete(o.claims, key)
+	o.later(func() { o.sched.DeleteResourceClaim(c) })
+	return nil
+}
+
 // UpdateResourceClaim implements framework.ResourceClient: metadata and spec.
 func (o *objectStore) UpdateResourceClaim(_ context.Context, c *resourceapi.ResourceClaim) (*resourceapi.ResourceClaim, error) {
 	cur, err := o.claimForWrite(c)
@@ -233,6 +254,12 @@ func (o *objectStore) UpdateResourceClaimStatus(_ context.Context, c *resourceap
 		if msg := o.devicesTaken(next); msg != "" {
 			o.violate("claim %s allocated devices already in use: %s", c.Namespace+"/"+c.Name, msg)
 		}
+	}
+	if next.Status.Allocation == nil && cur.Status.Allocation != nil && o.later != nil {
+		next.SetResourceVersion(o.nextRV())
+		o.claims[c.Namespace+"/"+c.Name] = next
+		o.later(func() { o.sched.UpdateResourceClaim(cur, next) })
+		return next, nil
 	}
 	o.PutResourceClaim(cur, next)
 	if allocated && o.readyDevices != nil && hasBindingConditions(next.Status.Allocation) {

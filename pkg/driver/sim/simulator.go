@@ -181,6 +181,7 @@ func New(sc *admission.Scenario, opts Options) (*Simulator, error) {
 		key, uid, alloc := c.Namespace+"/"+c.Name, c.UID, c.Status.Allocation.DeepCopy()
 		s.at(s.now.Add(opts.deviceBindingDelay()), func() { s.objs.readyClaimDevices(key, uid, alloc) })
 	}
+	s.objs.later = func(fn func()) { s.at(s.now, fn) }
 	s.budgets = disruption.New(s.existingPods, sched.UpdatePDB)
 	s.plan()
 	return s, nil

@@ -75,6 +75,8 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// ResourceClient writes storage and DRA objects for PreBind plugins (nil: none).
 	ResourceClient framework.ResourceClient
+	// Clock is the scheduler's clock (nil: the wall clock).
+	Clock framework.Clock
 }
 
 // New builds a profile's plugins: the defaults minus the disabled ones, then the enabled
@@ -700,6 +702,12 @@ func (h *handle) GroupPreemption() framework.GroupPreemptionActuator {
 }
 func (h *handle) Metrics() *metrics.Metrics { return h.opts.Metrics }
 func (h *handle) ProfileName() string       { return h.f.schedulerName }
+func (h *handle) Clock() framework.Clock {
+	if h.opts.Clock == nil {
+		return framework.WallClock{}
+	}
+	return h.opts.Clock
+}
 func (h *handle) ResourceClient() framework.ResourceClient {
 	return h.opts.ResourceClient
 }

@@ -65,7 +65,8 @@ func TestNewPluginSet(t *testing.T) {
 			if (f.QueueSort() != nil) != hasSort || hasSort && f.QueueSort().Name() != "PrioritySort" {
 				t.Errorf("queue sort %v, want PrioritySort: %v", f.QueueSort(), hasSort)
 			}
-			if f.HasPostFilter() != slices.Contains(tt.want, "DefaultPreemption") {
+			// DefaultPreemption and DynamicResources (which deallocates claims) are PostFilters.
+			if f.HasPostFilter() != (slices.Contains(tt.want, "DefaultPreemption") || slices.Contains(tt.want, "DynamicResources")) {
 				t.Errorf("HasPostFilter() = %v", f.HasPostFilter())
 			}
 		})

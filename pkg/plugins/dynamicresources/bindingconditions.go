@@ -55,8 +55,10 @@ func (pl *DynamicResources) PreBindReady(ctx context.Context, cs *framework.Cycl
 	}
 	var claims []*resourceapi.ResourceClaim
 	ready, err := true, error(nil)
-	for _, c := range s.claims {
-		cl, gerr := client.GetResourceClaim(ctx, c.claim.Namespace, c.claim.Name)
+	now := pl.h.Clock().Now()
+	for _, key := range readyKeys(s) {
+		ns, name, _ := strings.Cut(key, "/")
+		cl, gerr := client.GetResourceClaim(ctx, ns, name)
 		if gerr != nil {
 			err = gerr
 			break
@@ -65,6 +67,10 @@ func (pl *DynamicResources) PreBindReady(ctx context.Context, cs *framework.Cycl
 		r, cerr := claimReady(cl)
 		if cerr != nil {
 			err = cerr
+			break
+		}
+		if !r && pl.timedOut(cl, now) {
+			err = fmt.Errorf("%w: claim=%s", errBindingTimeout, cl.Name)
 			break
 		}
 		ready = ready && r
@@ -97,13 +103,106 @@ func (pl *DynamicResources) PreBindReady(ctx context.Context, cs *framework.Cycl
 				err = fmt.Errorf("%w; deallocating ResourceClaim %s: %w", err, c.key, derr)
 			}
 		}
+		// The claim made for extended resources is deleted, as kube-scheduler's
+		// Unreserve does: the next attempt makes another.
+		if e := s.extended; e != nil && e.created != "" {
+			ns, name, _ := strings.Cut(e.created, "/")
+			if derr := deleteClaim(ctx, client, ns, name); derr != nil {
+				err = fmt.Errorf("%w; deleting ResourceClaim %s: %w", err, e.created, derr)
+			}
+		}
 	}
 	return framework.AsStatus(fmt.Errorf("%w (devices: %s)", err, bindingStatusLine(claims)))
 }
 
+// readyKeys are the claims (namespace/name) whose binding conditions PreBindReady checks:
+// the pod's claims and, as kube-scheduler's PreBind, the claim PreBind made for its
+// extended resources backed by devices.
+func readyKeys(s *stateData) []string {
+	var out []string
+	for _, c := range s.claims {
+		out = append(out, c.key)
+	}
+	if e := s.extended; e != nil && e.created != "" {
+		out = append(out, e.created)
+	}
+	return out
+}
+
+// timedOut reports, as kube-scheduler's isClaimTimeout, whether a claim allocated on a
+// device with binding conditions was allocated (its allocationTimestamp) longer than
+// bindingTimeout ago. A claim without the stamp never times out this way.
+func (pl *DynamicResources) timedOut(cl *resourceapi.ResourceClaim, now time.Time) bool {
+	a := cl.Status.Allocation
+	if a == nil || a.AllocationTimestamp == nil {
+		return false
+	}
+	for _, r := range a.Devices.Results {
+		if r.BindingConditions != nil && a.AllocationTimestamp.Add(pl.bindingTimeout).Before(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// bindingBroken reports whether an allocated claim's binding failed (a binding failure
+// condition True) or timed out: kube-scheduler's Filter then finds it available on no
+// node and its PostFilter deallocates it (a binding that failed before a restart, say).
+func (pl *DynamicResources) bindingBroken(cl *resourceapi.ResourceClaim) bool {
+	if cl.Status.Allocation == nil {
+		return false
+	}
+	ready, err := claimReady(cl)
+	return err != nil || (!ready && pl.timedOut(cl, pl.h.Clock().Now()))
+}
+
+// PostFilter implements framework.PostFilterPlugin, as kube-scheduler's: when no node
+// fits and Filter found a claim of the pod unavailable (allocated for other nodes, or
+// its binding failed or timed out), the first such claim (in the pod's order) that
+// nobody else reserves is deallocated, so that the next attempt allocates it afresh;
+// else the claim an earlier attempt made for the pod's extended resources is deleted. It
+// never succeeds: preemption runs after it.
+func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleState, p *framework.PodInfo, _ *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+	s := readState(cs)
+	client := pl.h.ResourceClient()
+	if s == nil || client == nil {
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
+	s.mu.Lock()
+	unavailable := s.unavailable
+	s.mu.Unlock()
+	for _, c := range s.claims {
+		if !unavailable[c.key] {
+			continue
+		}
+		rf := c.claim.Status.ReservedFor
+		if len(rf) == 0 || (len(rf) == 1 && rf[0].UID == p.Pod.UID) {
+			if err := deallocate(ctx, client, c.claim.Namespace, c.claim.Name, p); err != nil {
+				return nil, framework.AsStatus(fmt.Errorf("deallocating ResourceClaim %s: %w", c.key, err))
+			}
+			return nil, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
+		}
+	}
+	if e := s.extended; e != nil && e.leftover != nil {
+		if err := deleteClaim(ctx, client, e.leftover.Namespace, e.leftover.Name); err != nil {
+			return nil, framework.AsStatus(fmt.Errorf("deleting ResourceClaim %s/%s: %w", e.leftover.Namespace, e.leftover.Name, err))
+		}
+		return nil, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
+	}
+	return nil, framework.NewStatus(framework.Unschedulable)
+}
+
 // hasBindingConditions reports whether a device of the pod's claims, as allocated when
-// the cycle began or by this cycle, has binding conditions.
+// the cycle began or by this cycle, or of the claim made for its extended resources, has
+// binding conditions.
 func (pl *DynamicResources) hasBindingConditions(s *stateData) bool {
+	if e := s.extended; e != nil && e.allocation != nil {
+		for _, r := range e.allocation.Devices.Results {
+			if len(r.BindingConditions) > 0 {
+				return true
+			}
+		}
+	}
 	for _, c := range s.claims {
 		a := c.claim.Status.Allocation
 		if d := s.decided[c.key]; d != nil {
@@ -213,6 +312,31 @@ func deallocate(ctx context.Context, client framework.ResourceClient, ns, name s
 		if _, err = client.UpdateResourceClaimStatus(ctx, next); err == nil || !apierrors.IsConflict(err) {
 			return err
 		}
+	}
+	return fmt.Errorf("claim kept changing: gave up after %d conflicts", conflictRetries)
+}
+
+// deleteClaim removes the scheduler's finalizer from a claim, then deletes it, as
+// kube-scheduler's deleteClaim.
+func deleteClaim(ctx context.Context, client framework.ResourceClient, ns, name string) error {
+	for range conflictRetries {
+		cur, err := client.GetResourceClaim(ctx, ns, name)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if i := slices.Index(cur.Finalizers, resourceapi.Finalizer); i >= 0 {
+			next := cur.DeepCopy()
+			next.Finalizers = slices.Delete(next.Finalizers, i, i+1)
+			if _, err = client.UpdateResourceClaim(ctx, next); apierrors.IsConflict(err) {
+				continue
+			} else if err != nil {
+				return err
+			}
+		}
+		return client.DeleteClaim(ctx, ns, name)
 	}
 	return fmt.Errorf("claim kept changing: gave up after %d conflicts", conflictRetries)
 }

@@ -40,6 +40,13 @@ type extendedClaim struct {
 	// allocation and claim are what Reserve chose, for PreBind.
 	allocation *resourceapi.AllocationResult
 	claim      *nodeExtended
+	// created is the claim PreBind made (namespace/name), whose binding conditions
+	// PreBindReady waits for.
+	created string
+	// leftover is the claim an earlier attempt made for the pod (found by its annotation
+	// and owner, as kube-scheduler finds it): Filter rejects every node while it exists,
+	// and PostFilter deletes it, so that the next attempt starts afresh.
+	leftover *resourceapi.ResourceClaim
 }
 
 // nodeExtended is the claim for a node that lacks some of the resources, with the
@@ -51,8 +58,8 @@ type nodeExtended struct {
 
 func (e *extendedClaim) needed() bool { return e != nil && len(e.resources) > 0 }
 
-// preFilterExtended finds the pod's extended resources backed by DRA. A claim made in an
-// earlier cycle that the pod's status names is used like any claim of the pod.
+// preFilterExtended finds the pod's extended resources backed by DRA, and the claim an
+// earlier attempt made for them, if any.
 func (pl *DynamicResources) preFilterExtended(p *framework.PodInfo) (*extendedClaim, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
 	if len(dra.Classes()) == 0 {
@@ -84,14 +91,10 @@ func (pl *DynamicResources) preFilterExtended(p *framework.PodInfo) (*extendedCl
 	slices.Sort(e.resources)
 	slices.Sort(others)
 	e.others = others
-	if st := p.Pod.Status.ExtendedResourceClaimStatus; st != nil {
-		ci := dra.Claim(p.Pod.Namespace + "/" + st.ResourceClaimName)
-		if ci == nil || ci.Allocation() == nil {
-			return nil, unresolvable(fmt.Sprintf("extended resource claim %s of an earlier attempt is not allocated", st.ResourceClaimName))
-		}
-		// Allocated for the pod earlier: PreFilter treats it as a claim of the pod, and
-		// its node selector says where the pod may go.
-		return nil, nil
+	if ci := dra.ExtendedResourceClaim(p.Pod); ci != nil {
+		// As kube-scheduler: an earlier attempt's claim may no longer be valid (its
+		// binding failed), so it is deleted and the pod tried afresh.
+		e.leftover = ci.Claim
 	}
 	return e, nil
 }

@@ -52,6 +52,7 @@ const (
 	msgNotAvailable = "resourceclaim not available on the node"
 	msgCannotAlloc  = "cannot allocate all claims"
 	msgCannotFit    = "cannot fit resource"
+	msgLeftover     = "cannot schedule extended resource claim"
 )
 
 // DynamicResources is a PreFilter, Filter, Reserve and PreBind plugin.
@@ -88,6 +89,7 @@ var (
 	_ framework.ReservePlugin     = (*DynamicResources)(nil)
 	_ framework.PreBindPlugin     = (*DynamicResources)(nil)
 	_ framework.PreBindWaitPlugin = (*DynamicResources)(nil)
+	_ framework.PostFilterPlugin  = (*DynamicResources)(nil)
 	_ framework.EnqueueExtensions = (*DynamicResources)(nil)
 )
 
@@ -158,6 +160,10 @@ type claimState struct {
 	availableOn *nodeaffinity.NodeSelector
 	// allocate says the claim has no allocation yet: the cycle must find one.
 	allocate bool
+	// bindingBroken says the claim is allocated on devices whose binding failed (a
+	// binding failure condition True) or timed out (not ready bindingTimeout after its
+	// allocationTimestamp): it is available on no node, and PostFilter deallocates it.
+	bindingBroken bool
 }
 
 // nodeAllocation is what Filter found on a node: an allocation for each claim in keys.
@@ -182,6 +188,9 @@ type stateData struct {
 
 	mu      sync.Mutex
 	perNode map[string]*nodeAllocation
+	// unavailable are the claims (keys) Filter found unavailable on some node, for
+	// PostFilter, as kube-scheduler's unavailableClaims.
+	unavailable map[string]bool
 
 	// decided are the allocations PreBind writes, by claim key: chosen in Reserve (or
 	// changed by a later member's joint search) and those of shared claims allocated
@@ -257,24 +266,9 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 				}
 				c.availableOn = sel
 			}
+			c.bindingBroken = pl.bindingBroken(claim)
 		}
 		s.claims = append(s.claims, c)
-	}
-	if st := p.Pod.Status.ExtendedResourceClaimStatus; st != nil {
-		// The claim an earlier attempt made for the pod's extended resources, allocated
-		// then (preFilterExtended checked): used like the pod's own claims.
-		key := p.Pod.Namespace + "/" + st.ResourceClaimName
-		if ci := dra.Claim(key); ci != nil && ci.Allocation() != nil {
-			c := claimState{pc: framework.PodClaim{Name: st.ResourceClaimName}, key: key, claim: ci.Claim}
-			if sel := ci.Allocation().NodeSelector; sel != nil {
-				ns, err := nodeaffinity.NewNodeSelector(sel)
-				if err != nil {
-					return nil, framework.AsStatus(err)
-				}
-				c.availableOn = ns
-			}
-			s.claims = append(s.claims, c)
-		}
 	}
 	if len(s.claims) == 0 && ext == nil {
 		return nil, framework.NewStatus(framework.Skip)
@@ -354,6 +348,9 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		return nil
 	}
 	claims, keys := s.toAllocate, s.toKeys
+	if s.extended != nil && s.extended.leftover != nil {
+		return unresolvable(msgLeftover)
+	}
 	if s.extended != nil {
 		ec, st := s.extended.forNode(pl.h.Snapshot().DRA(), n)
 		if st != nil {
@@ -365,25 +362,38 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	}
 	// As kube-scheduler: a claim allocated elsewhere rejects the node, but only once the
 	// claims to allocate were searched for, whose failure is what the node reports.
+	// A claim whose binding failed or timed out is available on no node.
 	node := n.Node()
-	unavailable := slices.ContainsFunc(s.claims, func(c claimState) bool { return c.availableOn != nil && !c.availableOn.Match(node) })
-	if len(claims) == 0 {
-		if unavailable {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
+	var unavailable []string
+	for _, c := range s.claims {
+		if c.bindingBroken || (c.availableOn != nil && !c.availableOn.Match(node)) {
+			unavailable = append(unavailable, c.key)
 		}
+	}
+	if len(claims) > 0 {
+		na, st := pl.allocate(ctx, s, n, claims, keys)
+		if st != nil {
+			return st
+		}
+		if len(unavailable) == 0 {
+			s.mu.Lock()
+			s.perNode[n.Name] = na
+			s.mu.Unlock()
+			return nil
+		}
+	}
+	if len(unavailable) == 0 {
 		return nil
 	}
-	na, st := pl.allocate(ctx, s, n, claims, keys)
-	if st != nil {
-		return st
-	}
-	if unavailable {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
-	}
 	s.mu.Lock()
-	s.perNode[n.Name] = na
+	if s.unavailable == nil {
+		s.unavailable = map[string]bool{}
+	}
+	for _, k := range unavailable {
+		s.unavailable[k] = true
+	}
 	s.mu.Unlock()
-	return nil
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
 }
 
 // Reserve records the allocation Filter found on the node in the snapshot, and what

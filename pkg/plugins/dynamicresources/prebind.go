@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
@@ -32,8 +34,9 @@ func (pl *DynamicResources) PreBind(ctx context.Context, cs *framework.CycleStat
 	if client == nil {
 		return framework.AsStatus(errors.New("no API client for ResourceClaims: the driver cannot write claims"))
 	}
+	now := pl.h.Clock().Now()
 	for _, c := range s.claims {
-		if err := bindClaim(ctx, client, c.claim.Namespace, c.claim.Name, s.decided[c.key], c.pc.Consumer(p.Pod)); err != nil {
+		if err := bindClaim(ctx, client, c.claim.Namespace, c.claim.Name, s.decided[c.key], c.pc.Consumer(p.Pod), now); err != nil {
 			return framework.AsStatus(fmt.Errorf("binding ResourceClaim %s: %w", c.key, err))
 		}
 	}
@@ -47,13 +50,13 @@ func (pl *DynamicResources) PreBind(ctx context.Context, cs *framework.CycleStat
 
 // bindClaim makes the claim allocated with want (when it is not allocated yet) and
 // reserved for the consumer, re-reading it after a conflict.
-func bindClaim(ctx context.Context, client framework.ResourceClient, ns, name string, want *resourceapi.AllocationResult, consumer resourceapi.ResourceClaimConsumerReference) error {
+func bindClaim(ctx context.Context, client framework.ResourceClient, ns, name string, want *resourceapi.AllocationResult, consumer resourceapi.ResourceClaimConsumerReference, now time.Time) error {
 	for range conflictRetries {
 		cur, err := client.GetResourceClaim(ctx, ns, name)
 		if err != nil {
 			return err
 		}
-		err = writeClaim(ctx, client, cur, want, consumer)
+		err = writeClaim(ctx, client, cur, want, consumer, now)
 		if !apierrors.IsConflict(err) {
 			return err
 		}
@@ -61,7 +64,7 @@ func bindClaim(ctx context.Context, client framework.ResourceClient, ns, name st
 	return fmt.Errorf("claim kept changing: gave up after %d conflicts", conflictRetries)
 }
 
-func writeClaim(ctx context.Context, client framework.ResourceClient, cur *resourceapi.ResourceClaim, want *resourceapi.AllocationResult, consumer resourceapi.ResourceClaimConsumerReference) error {
+func writeClaim(ctx context.Context, client framework.ResourceClient, cur *resourceapi.ResourceClaim, want *resourceapi.AllocationResult, consumer resourceapi.ResourceClaimConsumerReference, now time.Time) error {
 	switch {
 	case cur.DeletionTimestamp != nil:
 		return errors.New("the claim is being deleted")
@@ -89,6 +92,15 @@ func writeClaim(ctx context.Context, client framework.ResourceClient, cur *resou
 	if !framework.ReservedFor(next, consumer) {
 		next.Status.ReservedFor = append(next.Status.ReservedFor, consumer)
 	}
+	// As kube-scheduler v1.37 (DRADeviceBindingConditions with
+	// DRAResourceClaimDeviceStatus): the allocation is stamped when the scheduler writes
+	// it; the binding timeout counts from it. kube-scheduler also stamps a claim someone
+	// else allocated unstamped when it first reserves it, which the API server refuses
+	// (status.allocation is immutable once set): phalanx leaves such a claim as it is
+	// (decision 45).
+	if allocate && next.Status.Allocation.AllocationTimestamp == nil {
+		next.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: now}
+	}
 	_, err := client.UpdateResourceClaimStatus(ctx, next)
 	return err
 }
@@ -103,9 +115,10 @@ func (pl *DynamicResources) bindExtended(ctx context.Context, client framework.R
 		return fmt.Errorf("creating its ResourceClaim: %w", err)
 	}
 	consumer := resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID}
-	if err := bindClaim(ctx, client, created.Namespace, created.Name, e.allocation, consumer); err != nil {
+	if err := bindClaim(ctx, client, created.Namespace, created.Name, e.allocation, consumer, pl.h.Clock().Now()); err != nil {
 		return err
 	}
+	e.created = created.Namespace + "/" + created.Name
 	return client.PatchPodExtendedResourceClaimStatus(ctx, pod, &v1.PodExtendedResourceClaimStatus{
 		ResourceClaimName: created.Name, RequestMappings: e.claim.mappings,
 	})

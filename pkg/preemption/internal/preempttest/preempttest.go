@@ -33,6 +33,7 @@ func (h handle) Rand() *rand.Rand                                   { return ran
 func (h handle) Metrics() *metrics.Metrics                          { return metrics.New() }
 func (h handle) ResourceClient() framework.ResourceClient           { return nil }
 func (h handle) ProfileName() string                                { return "default-scheduler" }
+func (h handle) Clock() framework.Clock                             { return framework.WallClock{} }
 
 // Handle is a handle over c whose plugins are fwk's: what an evaluator is given.
 func Handle(fwk *fwkruntime.Framework, c *cache.Cache) framework.Handle {
