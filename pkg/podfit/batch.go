@@ -268,7 +268,8 @@ func TieBreak(cycle int64, name string) uint64 {
 	binary.LittleEndian.PutUint64(b[:], uint64(cycle))
 	h.Write(b[:])
 	h.Write([]byte(name))
-	return h.Sum64()
+	// Below 2^63, so that it is a non-negative int too (kube-scheduler's Randomizer).
+	return h.Sum64() >> 1
 }
 
 // scoreHeap orders nodes by total, highest first, then by tie-breaker, highest first
