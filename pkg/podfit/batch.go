@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
-	"encoding/binary"
-	"hash/fnv"
 	"time"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -230,7 +228,9 @@ func (pf Profile) refreshCandidates(ctx context.Context, b *batch, state *framew
 // profile's last; a hint taken leaves the state as it is (less the hint); otherwise the
 // nodes scored and not chosen become the state for the next pod of the same signature, or
 // the state is dropped when the pod cannot be batched or no other node was scored.
-func (pf Profile) storeResults(bc *BatchCycle, chosen string, others []framework.NodePluginScores) {
+// unchosen is how many nodes were scored and not chosen (others holds them when the pod
+// is signed).
+func (pf Profile) storeResults(bc *BatchCycle, chosen string, others []framework.NodePluginScores, unchosen int) {
 	b := pf.batch()
 	if r := pf.f.opts.BatchRecorder; r != nil {
 		defer func(start time.Time) { r.Stored(pf.fwk.SchedulerName(), time.Since(start)) }(time.Now())
@@ -251,7 +251,7 @@ func (pf Profile) storeResults(bc *BatchCycle, chosen string, others []framework
 		return
 	}
 	reason := FlushPodNotBatchable
-	if len(others) == 0 {
+	if unchosen == 0 {
 		reason = FlushEmptyList
 	}
 	pf.flushed(reason)
@@ -263,13 +263,17 @@ func (pf Profile) storeResults(bc *BatchCycle, chosen string, others []framework
 // the order its parallel filtering happened to find the nodes in (or at random, with
 // extenders); phalanx by a hash, so that a simulation stays deterministic.
 func TieBreak(cycle int64, name string) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(cycle))
-	h.Write(b[:])
-	h.Write([]byte(name))
+	// FNV-1a over the cycle's eight bytes, little-endian, then the name.
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := range 8 {
+		h = (h ^ uint64(byte(cycle>>(8*i)))) * prime
+	}
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * prime
+	}
 	// Below 2^63, so that it is a non-negative int too (kube-scheduler's Randomizer).
-	return h.Sum64() >> 1
+	return h >> 1
 }
 
 // scoreHeap orders nodes by total, highest first, then by tie-breaker, highest first

@@ -33,8 +33,16 @@ func (pf Profile) SelectNode(ctx context.Context, state *framework.CycleState, p
 // next pod of the same signature (kube-scheduler's StoreScheduleResults).
 func (pf Profile) SelectNodeBatched(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, feasible []*framework.NodeInfo, bc *BatchCycle) (string, error) {
 	if len(feasible) == 1 {
-		pf.storeResults(bc, feasible[0].Name, nil)
+		pf.storeResults(bc, feasible[0].Name, nil, 0)
 		return feasible[0].Name, nil
+	}
+	if bc.Signature == nil {
+		// Nothing of this cycle can be stored: score as without batching.
+		host, err := pf.SelectNode(ctx, state, p, feasible, 0)
+		if err == nil {
+			pf.storeResults(bc, host, nil, len(feasible)-1)
+		}
+		return host, err
 	}
 	if st := pf.fwk.RunPreScorePlugins(ctx, state, p, feasible); !st.IsSuccess() {
 		return "", st.AsError()
@@ -51,7 +59,7 @@ func (pf Profile) SelectNodeBatched(ctx context.Context, state *framework.CycleS
 		}
 		others = append(others, framework.NodePluginScores{Name: ns.Name, Raw: raw[i], Total: ns.Score, Randomizer: TieBreak(bc.Cycle, ns.Name)})
 	}
-	pf.storeResults(bc, host, others)
+	pf.storeResults(bc, host, others, len(others))
 	return host, nil
 }
 

@@ -1,15 +1,20 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/config"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/workload"
 )
 
 // batchingCluster adds 200 nodes, the first 100 ("a-*") with half the room of the others
@@ -32,7 +37,7 @@ func batchingCluster(t *testing.T, cfg *config.Configuration, n int) (*Scheduler
 
 // listDefaulting is the default configuration with PodTopologySpread's defaults off
 // (defaultingType List, no constraints): the only way kube-scheduler's plugins sign pods.
-func listDefaulting(t *testing.T, gate *bool) *config.Configuration {
+func listDefaulting(t testing.TB, gate *bool) *config.Configuration {
 	cfg := defaultConfigWithArgs(t, "PodTopologySpread", `{"defaultingType":"List"}`)
 	if gate != nil {
 		cfg.FeatureGates = map[string]bool{config.OpportunisticBatching: *gate}
@@ -95,11 +100,68 @@ func TestBatchingDefaultProfileSignsNoPod(t *testing.T) {
 }
 
 // counterValue reads a counter.
-func counterValue(t *testing.T, c prometheus.Counter) float64 {
+func counterValue(t testing.TB, c prometheus.Counter) float64 {
 	t.Helper()
 	var m dto.Metric
 	if err := c.Write(&m); err != nil {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// BenchmarkSchedulePodsBatching is BenchmarkSchedulePods with OpportunisticBatching on and
+// off (featureGates), for the default profile (no pod signed: the cost of asking) and for
+// PodTopologySpread's defaultingType List (pods without constraints of their own signed):
+// `go test -bench SchedulePodsBatching/<profile>/<gate>` alternately gives decision 42's
+// ratios.
+func BenchmarkSchedulePodsBatching(b *testing.B) {
+	const nodes, numPods = 5000, 20000
+	spec := workload.Spec{Nodes: nodes, Pods: numPods, Seed: 1}
+	ns, ps := workload.Nodes(spec), workload.Pods(spec)
+	// replicas: the same pods, each app's replicas created one after the other (as a
+	// Deployment's are), so alike pods follow each other in the queue; the workload
+	// itself interleaves the apps, and pods of other apps never sign alike (their labels).
+	replicas := slices.Clone(ps)
+	slices.SortStableFunc(replicas, func(a, b *v1.Pod) int { return strings.Compare(a.Labels["app"], b.Labels["app"]) })
+	for _, profile := range []string{"default", "list", "replicas"} {
+		for _, gate := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/gate=%v", profile, gate), func(b *testing.B) {
+				var total time.Duration
+				for b.Loop() {
+					b.StopTimer()
+					cfg := config.Default()
+					pods := ps
+					if profile != "default" {
+						cfg = defaultConfigWithArgs(b, "PodTopologySpread", `{"defaultingType":"List"}`)
+					}
+					if profile == "replicas" {
+						pods = replicas
+					}
+					cfg.FeatureGates = map[string]bool{config.OpportunisticBatching: gate}
+					s, fc, _ := newTestScheduler(b, cfg)
+					for _, n := range ns {
+						s.AddNode(n)
+					}
+					for _, p := range pods {
+						s.AddPod(p)
+					}
+					b.StartTimer()
+					start := time.Now()
+					ctx := context.Background()
+					for s.ScheduleOne(ctx) {
+						s.DrainInbox()
+					}
+					total += time.Since(start)
+					b.StopTimer()
+					if len(fc.binds) != numPods {
+						b.Fatalf("bound %d of %d pods", len(fc.binds), numPods)
+					}
+					hinted := counterValue(b, s.Metrics().BatchAttempts.WithLabelValues("phalanx", "hint_used"))
+					b.ReportMetric(hinted, "hinted/op")
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(numPods)*float64(b.N)/total.Seconds(), "pods/s")
+			})
+		}
+	}
 }
