@@ -613,8 +613,10 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 		}
 	}
 	if raw != nil {
+		// One backing array for every node's raw scores.
+		flat := make([]framework.PluginScore, len(nodes)*len(active))
 		for i := range nodes {
-			rs := make([]framework.PluginScore, len(active))
+			rs := flat[i*len(active) : (i+1)*len(active) : (i+1)*len(active)]
 			for j, pl := range active {
 				rs[j] = framework.PluginScore{Name: pl.Name(), Score: scores[j][i].Score}
 			}
