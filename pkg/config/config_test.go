@@ -136,6 +136,9 @@ func TestDefaults(t *testing.T) {
 			c.PodMaxBackoff = Duration{time.Minute}
 			c.Seed = -7
 		}},
+		{"a feature gate switched off", "featureGates: {OpportunisticBatching: false}", func(c *Configuration) {
+			c.FeatureGates = map[string]bool{OpportunisticBatching: false}
+		}},
 		{"zero values mean defaults", "parallelism: 0\npercentageOfNodesToScore: 0\npodInitialBackoff: 0s\nseed: 0", func(*Configuration) {}},
 	}
 	for _, tt := range tests {
@@ -172,6 +175,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative feasiblePlacementsToFind", "feasiblePlacementsToFind: -1", []string{"feasiblePlacementsToFind", "at least 1"}},
 		{"percentage 101", "percentageOfNodesToScore: 101", []string{"percentageOfNodesToScore", "101", "between 0 and 100"}},
 		{"negative percentage", "percentageOfNodesToScore: -1", []string{"percentageOfNodesToScore", "-1"}},
+		{"unknown feature gate", "featureGates:\n  GenericWorkload: true", []string{"featureGates", "GenericWorkload", "OpportunisticBatching"}},
 		{"negative initial backoff", "podInitialBackoff: -1s", []string{"podInitialBackoff", "must be positive"}},
 		{"initial backoff above the max", "podInitialBackoff: 20s\npodMaxBackoff: 10s", []string{"podMaxBackoff", "10s", "podInitialBackoff"}},
 		{"initial backoff above the default max", "podInitialBackoff: 11s", []string{"podMaxBackoff", "must not be less than podInitialBackoff"}},

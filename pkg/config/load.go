@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -71,6 +73,11 @@ func Validate(c *Configuration) field.ErrorList {
 	}
 	if c.FeasiblePlacementsToFind < 1 {
 		errs = append(errs, field.Invalid(field.NewPath("feasiblePlacementsToFind"), c.FeasiblePlacementsToFind, "must be at least 1"))
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.FeatureGates)) {
+		if _, ok := KnownFeatureGates[name]; !ok {
+			errs = append(errs, field.NotSupported(field.NewPath("featureGates"), name, slices.Sorted(maps.Keys(KnownFeatureGates))))
+		}
 	}
 	if c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100 {
 		errs = append(errs, field.Invalid(field.NewPath("percentageOfNodesToScore"), c.PercentageOfNodesToScore, "must be between 0 and 100"))

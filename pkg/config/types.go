@@ -48,6 +48,9 @@ type Configuration struct {
 	ReleaseWaitTimeout Duration `json:"releaseWaitTimeout,omitempty"`
 	// Seed makes tie-breaks between equally good nodes reproducible (default 1).
 	Seed int64 `json:"seed,omitempty"`
+	// FeatureGates switches the kube-scheduler feature gates phalanx models, by name, from
+	// their v1.37 defaults (KnownFeatureGates).
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
 
 	Profiles []Profile `json:"profiles,omitempty"`
 
@@ -183,4 +186,20 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	d.Duration = v
 	return nil
+}
+
+// OpportunisticBatching is kube-scheduler's gate (beta, on by default since 1.35): a pod
+// whose plugins can sign it, following a pod of the same signature, is first tried on the
+// best node the previous cycle scored and did not take.
+const OpportunisticBatching = "OpportunisticBatching"
+
+// KnownFeatureGates are the gates FeatureGates may switch, with their defaults.
+var KnownFeatureGates = map[string]bool{OpportunisticBatching: true}
+
+// FeatureEnabled says whether a known gate is on.
+func (c *Configuration) FeatureEnabled(name string) bool {
+	if on, ok := c.FeatureGates[name]; ok {
+		return on
+	}
+	return KnownFeatureGates[name]
 }

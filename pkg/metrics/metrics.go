@@ -57,6 +57,14 @@ type Metrics struct {
 	// the cycle that placed their minCount; PendingPodGroups counts the groups in the queue.
 	PodGroupWaitDuration *prometheus.HistogramVec
 	PendingPodGroups     *prometheus.GaugeVec
+
+	// OpportunisticBatching's, kube-scheduler's names, labels and buckets (batch.go).
+	BatchAttempts                *prometheus.CounterVec
+	BatchCacheFlushed            *prometheus.CounterVec
+	BatchRescoreAttempts         *prometheus.CounterVec
+	BatchRescoreDuration         *prometheus.HistogramVec
+	GetNodeHintDuration          *prometheus.HistogramVec
+	StoreScheduleResultsDuration *prometheus.HistogramVec
 }
 
 // New creates the collectors in a fresh registry.
@@ -173,7 +181,37 @@ func New() *Metrics {
 			Name: "scheduler_pending_podgroups",
 			Help: "Number of pod groups with pending members, by the queue type (active, backoff, unschedulable, gated).",
 		}, []string{"queue"}),
+		BatchAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_batch_attempts_total",
+			Help: "Counts of results when we attempt to use batching.",
+		}, []string{"profile", "result"}),
+		BatchCacheFlushed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_batch_cache_flushed_total",
+			Help: "Counts of cache flushes by reason.",
+		}, []string{"profile", "reason"}),
+		BatchRescoreAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_batch_rescore_attempts_total",
+			Help: "Counts of rescore attempts during opportunistic batching.",
+		}, []string{"profile"}),
+		// kube-scheduler's: 0.01ms to ~20ms.
+		BatchRescoreDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_batch_rescore_duration_seconds",
+			Help:    "Latency for rescoring a node during opportunistic batching.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 12),
+		}, []string{"profile"}),
+		GetNodeHintDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_get_node_hint_duration_seconds",
+			Help:    "Latency for getting a node hint.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 12),
+		}, []string{"hinted", "profile"}),
+		StoreScheduleResultsDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_store_schedule_results_duration_seconds",
+			Help:    "Latency for storing scheduling results.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 12),
+		}, []string{"profile"}),
 	}
+	m.Registry.MustRegister(m.BatchAttempts, m.BatchCacheFlushed, m.BatchRescoreAttempts, m.BatchRescoreDuration,
+		m.GetNodeHintDuration, m.StoreScheduleResultsDuration)
 	m.Registry.MustRegister(m.PodSchedulingSLIDuration, m.UnschedulablePods, m.QueueIncomingPods, m.FrameworkExtensionPointDuration,
 		m.PluginExecutionDuration, m.PodGroupWaitDuration, m.PendingPodGroups)
 	m.Registry.MustRegister(m.PodGroupScheduleAttempts, m.PodGroupPlacements, m.PodGroupPlacementDuration, m.PodGroupPreemptionAttempts, m.PodGroupPreemptionAttemptDuration,

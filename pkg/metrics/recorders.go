@@ -143,3 +143,39 @@ func (r *FrameworkRecorder) Plugin(point, plugin, status string, d time.Duration
 	}
 	o.(prometheus.Observer).Observe(d.Seconds())
 }
+
+// BatchRecorder records OpportunisticBatching (podfit's batch.go).
+type BatchRecorder struct{ m *Metrics }
+
+// Batch returns the recorder of batching.
+func (m *Metrics) Batch() *BatchRecorder { return &BatchRecorder{m: m} }
+
+// Attempt counts a batch attempt's result (no_hint, hint_used, hint_not_used).
+func (r *BatchRecorder) Attempt(profile, result string) {
+	r.m.BatchAttempts.WithLabelValues(profile, result).Inc()
+}
+
+// Flushed counts a batch state found unusable, by reason.
+func (r *BatchRecorder) Flushed(profile, reason string) {
+	r.m.BatchCacheFlushed.WithLabelValues(profile, reason).Inc()
+}
+
+// Rescored counts a rescore of the last chosen node and observes its duration.
+func (r *BatchRecorder) Rescored(profile string, d time.Duration) {
+	r.m.BatchRescoreAttempts.WithLabelValues(profile).Inc()
+	r.m.BatchRescoreDuration.WithLabelValues(profile).Observe(d.Seconds())
+}
+
+// Hint observes how long a hint's search took, by whether it gave one.
+func (r *BatchRecorder) Hint(profile string, hinted bool, d time.Duration) {
+	label := "no_hint"
+	if hinted {
+		label = "hint"
+	}
+	r.m.GetNodeHintDuration.WithLabelValues(label, profile).Observe(d.Seconds())
+}
+
+// Stored observes how long storing a cycle's results took.
+func (r *BatchRecorder) Stored(profile string, d time.Duration) {
+	r.m.StoreScheduleResultsDuration.WithLabelValues(profile).Observe(d.Seconds())
+}

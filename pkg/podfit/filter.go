@@ -58,9 +58,19 @@ func (pf Profile) FindNodes(ctx context.Context, state *framework.CycleState, p 
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", preRes.Plugins))
 	}
 
-	// A pod nominated to a node tries that node first: the room was made for it.
-	if !q.IgnoreNomination {
-		if nominated := snap.Get(pf.f.opts.Nominator.NominatedNode(p.Key)); nominated != nil && q.Domain.Contains(nominated) && (!narrowed || hasNode(preRes, nominated.Name)) {
+	// A pod nominated to a node tries that node first: the room was made for it. A pod
+	// given a batch hint tries the hint first, the same way (kube-scheduler's
+	// evaluateNominatedNode), without moving the scans' start.
+	var hint string
+	if q.Batch != nil {
+		hint = pf.nodeHint(ctx, state, p, q.Batch)
+	}
+	if !q.IgnoreNomination || hint != "" {
+		name := pf.f.opts.Nominator.NominatedNode(p.Key)
+		if q.IgnoreNomination || name == "" {
+			name = hint
+		}
+		if nominated := snap.Get(name); nominated != nil && q.Domain.Contains(nominated) && (!narrowed || hasNode(preRes, nominated.Name)) {
 			if st := pf.fwk.RunFilterPlugins(ctx, state, p, nominated); st.IsSuccess() {
 				return []*framework.NodeInfo{nominated}, diag, nil
 			} else if st.Code() == framework.Error {

@@ -17,6 +17,10 @@ type Options struct {
 	PercentageOfNodesToScore int
 	// Rand is the scheduler's seeded generator: ties between nodes are broken with it.
 	Rand *rand.Rand
+	// Clock dates batches (OpportunisticBatching's MaxBatchAge); nil: wall time.
+	Clock framework.Clock
+	// BatchRecorder counts batch attempts and flushes (nil: not counted).
+	BatchRecorder BatchRecorder
 }
 
 // Finder holds what filtering keeps between cycles: the static verdicts, where the next
@@ -31,6 +35,8 @@ type Finder struct {
 	filterScratch      []*framework.Status
 	eligibleScratch    []*framework.NodeInfo
 	feasibleScratch    []*framework.NodeInfo
+	// batches are each profile's OpportunisticBatching state (batch.go).
+	batches map[*fwkruntime.Framework]*batch
 }
 
 // New returns a Finder.
@@ -54,6 +60,10 @@ type Query struct {
 	// IgnoreNomination makes a pod nominated to a node look at every node like any other;
 	// otherwise a nominated pod that still fits its node takes it without looking further.
 	IgnoreNomination bool
+	// Batch, when not nil, is the pod cycle's OpportunisticBatching: after PreFilter, a hint
+	// from the previous cycle's scores is tried first, as a nominated node is (batch.go);
+	// SelectNodeBatched then stores this cycle's scores.
+	Batch *BatchCycle
 }
 
 // FitsOn runs PreFilter and Filter for p on one node, in state: whether p may go there as

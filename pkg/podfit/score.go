@@ -28,6 +28,41 @@ func (pf Profile) SelectNode(ctx context.Context, state *framework.CycleState, p
 	return pf.f.selectHost(scores), nil
 }
 
+// SelectNodeBatched is SelectNode for a pod cycle with OpportunisticBatching (q.Batch of
+// FindNodes): the nodes scored and not chosen are stored, with their raw scores, for the
+// next pod of the same signature (kube-scheduler's StoreScheduleResults).
+func (pf Profile) SelectNodeBatched(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, feasible []*framework.NodeInfo, bc *BatchCycle) (string, error) {
+	if len(feasible) == 1 {
+		pf.storeResults(bc, feasible[0].Name, nil, 0)
+		return feasible[0].Name, nil
+	}
+	if bc.Signature == nil {
+		// Nothing of this cycle can be stored: score as without batching.
+		host, err := pf.SelectNode(ctx, state, p, feasible, 0)
+		if err == nil {
+			pf.storeResults(bc, host, nil, len(feasible)-1)
+		}
+		return host, err
+	}
+	if st := pf.fwk.RunPreScorePlugins(ctx, state, p, feasible); !st.IsSuccess() {
+		return "", st.AsError()
+	}
+	scores, raw, st := pf.fwk.RunScorePluginsRaw(ctx, state, p, feasible)
+	if !st.IsSuccess() {
+		return "", st.AsError()
+	}
+	host := pf.f.selectHost(scores)
+	others := make([]framework.NodePluginScores, 0, len(scores)-1)
+	for i, ns := range scores {
+		if ns.Name == host {
+			continue
+		}
+		others = append(others, framework.NodePluginScores{Name: ns.Name, Raw: raw[i], Total: ns.Score, Randomizer: TieBreak(bc.Cycle, ns.Name)})
+	}
+	pf.storeResults(bc, host, others, len(others))
+	return host, nil
+}
+
 // fillWith is how full node n would be with pod p on it, from 0 to MaxNodeScore: the mean,
 // over the resources p requests (the pod count aside), of requested over allocatable.
 func fillWith(n *framework.NodeInfo, p *framework.PodInfo) int64 {

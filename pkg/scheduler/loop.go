@@ -56,6 +56,9 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 	if entry == nil {
 		return false
 	}
+	// Every popped entry is a scheduling cycle (kube-scheduler's cycle count), whichever
+	// profile and kind: a batch is used only by the cycle right after the one that made it.
+	s.cycles++
 	fwk := s.profiles[entry.Profile]
 	if fwk == nil {
 		s.logger.Error(nil, "No profile for queued entry", "entry", entry.Key, "profile", entry.Profile)
@@ -65,7 +68,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) bool {
 	ctx = s.cycleContext(ctx)
 	switch {
 	case entry.Pod != nil:
-		s.pods.schedule(ctx, fwk, entry)
+		s.pods.schedule(ctx, fwk, entry, s.cycles)
 	case entry.Group != nil:
 		s.groups.schedule(ctx, fwk, entry)
 	}

@@ -35,6 +35,9 @@ type podCycle struct {
 	preemptions *preemptexec.Preemptions
 	// waiting holds pods a Permit plugin asked to wait, by key.
 	waiting map[string]*waitingPod
+	// batching is the OpportunisticBatching gate: pods of a profile whose plugins can
+	// sign them are batched (podfit's batch.go).
+	batching bool
 }
 
 // podAttempt is one attempt at scheduling a pod: its queue entry, the profile, and when
@@ -45,7 +48,7 @@ type podAttempt struct {
 	start time.Time
 }
 
-func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entry *queue.Entry) {
+func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entry *queue.Entry, cycle int64) {
 	a := podAttempt{fwk: fwk, entry: entry, start: time.Now()}
 	p := entry.Pod
 	if p.ParseErr != nil {
@@ -61,7 +64,11 @@ func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entr
 	cp := c.cache.Checkpoint()
 	c.addNominatedPods(p)
 	fit := c.finder.For(fwk)
-	feasible, diag, err := fit.FindNodes(ctx, state, p, podfit.Query{})
+	var bc *podfit.BatchCycle
+	if c.batching {
+		bc = &podfit.BatchCycle{Signature: fwk.SignPod(ctx, p), Cycle: cycle}
+	}
+	feasible, diag, err := fit.FindNodes(ctx, state, p, podfit.Query{Batch: bc})
 	if err != nil {
 		c.cache.Rollback(cp)
 		c.fail(a, framework.AsStatus(err), nil, nil)
@@ -86,7 +93,12 @@ func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entr
 		c.fail(a, framework.NewStatus(framework.Unschedulable, fitErr.Error()), diag.UnschedulablePlugins, nomination)
 		return
 	}
-	host, err := fit.SelectNode(ctx, state, p, feasible, 0)
+	var host string
+	if bc != nil {
+		host, err = fit.SelectNodeBatched(ctx, state, p, feasible, bc)
+	} else {
+		host, err = fit.SelectNode(ctx, state, p, feasible, 0)
+	}
 	c.cache.Rollback(cp)
 	if err != nil {
 		c.fail(a, framework.AsStatus(err), nil, nil)

@@ -90,6 +90,8 @@ type Scheduler struct {
 	// pendingGauges are scheduler_pending_pods for the active, backoff, unschedulable and
 	// gated pools.
 	pendingGauges [4]prometheus.Gauge
+	// cycles counts the entries popped, each a scheduling cycle (OpportunisticBatching).
+	cycles int64
 
 	pods        *podCycle
 	groups      *groupCycle
@@ -142,7 +144,7 @@ func New(opts Options) (*Scheduler, error) {
 		resources, _ = opts.Client.(framework.ResourceClient)
 	}
 	finder := podfit.New(podfit.Options{Snapshot: s.cache, Nominator: s.cache.Nominations(), Parallelizer: parallelizer,
-		PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Rand: rnd})
+		PercentageOfNodesToScore: cfg.PercentageOfNodesToScore, Rand: rnd, Clock: s.clock, BatchRecorder: s.metrics.Batch()})
 	events := map[string][]framework.ClusterEvent{
 		podSpecPlugin: {{Resource: framework.UnscheduledPod, Action: framework.Update, Label: "PodUpdate"}},
 		// Only the end of the preemption's API calls releases this gate; only a change of
@@ -242,7 +244,8 @@ func (s *Scheduler) assemble(opts Options, p parts) {
 		GroupAPI: s.groupAPI, DropNomination: s.status.dropNomination, QueueKey: unitKey, GroupOf: groupOf,
 		Observer: opts.Observer, ReleaseWaitTimeout: s.cfg.ReleaseWaitTimeout.Duration})
 	s.pods = &podCycle{cache: s.cache, queue: s.queue, finder: p.finder, metrics: s.metrics, observer: opts.Observer,
-		clock: s.clock, status: s.status, binder: s.binder, preemptions: s.preemptions, waiting: map[string]*waitingPod{}}
+		clock: s.clock, status: s.status, binder: s.binder, preemptions: s.preemptions, waiting: map[string]*waitingPod{},
+		batching: s.cfg.FeatureEnabled(config.OpportunisticBatching)}
 	s.status.filed = func(key string) *groupState { return s.pending.filed[key] }
 	s.groups = &groupCycle{cache: s.cache, queue: s.queue, metrics: s.metrics, observer: opts.Observer, actuator: act,
 		status: s.status, binder: s.binder, preemptions: s.preemptions, pending: s.pending, groupAPI: s.groupAPI,

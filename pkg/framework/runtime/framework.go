@@ -51,6 +51,11 @@ type Framework struct {
 	// metrics); cycles counts PreFilter runs, for the sampling (metrics.go).
 	metrics *metrics.FrameworkRecorder
 	cycles  uint64
+	// signers are the SignPlugins of PreFilter, Filter, PreScore and Score, each once;
+	// signable is false when some plugin there cannot sign (sign.go).
+	signers  []framework.SignPlugin
+	signable bool
+	unsigned []string
 }
 
 type weightedScore struct {
@@ -156,6 +161,7 @@ func New(profile config.Profile, path *field.Path, registry Registry, opts Optio
 			f.add(ps.Point, instances[e.name], weight)
 		}
 	}
+	f.computeSigners()
 	return f, nil
 }
 
@@ -550,6 +556,12 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 // RunScorePlugins scores every node with every plugin (in parallel over nodes), normalises,
 // weights and sums. The result is in the order of nodes, valid until the next call.
 func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (_ []framework.NodeScore, st *framework.Status) {
+	return f.runScorePlugins(ctx, state, p, nodes, nil)
+}
+
+// runScorePlugins is RunScorePlugins; raw, when not nil, receives each node's scores before
+// normalisation (raw[i] for nodes[i], by plugin name) for OpportunisticBatching.
+func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, raw [][]framework.PluginScore) (_ []framework.NodeScore, st *framework.Status) {
 	defer func(start time.Time) { f.observePoint(metrics.Score, st, start) }(f.pointStart())
 	// The totals and per-node errors are reused across cycles too: the caller is done with
 	// the result before the next call.
@@ -600,6 +612,17 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	for _, st := range errs {
 		if st != nil {
 			return nil, st
+		}
+	}
+	if raw != nil {
+		// One backing array for every node's raw scores.
+		flat := make([]framework.PluginScore, len(nodes)*len(active))
+		for i := range nodes {
+			rs := flat[i*len(active) : (i+1)*len(active) : (i+1)*len(active)]
+			for j, pl := range active {
+				rs[j] = framework.PluginScore{Name: pl.Name(), Score: scores[j][i].Score}
+			}
+			raw[i] = rs
 		}
 	}
 	for j, pl := range active {

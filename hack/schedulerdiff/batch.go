@@ -1,0 +1,235 @@
+package schedulerdiff
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	fwk "k8s.io/kube-scheduler/framework"
+	upconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	phcache "github.com/phalanx-dev/phalanx/pkg/cache"
+	"github.com/phalanx-dev/phalanx/pkg/config"
+	phframework "github.com/phalanx-dev/phalanx/pkg/framework"
+	fwkruntime "github.com/phalanx-dev/phalanx/pkg/framework/runtime"
+	"github.com/phalanx-dev/phalanx/pkg/podfit"
+)
+
+// The sequence comparison runs a profile whose plugins can sign pods: the default plugins
+// with PodTopologySpread's defaultingType List and no default constraints (with the system
+// defaults, kube-scheduler v1.37.2 signs no pod and never batches).
+var listDefaulting = []byte(`{"defaultingType":"List"}`)
+
+// Sequence is a cluster and the pods to schedule one after the other, each assumed where it
+// goes before the next.
+type Sequence struct {
+	Case *Case
+	Pods []*v1.Pod
+}
+
+// Step is one pod's outcome: where it went ("" : nowhere, or PreFilter rejected it), and
+// whether it took the hint its batch gave.
+type Step struct {
+	Node   string
+	Hinted bool
+}
+
+// UpstreamBatch schedules a sequence as kube-scheduler v1.37.2's schedulePod does with
+// OpportunisticBatching: a framework (frameworkruntime.NewFramework, so with its
+// OpportunisticBatch) of the compared plugins; per pod PreFilter, GetNodeHint, the hint
+// filtered first (evaluateNominatedNode), else Filter on every node (the cases have fewer
+// than 100 nodes: every node is filtered), Score, the sorted nodes' head chosen and the rest
+// stored (StoreScheduleResults), the pod assumed in the snapshot.
+type UpstreamBatch struct {
+	lister *swapLister
+	dra    *upstreamDRA
+	fh     framework.Framework
+}
+
+// NewUpstreamBatch builds the framework with the named plugins (and PrioritySort,
+// DefaultBinder).
+func NewUpstreamBatch(ctx context.Context, names []string) (*UpstreamBatch, error) {
+	cfg, err := latest.Default()
+	if err != nil {
+		return nil, err
+	}
+	def := cfg.Profiles[0]
+	prof := &upconfig.KubeSchedulerProfile{SchedulerName: def.SchedulerName, Plugins: &upconfig.Plugins{}}
+	for _, pc := range def.PluginConfig {
+		if !slices.Contains(names, pc.Name) {
+			continue
+		}
+		if pc.Name == "PodTopologySpread" {
+			args := pc.Args.(*upconfig.PodTopologySpreadArgs).DeepCopy()
+			args.DefaultingType, args.DefaultConstraints = upconfig.ListDefaulting, nil
+			pc = upconfig.PluginConfig{Name: pc.Name, Args: args}
+		}
+		prof.PluginConfig = append(prof.PluginConfig, pc)
+	}
+	for _, p := range def.Plugins.MultiPoint.Enabled {
+		if slices.Contains(names, p.Name) || p.Name == "PrioritySort" || p.Name == "DefaultBinder" {
+			prof.Plugins.MultiPoint.Enabled = append(prof.Plugins.MultiPoint.Enabled, p)
+		}
+	}
+	objs := []runtime.Object{}
+	for _, ns := range Namespaces {
+		objs = append(objs, ns)
+	}
+	objs = append(objs, StorageObjects()...)
+	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
+	u := &UpstreamBatch{lister: &swapLister{cache.NewSnapshot(nil, nil)}, dra: newUpstreamDRA(ctx, informerFactory)}
+	fh, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), prof,
+		frameworkruntime.WithPodNominator(internalqueue.NewSchedulingQueue(nil, informerFactory)),
+		frameworkruntime.WithSnapshotSharedLister(u.lister),
+		frameworkruntime.WithInformerFactory(informerFactory),
+		frameworkruntime.WithSharedDRAManager(u.dra),
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
+		frameworkruntime.WithParallelism(1))
+	if err != nil {
+		return nil, err
+	}
+	informerFactory.Start(ctx.Done())
+	informerFactory.WaitForCacheSync(ctx.Done())
+	u.fh = fh
+	return u, nil
+}
+
+// snapshot puts the cluster with the pods placed so far in the snapshot.
+func (u *UpstreamBatch) snapshot(c *Case, placed []*v1.Pod) {
+	pods := append(slices.Clone(c.Pods), placed...)
+	u.lister.Snapshot = cache.NewSnapshot(pods, c.Nodes)
+	nodes, err := u.lister.NodeInfos().List()
+	if err != nil {
+		panic(err)
+	}
+	liveCacheImageSizes(c.Nodes, nodes)
+	u.dra.use(c)
+}
+
+// Schedule runs the sequence's pods in cycles first..first+len-1. prefer, when not nil,
+// names for each pod the node phalanx chose: in a cycle that scores afresh it gets the
+// highest tie-breaker (the other nodes get phalanx's, podfit.TieBreak), so that kube-
+// scheduler's heap pops it whenever its total is the highest; ties are the one thing
+// kube-scheduler leaves to chance (its parallel filter's order).
+func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, prefer []string) []Step {
+	var placed []*v1.Pod
+	steps := make([]Step, len(s.Pods))
+	for i, pod := range s.Pods {
+		cycle := first + int64(i)
+		u.snapshot(s.Case, placed)
+		pod = pod.DeepCopy()
+		state := framework.NewCycleState()
+		preRes, st, _ := u.fh.RunPreFilterPlugins(ctx, state, pod)
+		if !st.IsSuccess() {
+			continue
+		}
+		sig := u.fh.SignPod(ctx, pod)
+		hint := u.fh.GetNodeHint(ctx, pod, sig, state, cycle)
+		var feasible []fwk.NodeInfo
+		if hint != "" {
+			if ni, err := u.lister.NodeInfos().Get(hint); err == nil && u.fh.RunFilterPlugins(ctx, state, pod, ni).IsSuccess() {
+				feasible = []fwk.NodeInfo{ni}
+			}
+		}
+		if feasible == nil {
+			nodes, err := u.lister.NodeInfos().List()
+			if err != nil {
+				panic(err)
+			}
+			for _, ni := range nodes {
+				if !preRes.AllNodes() && !preRes.NodeNames.Has(ni.Node().Name) {
+					continue
+				}
+				if u.fh.RunFilterPlugins(ctx, state, pod, ni).IsSuccess() {
+					feasible = append(feasible, ni)
+				}
+			}
+		}
+		var chosen string
+		switch len(feasible) {
+		case 0:
+			continue
+		case 1:
+			chosen = feasible[0].Node().Name
+			u.fh.StoreScheduleResults(ctx, sig, hint, chosen, nil, cycle)
+		default:
+			if st := u.fh.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+				continue
+			}
+			scores, st := u.fh.RunScorePlugins(ctx, state, pod, feasible)
+			if !st.IsSuccess() {
+				continue
+			}
+			for j := range scores {
+				scores[j].Randomizer = int(podfit.TieBreak(cycle, scores[j].Name))
+				if prefer != nil && scores[j].Name == prefer[i] {
+					scores[j].Randomizer = math.MaxInt
+				}
+			}
+			sorted := framework.NewSortedScoredNodes(scores)
+			chosen = sorted.Pop().Name
+			u.fh.StoreScheduleResults(ctx, sig, hint, chosen, sorted, cycle)
+		}
+		steps[i] = Step{Node: chosen, Hinted: hint != "" && hint == chosen}
+		pod.Spec.NodeName = chosen
+		placed = append(placed, pod)
+	}
+	return steps
+}
+
+// ScheduleBatched runs the sequence through phalanx's pod cycle: the default profile with
+// PodTopologySpread's defaultingType List, podfit's FindNodes and SelectNodeBatched with the
+// pod's signature, the pod assumed in the cache.
+func (p *Phalanx) ScheduleBatched(ctx context.Context, s *Sequence, first int64) ([]Step, error) {
+	cc := newCache(s.Case)
+	cfg := config.Default()
+	prof := cfg.Profiles[0]
+	prof.PluginConfig = append(prof.PluginConfig, config.PluginConfig{Name: "PodTopologySpread", Args: listDefaulting})
+	rnd := rand.New(rand.NewPCG(1, 2))
+	f, err := fwkruntime.New(prof, field.NewPath("profiles").Index(0), p.registry, fwkruntime.Options{
+		Snapshot: cc, Nominator: cc.Nominations(), Parallelizer: phframework.NewParallelizer(1), Rand: rnd,
+	})
+	if err != nil {
+		return nil, err
+	}
+	fit := podfit.New(podfit.Options{Snapshot: cc, Nominator: cc.Nominations(), Parallelizer: phframework.NewParallelizer(1), Rand: rnd}).For(f)
+	steps := make([]Step, len(s.Pods))
+	for i, pod := range s.Pods {
+		pi := phframework.NewPodInfo(pod.DeepCopy())
+		bc := &podfit.BatchCycle{Signature: f.SignPod(ctx, pi), Cycle: first + int64(i)}
+		before := fit.BatchedPods()
+		node, err := scheduleOne(ctx, cc, fit, pi, bc)
+		if err != nil {
+			return nil, err
+		}
+		steps[i] = Step{Node: node, Hinted: fit.BatchedPods() > before}
+	}
+	return steps, nil
+}
+
+func scheduleOne(ctx context.Context, cc *phcache.Cache, fit podfit.Profile, pi *phframework.PodInfo, bc *podfit.BatchCycle) (string, error) {
+	state := phframework.NewCycleState()
+	feasible, _, err := fit.FindNodes(ctx, state, pi, podfit.Query{Batch: bc})
+	if err != nil || len(feasible) == 0 {
+		return "", err
+	}
+	node, err := fit.SelectNodeBatched(ctx, state, pi, feasible, bc)
+	if err != nil {
+		return "", err
+	}
+	pi.Pod.Spec.NodeName = node
+	return node, cc.Nodes().AssumePod(pi, node)
+}

@@ -1,0 +1,14 @@
+package volumebinding
+
+import (
+	"context"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+var _ framework.SignPlugin = (*VolumeBinding)(nil)
+
+// SignPod implements framework.SignPlugin (OpportunisticBatching): its verdicts and scores depend on the pod's volumes (ConfigMaps and Secrets aside) only.
+func (pl *VolumeBinding) SignPod(_ context.Context, p *framework.PodInfo) ([]framework.SignFragment, *framework.Status) {
+	return []framework.SignFragment{{Key: framework.VolumesSignerName, Value: framework.VolumesSigner(p.Pod)}}, nil
+}
