@@ -45,6 +45,10 @@ type Sequence struct {
 type Step struct {
 	Node   string
 	Hinted bool
+	// Failed: the cycle failed with an error (a Filter, PreScore or Score plugin's, such as
+	// an in-tree volume the CSI translation refuses): the pod is not placed, and nothing is
+	// stored for the next pod's hint.
+	Failed bool
 }
 
 // UpstreamBatch schedules a sequence as kube-scheduler v1.37.2's schedulePod does with
@@ -139,12 +143,19 @@ func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, 
 		sig := u.fh.SignPod(ctx, pod)
 		hint := u.fh.GetNodeHint(ctx, pod, sig, state, cycle)
 		var feasible []fwk.NodeInfo
+		failed := false
 		if hint != "" {
-			if ni, err := u.lister.NodeInfos().Get(hint); err == nil && u.fh.RunFilterPlugins(ctx, state, pod, ni).IsSuccess() {
-				feasible = []fwk.NodeInfo{ni}
+			if ni, err := u.lister.NodeInfos().Get(hint); err == nil {
+				switch st := u.fh.RunFilterPlugins(ctx, state, pod, ni); {
+				case st.IsSuccess():
+					feasible = []fwk.NodeInfo{ni}
+				case st.Code() == fwk.Error:
+					// evaluateNominatedNode returns the error: the cycle fails.
+					failed = true
+				}
 			}
 		}
-		if feasible == nil {
+		if feasible == nil && !failed {
 			nodes, err := u.lister.NodeInfos().List()
 			if err != nil {
 				panic(err)
@@ -153,10 +164,21 @@ func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, 
 				if !preRes.AllNodes() && !preRes.NodeNames.Has(ni.Node().Name) {
 					continue
 				}
-				if u.fh.RunFilterPlugins(ctx, state, pod, ni).IsSuccess() {
+				switch st := u.fh.RunFilterPlugins(ctx, state, pod, ni); {
+				case st.IsSuccess():
 					feasible = append(feasible, ni)
+				case st.Code() == fwk.Error:
+					// findNodesThatPassFilters stops on an error: the cycle fails.
+					failed = true
+				}
+				if failed {
+					break
 				}
 			}
+		}
+		if failed {
+			steps[i] = Step{Failed: true}
+			continue
 		}
 		var chosen string
 		switch len(feasible) {
@@ -167,10 +189,12 @@ func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, 
 			u.fh.StoreScheduleResults(ctx, sig, hint, chosen, nil, cycle)
 		default:
 			if st := u.fh.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
+				steps[i] = Step{Failed: true}
 				continue
 			}
 			scores, st := u.fh.RunScorePlugins(ctx, state, pod, feasible)
 			if !st.IsSuccess() {
+				steps[i] = Step{Failed: true}
 				continue
 			}
 			for j := range scores {
@@ -213,7 +237,9 @@ func (p *Phalanx) ScheduleBatched(ctx context.Context, s *Sequence, first int64)
 		before := fit.BatchedPods()
 		node, err := scheduleOne(ctx, cc, fit, pi, bc)
 		if err != nil {
-			return nil, err
+			// The cycle failed (a plugin's error), as kube-scheduler's does.
+			steps[i] = Step{Failed: true}
+			continue
 		}
 		steps[i] = Step{Node: node, Hinted: fit.BatchedPods() > before}
 	}

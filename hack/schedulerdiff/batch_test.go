@@ -120,6 +120,8 @@ func TestBatchedSequenceAgrees(t *testing.T) {
 				diff += fmt.Sprintf("pod %d: phalanx %+v, kube-scheduler %+v\n", i, got[i], want[i])
 			}
 			switch {
+			case want[i].Failed:
+				counts["failed with an error"]++
 			case want[i].Hinted:
 				counts["hint taken"]++
 			case want[i].Node == "":
