@@ -62,6 +62,7 @@ var Differences = []Difference{
 	{ID: "cross-node-preemption", Scopes: []string{PreemptionName}, Applies: blockedByPods},
 	{ID: "victim-devices", Scopes: []string{PreemptionName}, Applies: victimDevices},
 	{ID: "shared-host-port", Scopes: []string{PreemptionName}, Applies: sharedHostPort},
+	{ID: "shared-once-claim", Scopes: []string{PreemptionName}, Applies: sharedOnceClaim},
 	{ID: "budget-order", Scopes: []string{PreemptionName}, Applies: budgetSplitsVictims},
 	{ID: "victim-order", Scopes: []string{PreemptionName}, Applies: severalVictimsOnANode},
 	{ID: "pod-level-requests-score", Scopes: []string{"NodeResourcesFit", CycleName}, Applies: podLevelRequests},

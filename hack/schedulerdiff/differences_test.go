@@ -111,6 +111,10 @@ func TestPreemptionSkippedBy(t *testing.T) {
 		p.Labels = map[string]string{"app": app}
 		return p
 	}
+	withClaim := func(p *v1.Pod, claim string) *v1.Pod {
+		p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: claim, VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
+		return p
+	}
 	anti := &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: zoneKey}}}}
 	tests := []struct {
 		name string
@@ -199,6 +203,15 @@ func TestPreemptionSkippedBy(t *testing.T) {
 			a.Spec.Priority = ptr(int32(100))
 			return []*v1.Pod{a, b}
 		}, nil, ""},
+		{"a victim and another pod mount the pod's ReadWriteOncePod claim", func() []*v1.Pod {
+			return []*v1.Pod{withClaim(low("a", "n0", "1"), "rwop"), withClaim(high("b", "n1"), "rwop")}
+		}, func(p *v1.Pod) { withClaim(p, "rwop") }, "shared-once-claim"},
+		{"a victim alone mounts the pod's ReadWriteOncePod claim", func() []*v1.Pod {
+			return []*v1.Pod{withClaim(low("a", "n0", "1"), "rwop"), withClaim(high("b", "n1"), "bound-z0")}
+		}, func(p *v1.Pod) { withClaim(p, "rwop") }, ""},
+		{"two pods mount a ReadWriteOnce claim", func() []*v1.Pod {
+			return []*v1.Pod{withClaim(low("a", "n0", "1"), "bound-z0"), withClaim(high("b", "n1"), "bound-z0")}
+		}, func(p *v1.Pod) { withClaim(p, "bound-z0") }, ""},
 		{"the pod's soft spreading", func() []*v1.Pod { return []*v1.Pod{low("a", "n0", "1")} }, func(p *v1.Pod) {
 			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: zoneKey, WhenUnsatisfiable: v1.ScheduleAnyway}}
 		}, ""},

@@ -248,3 +248,57 @@ func budgetSplitsVictims(c *Case) bool {
 	}
 	return false
 }
+
+// sharedOnceClaim: a ReadWriteOncePod claim the pod to place mounts is mounted by two
+// bound pods, one of which may be preempted. kube-scheduler's VolumeRestrictions counts
+// the pod's claims that are in use (whether any pod uses each, a set), and removing one
+// user as a would-be victim brings the count to zero although the other still uses the
+// claim, so it may preempt for a claim that stays taken; phalanx counts the users. (The
+// claim's access mode admits one pod, so a cluster is in this state only by mistake.)
+func sharedOnceClaim(c *Case) bool {
+	once := map[string]bool{}
+	for _, pvc := range persistentVolumeClaims() {
+		if slices.Contains(pvc.Spec.AccessModes, v1.ReadWriteOncePod) {
+			once[pvc.Namespace+"/"+pvc.Name] = true
+		}
+	}
+	mounts := func(p *v1.Pod) []string {
+		var out []string
+		for _, vol := range p.Spec.Volumes {
+			if vol.PersistentVolumeClaim != nil && once[p.Namespace+"/"+vol.PersistentVolumeClaim.ClaimName] {
+				out = append(out, p.Namespace+"/"+vol.PersistentVolumeClaim.ClaimName)
+			}
+		}
+		return out
+	}
+	wanted := map[string]bool{}
+	for _, k := range mounts(c.Pod) {
+		wanted[k] = true
+	}
+	if len(wanted) == 0 {
+		return false
+	}
+	victim := map[*v1.Pod]bool{}
+	for _, p := range lowerPriority(c) {
+		victim[p] = true
+	}
+	users := map[string]int{}
+	victims := map[string]bool{}
+	for _, p := range c.Pods {
+		if p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+			continue
+		}
+		for _, k := range mounts(p) {
+			if wanted[k] {
+				users[k]++
+				victims[k] = victims[k] || victim[p]
+			}
+		}
+	}
+	for k, n := range users {
+		if n >= 2 && victims[k] {
+			return true
+		}
+	}
+	return false
+}
