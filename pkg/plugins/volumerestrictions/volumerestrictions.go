@@ -111,12 +111,8 @@ func (pl *VolumeRestrictions) Filter(_ context.Context, cs *framework.CycleState
 	if s == nil {
 		return nil
 	}
-	vols := pl.h.Snapshot().Volumes()
-	for _, key := range s.rwop {
-		if vols.PVCUsers(key) > 0 {
-			return framework.NewStatus(framework.Unschedulable, ErrReasonReadWriteOncePodConflict)
-		}
-	}
+	// The disks first, as kube-scheduler checks them: a pod with both conflicts is told
+	// about its disk.
 	for _, vol := range s.disks {
 		for _, q := range n.Pods {
 			for i := range q.Pod.Spec.Volumes {
@@ -124,6 +120,12 @@ func (pl *VolumeRestrictions) Filter(_ context.Context, cs *framework.CycleState
 					return framework.NewStatus(framework.Unschedulable, ErrReasonDiskConflict)
 				}
 			}
+		}
+	}
+	vols := pl.h.Snapshot().Volumes()
+	for _, key := range s.rwop {
+		if vols.PVCUsers(key) > 0 {
+			return framework.NewStatus(framework.Unschedulable, ErrReasonReadWriteOncePodConflict)
 		}
 	}
 	return nil

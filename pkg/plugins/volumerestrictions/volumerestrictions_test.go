@@ -39,6 +39,8 @@ func TestVolumeRestrictions(t *testing.T) {
 		{name: "same disk read-only twice", existing: []v1.Volume{gcePD("d", true)}, incoming: []v1.Volume{gcePD("d", true)}},
 		{name: "other disk", existing: []v1.Volume{gcePD("d", false)}, incoming: []v1.Volume{gcePD("e", false)}},
 		{name: "ReadWriteOncePod claim in use", rwop: true, want: ErrReasonReadWriteOncePodConflict},
+		// kube-scheduler checks the disks first (schedulerdiff seed 72776).
+		{name: "both conflicts: the disk is named", existing: []v1.Volume{gcePD("d", false)}, incoming: []v1.Volume{gcePD("d", false)}, rwop: true, want: ErrReasonDiskConflict},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cache.New()
@@ -72,7 +74,7 @@ func TestVolumeRestrictions(t *testing.T) {
 			if st.Message() != tc.want || (tc.want == "") != st.IsSuccess() {
 				t.Errorf("%v %q, want %q", st.Code(), st.Message(), tc.want)
 			}
-			if tc.rwop {
+			if tc.rwop && len(tc.existing) == 0 {
 				// Preempting the holder frees the claim.
 				cp := c.Checkpoint()
 				c.RemovePod(c.Nodes().Pod("default/holder"))
