@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -97,7 +98,9 @@ func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, 
 		}
 	}
 	var cands []*Candidate
-	var err error
+	// A node whose dry run fails with an error is no candidate; as in kube-scheduler's
+	// dry run, the errors fail the decision only when no node is one.
+	var errs []error
 	if len(potential) > 0 {
 		offset := e.Handle.Rand().IntN(len(potential))
 		want := e.numCandidates(len(potential))
@@ -108,8 +111,12 @@ func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, 
 			var c *Candidate
 			if st := filtered.GetNode(n); e.resourceOnly(p, st) {
 				c = e.byResources(ctx, p, shape, n)
-			} else if c, err = e.SelectVictims(ctx, state, p, n); err != nil {
-				return nil, err
+			} else {
+				var err error
+				if c, err = e.SelectVictims(ctx, state, p, n); err != nil {
+					errs = append(errs, err)
+					continue
+				}
 			}
 			if c == nil {
 				reasons[msgNoVictims]++
@@ -126,7 +133,10 @@ func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, 
 	}
 	best, err := e.pickVerified(ctx, state, p, cands)
 	if err != nil {
-		return nil, err
+		errs = append(errs, err)
+	}
+	if best == nil && len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if best == nil {
 		return &Result{Eligible: true, Message: fmt.Sprintf("preemption: 0/%d nodes are available: %s.", len(all), framework.Histogram(reasons))}, nil
@@ -137,6 +147,7 @@ func (e *Evaluator) PreemptOn(ctx context.Context, state *framework.CycleState, 
 // pickVerified picks the best candidate; one computed on resources alone is first checked
 // by simulation, and replaced by the full search's result on its node when the check fails.
 func (e *Evaluator) pickVerified(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, cands []*Candidate) (*Candidate, error) {
+	var errs []error
 	for len(cands) > 0 {
 		best := pick(cands)
 		if !best.unverified {
@@ -152,7 +163,9 @@ func (e *Evaluator) pickVerified(ctx context.Context, state *framework.CycleStat
 		}
 		full, err := e.SelectVictims(ctx, state, p, best.Node)
 		if err != nil {
-			return nil, err
+			// This node's dry run failed: it is no candidate (see PreemptOn).
+			errs = append(errs, err)
+			full = nil
 		}
 		i := slices.Index(cands, best)
 		if full == nil {
@@ -161,7 +174,7 @@ func (e *Evaluator) pickVerified(ctx context.Context, state *framework.CycleStat
 			cands[i] = full
 		}
 	}
-	return nil, nil
+	return nil, errors.Join(errs...)
 }
 
 // numCandidates is how many candidates to find before choosing: kube-scheduler's share of

@@ -264,8 +264,10 @@ func (e *Evaluator) verify(ctx context.Context, state *framework.CycleState, p *
 			return false, s.AsError()
 		}
 	}
-	ok, _, err := e.fits(ctx, state, p, c.Node)
-	return ok, err
+	// A filter that fails with an error leaves the candidate unverified: the full search
+	// on its node then decides, as kube-scheduler's dry run would.
+	ok, _, _ := e.fits(ctx, state, p, c.Node)
+	return ok, nil
 }
 
 // WithPodSlot is a pod's resources with its pod slot, which every pod takes (its requests

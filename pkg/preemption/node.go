@@ -128,9 +128,10 @@ func (o *podOracle) Keep(u *Unit) (bool, error) {
 			return false, err
 		}
 	}
-	ok, _, err := o.e.fits(o.ctx, o.state, o.p, o.node)
-	if err != nil || ok {
-		return ok, err
+	// A filter that fails with an error keeps the unit out, as kube-scheduler's reprieve
+	// reads only whether the filters passed: the pod it could not judge is a victim.
+	if ok, _, _ := o.e.fits(o.ctx, o.state, o.p, o.node); ok {
+		return true, nil
 	}
 	return false, o.Drop(u)
 }
