@@ -397,9 +397,13 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 		t.Helper()
 		c := normalized(&tc)
 		up := up
-		if tc.Storage != nil {
+		if tc.Storage != nil || tc.DRA != nil {
+			storage := tc.Storage
+			if storage == nil {
+				storage = StorageObjects()
+			}
 			var err error
-			if up, err = NewUpstreamWith(t.Context(), nil, Namespaces, tc.Storage); err != nil {
+			if up, err = NewUpstreamWith(t.Context(), nil, Namespaces, storage); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -435,6 +439,7 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 	prefilter := get("nodename/node_name_test.go TestNodeName_PreFilter assigned pod with nodeName set, prefilter restricts to assigned node")
 	zone := get("volumezone/volume_zone_test.go TestSingleZone beta zone label doesn't match")
 	binding := get("volumebinding/volume_binding_test.go TestVolumeBinding local volumes with close capacity are preferred")
+	topology := get("dynamicresources/dynamicresources_test.go TestPlugin wrong-topology")
 	for name, tc := range map[string]tables.Case{
 		"a rejection stated as a pass": func() tables.Case {
 			tc := unschedulable
@@ -462,6 +467,16 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 			for n := range tc.WantScores {
 				tc.WantScores[n]++
 			}
+			return tc
+		}(),
+		"a rejection of a case's own devices stated as a pass": func() tables.Case {
+			tc := topology
+			tc.WantFilter = nil
+			return tc
+		}(),
+		"another message of a case's own devices": func() tables.Case {
+			tc := topology
+			tc.WantFilter = tables.FilterOn(tc.Nodes[0].Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "cannot allocate all claims"))
 			return tc
 		}(),
 		"other PreFilter nodes": func() tables.Case {
