@@ -81,10 +81,18 @@ func deviceClasses() []*resourceapi.DeviceClass {
 	}
 }
 
-// setDevices puts the fixed classes and a case's slices and claims in phalanx's cache.
+// classesOf are a case's DeviceClasses: its own, or the fixed ones.
+func classesOf(c *Case) []*resourceapi.DeviceClass {
+	if c.Classes != nil {
+		return c.Classes
+	}
+	return deviceClasses()
+}
+
+// setDevices puts the case's classes and a case's slices and claims in phalanx's cache.
 func setDevices(c *cache.Cache, cs *Case) {
 	d := c.Devices()
-	for _, dc := range deviceClasses() {
+	for _, dc := range classesOf(cs) {
 		d.SetDeviceClass(dc)
 	}
 	for _, s := range cs.Slices {

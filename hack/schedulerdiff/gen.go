@@ -32,9 +32,10 @@ type Case struct {
 	// schedulers (the upstream test tables that bring their own storage objects).
 	Storage []runtime.Object
 	// Slices and Claims are the case's ResourceSlices and ResourceClaims (devices.go);
-	// the DeviceClasses are fixed.
-	Slices []*resourceapi.ResourceSlice
-	Claims []*resourceapi.ResourceClaim
+	// the DeviceClasses are fixed unless Classes is not nil (an upstream test table's own).
+	Classes []*resourceapi.DeviceClass
+	Slices  []*resourceapi.ResourceSlice
+	Claims  []*resourceapi.ResourceClaim
 	// Rules are the case's DeviceTaintRules (devices_extra.go).
 	Rules []*resourceapi.DeviceTaintRule
 }

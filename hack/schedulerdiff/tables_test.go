@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables"
+	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/dynamicresources"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/imagelocality"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/interpodaffinity"
 	"github.com/phalanx-dev/phalanx/hack/schedulerdiff/tables/nodeaffinity"
@@ -39,6 +40,9 @@ import (
 // mattered would fail the transcription check.
 func normalized(tc *tables.Case) *Case {
 	c := &Case{Namespaces: tc.Namespaces, Storage: tc.Storage}
+	if tc.DRA != nil {
+		c.Classes, c.Slices, c.Claims = tc.DRA.Classes, tc.DRA.Slices, tc.DRA.Claims
+	}
 	for _, n := range tc.Nodes {
 		c.Nodes = append(c.Nodes, n.DeepCopy())
 	}
@@ -105,6 +109,9 @@ func verdictOf(s *fwk.Status) Verdict { return upstreamVerdict(s) }
 // checkStated compares what kube-scheduler's plugin said with what its test states.
 func checkStated(tc *tables.Case, got *PluginResult) string {
 	var out []string
+	if tc.MessagesOnly {
+		return checkMessages(tc, got)
+	}
 	if tc.WantPreFilter != nil {
 		want, _ := preFilterVerdict(verdictOf(tc.WantPreFilter))
 		if got.PreFilter == nil || got.PreFilter.Code != want.Code {
@@ -135,6 +142,34 @@ func checkStated(tc *tables.Case, got *PluginResult) string {
 	return strings.Join(out, "\n")
 }
 
+// checkMessages is checkStated for a table that states failed statuses by their message
+// (tables.Case.MessagesOnly): a stated success must be one, a stated failure a failure
+// whose message holds the stated one.
+func checkMessages(tc *tables.Case, got *PluginResult) string {
+	var out []string
+	check := func(what string, w Verdict, g *Verdict) {
+		msg := func(v Verdict) string { return strings.Join(v.Reasons, ", ") }
+		switch {
+		case g == nil:
+			out = append(out, fmt.Sprintf("%s: did not run, upstream's test states %v", what, w))
+		case (w.Code == "Success") != (g.Code == "Success"), !strings.Contains(msg(*g), msg(w)):
+			out = append(out, fmt.Sprintf("%s: got %v, upstream's test states %v", what, g, w))
+		}
+	}
+	if tc.WantPreFilter != nil {
+		// A Skip is a success the harness does not filter after, as PluginResult reads it.
+		want, _ := preFilterVerdict(verdictOf(tc.WantPreFilter))
+		check("PreFilter", *want, got.PreFilter)
+	}
+	if tc.CheckFilter && got.Filter != nil {
+		for _, n := range slices.Sorted(maps.Keys(got.Filter)) {
+			g := got.Filter[n]
+			check("Filter "+n, verdictOf(tc.WantFilter[n]), &g)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // upstreamTables are the transcribed tables, by plugin, in the order they are reported.
 var upstreamTables = []struct {
 	plugin string
@@ -154,6 +189,7 @@ var upstreamTables = []struct {
 	{"VolumeZone", volumezone.Cases},
 	{"NodeVolumeLimits", nodevolumelimits.Cases},
 	{"VolumeBinding", volumebinding.Cases},
+	{"DynamicResources", dynamicresources.Cases},
 }
 
 // TestUpstreamTables runs the cases of kube-scheduler's own table-driven plugin tests
@@ -186,7 +222,7 @@ func TestUpstreamTables(t *testing.T) {
 				continue
 			}
 			u, stop := up, func() {}
-			if tc.Storage != nil {
+			if tc.Storage != nil || tc.DRA != nil {
 				// A case's own storage objects: informers of its own, stopped after it.
 				namespaces := Namespaces
 				if tc.Namespaces != nil {
@@ -194,7 +230,14 @@ func TestUpstreamTables(t *testing.T) {
 				}
 				var cctx context.Context
 				cctx, stop = context.WithCancel(ctx)
-				if u, err = NewUpstreamWith(cctx, nil, namespaces, tc.Storage); err != nil {
+				// kube-scheduler's DynamicResources indexes the informers' pods by
+				// claim when it is built: a case of its own builds it on informers of
+				// its own.
+				storage := tc.Storage
+				if storage == nil {
+					storage = StorageObjects()
+				}
+				if u, err = NewUpstreamWith(cctx, nil, namespaces, storage); err != nil {
 					t.Fatal(err)
 				}
 			} else if tc.Namespaces != nil {
@@ -300,8 +343,14 @@ func runTableCase(t *testing.T, up *Upstream, ph *Phalanx, tc tables.Case) (outc
 		t.Errorf("%s: phalanx's plugin: %v", id, err)
 		return
 	}
+	// A listed difference in what a verdict says (Difference.Reads) is read as the
+	// generated cases read it.
+	read := readVerdicts(tc.Plugin, got.Filter)
 	diff := got.Diff(want)
 	reason, isListed := TableDifferences[id]
+	if read != "" && diff == "" && !isListed {
+		return "listed"
+	}
 	if d := SkippedBy(tc.Plugin, c); d != "" && diff != "" && !isListed {
 		// A case a listed difference's predicate concerns, as the generated cases.
 		return "listed"
@@ -348,9 +397,13 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 		t.Helper()
 		c := normalized(&tc)
 		up := up
-		if tc.Storage != nil {
+		if tc.Storage != nil || tc.DRA != nil {
+			storage := tc.Storage
+			if storage == nil {
+				storage = StorageObjects()
+			}
 			var err error
-			if up, err = NewUpstreamWith(t.Context(), nil, Namespaces, tc.Storage); err != nil {
+			if up, err = NewUpstreamWith(t.Context(), nil, Namespaces, storage); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -386,6 +439,7 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 	prefilter := get("nodename/node_name_test.go TestNodeName_PreFilter assigned pod with nodeName set, prefilter restricts to assigned node")
 	zone := get("volumezone/volume_zone_test.go TestSingleZone beta zone label doesn't match")
 	binding := get("volumebinding/volume_binding_test.go TestVolumeBinding local volumes with close capacity are preferred")
+	topology := get("dynamicresources/dynamicresources_test.go TestPlugin wrong-topology")
 	for name, tc := range map[string]tables.Case{
 		"a rejection stated as a pass": func() tables.Case {
 			tc := unschedulable
@@ -413,6 +467,16 @@ func TestUpstreamTablesCheckTheTranscription(t *testing.T) {
 			for n := range tc.WantScores {
 				tc.WantScores[n]++
 			}
+			return tc
+		}(),
+		"a rejection of a case's own devices stated as a pass": func() tables.Case {
+			tc := topology
+			tc.WantFilter = nil
+			return tc
+		}(),
+		"another message of a case's own devices": func() tables.Case {
+			tc := topology
+			tc.WantFilter = tables.FilterOn(tc.Nodes[0].Name, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "cannot allocate all claims"))
 			return tc
 		}(),
 		"other PreFilter nodes": func() tables.Case {

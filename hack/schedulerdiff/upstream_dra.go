@@ -24,8 +24,8 @@ import (
 // DefaultDRAManager, its claims in an AssumeCache as kube-scheduler's New makes it, fed
 // each case's claims synchronously through the informer's event handler (a claim
 // informer made once would need a round trip and a wait per case, decision 36); the
-// classes are fixed; the slices are the case's, listed in name order, as phalanx lists
-// them (kube-scheduler's informer lists them in no order, and the allocator's first
+// classes are fixed, or a test table case's own (decision 38); the slices are the case's,
+// listed in name order, as phalanx lists them (kube-scheduler's informer lists them in no order, and the allocator's first
 // solution may depend on it; the harness generates no DeviceTaintRules, so its tracker
 // would only pass the slices through; a case with DeviceTaintRules gets its slices from
 // kube-scheduler's tracker, run on the case's slices and rules).
@@ -34,6 +34,9 @@ type upstreamDRA struct {
 	claims   toolscache.ResourceEventHandler
 	resolver *extendedresourcecache.ExtendedResourceCache
 	classes  map[string]*resourceapi.DeviceClass
+	// classList are the classes in the manager, in their case's order (the fixed ones,
+	// or an upstream test table case's own).
+	classList []*resourceapi.DeviceClass
 	// current are the claims and slices of the case the manager holds.
 	current []*resourceapi.ResourceClaim
 	slices  []*resourceapi.ResourceSlice
@@ -61,11 +64,21 @@ func newUpstreamDRA(ctx context.Context, informerFactory informers.SharedInforme
 		resolver:         extendedresourcecache.NewExtendedResourceCache(logger),
 		classes:          map[string]*resourceapi.DeviceClass{},
 	}
-	for _, dc := range deviceClasses() {
+	u.useClasses(deviceClasses())
+	return u
+}
+
+// useClasses puts these classes in the manager, in place of those it held.
+func (u *upstreamDRA) useClasses(classes []*resourceapi.DeviceClass) {
+	for _, dc := range u.classList {
+		u.resolver.OnDelete(dc)
+	}
+	u.classes = map[string]*resourceapi.DeviceClass{}
+	for _, dc := range classes {
 		u.classes[dc.Name] = dc
 		u.resolver.OnAdd(dc, true)
 	}
-	return u
+	u.classList = classes
 }
 
 // use puts a case's claims and slices in the manager.
@@ -77,6 +90,9 @@ func (u *upstreamDRA) use(c *Case) {
 		u.claims.OnAdd(cl, false)
 	}
 	u.current = c.Claims
+	if classes := classesOf(c); !slices.Equal(classes, u.classList) {
+		u.useClasses(classes)
+	}
 	u.slices = slices.Clone(c.Slices)
 	if len(c.Rules) > 0 {
 		u.slices = trackedSlices(c)
@@ -92,11 +108,7 @@ func (u *upstreamDRA) ListWithDeviceTaintRules() ([]*resourceapi.ResourceSlice, 
 }
 
 func (u *upstreamDRA) List() ([]*resourceapi.DeviceClass, error) {
-	var out []*resourceapi.DeviceClass
-	for _, dc := range deviceClasses() {
-		out = append(out, u.classes[dc.Name])
-	}
-	return out, nil
+	return slices.Clone(u.classList), nil
 }
 
 func (u *upstreamDRA) Get(name string) (*resourceapi.DeviceClass, error) {

@@ -8,6 +8,7 @@ package tables
 
 import (
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
 )
@@ -34,6 +35,10 @@ type Case struct {
 	// CSIDrivers, CSIStorageCapacities, VolumeAttachments): both plugins read these
 	// instead of the harness's fixed storage universe (an empty, non-nil list: none).
 	Storage []runtime.Object
+	// DRA, when not nil, are the Dynamic Resource Allocation objects upstream's test puts
+	// in its API server: both plugins read these instead of the harness's fixed
+	// DeviceClasses and generated slices and claims.
+	DRA *DRA
 	// Pods are the pods bound to the nodes (by spec.nodeName).
 	Pods []*v1.Pod
 	Pod  *v1.Pod
@@ -49,6 +54,11 @@ type Case struct {
 	WantFilter  map[string]*fwk.Status
 	// FilterCodesOnly: upstream states the Filter codes, not the reasons.
 	FilterCodesOnly bool
+	// MessagesOnly: upstream's test checks a failed PreFilter or Filter status by its
+	// message only (the stated message must be part of the status's, whatever the code),
+	// as DynamicResources' TestPlugin does; phalanx is still compared with kube-scheduler
+	// by code and reasons.
+	MessagesOnly bool
 	// ScoreOn are the nodes upstream scores (nil: every node of the case).
 	ScoreOn []string
 	// WantScores are upstream's stated scores by node name (nil: not checked);
@@ -105,4 +115,14 @@ func Objects[T any, PT interface {
 		out = append(out, PT(&list[i]).DeepCopyObject())
 	}
 	return out
+}
+
+// DRA are a case's own DeviceClasses, ResourceSlices and ResourceClaims (Case.DRA).
+type DRA struct {
+	Classes []*resourceapi.DeviceClass
+	Slices  []*resourceapi.ResourceSlice
+	Claims  []*resourceapi.ResourceClaim
+	// WantReserve, when not nil, are the claims upstream's test states are pending
+	// allocation after Reserve on the node its loop selects (with their allocations).
+	WantReserve []*resourceapi.ResourceClaim
 }

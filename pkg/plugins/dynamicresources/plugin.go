@@ -20,6 +20,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/nodedeclaredfeatures/features/draoptionalnodeoperations"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -158,6 +159,10 @@ type claimState struct {
 	claim *resourceapi.ResourceClaim
 	// availableOn is the node selector of a claim already allocated (nil: any node).
 	availableOn *nodeaffinity.NodeSelector
+	// skipsNodeOperations says the claim's allocation has a device whose node operations
+	// are skipped (skipNodeOperations, KEP-5729's DRAOptionalNodeOperations): only a node
+	// that declares the feature can serve it, as in kube-scheduler.
+	skipsNodeOperations bool
 	// allocate says the claim has no allocation yet: the cycle must find one.
 	allocate bool
 	// bindingBroken says the claim is allocated on devices whose binding failed (a
@@ -266,6 +271,7 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 				}
 				c.availableOn = sel
 			}
+			c.skipsNodeOperations = skipsNodeOperations(alloc)
 			c.bindingBroken = pl.bindingBroken(claim)
 		}
 		s.claims = append(s.claims, c)
@@ -366,7 +372,8 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	node := n.Node()
 	var unavailable []string
 	for _, c := range s.claims {
-		if c.bindingBroken || (c.availableOn != nil && !c.availableOn.Match(node)) {
+		if c.bindingBroken || (c.availableOn != nil && !c.availableOn.Match(node)) ||
+			(c.skipsNodeOperations && !slices.Contains(node.Status.DeclaredFeatures, draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate)) {
 			unavailable = append(unavailable, c.key)
 		}
 	}
@@ -394,6 +401,17 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	}
 	s.mu.Unlock()
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable, msgNotAvailable)
+}
+
+// skipsNodeOperations reports whether an allocation has a device whose node operations
+// are skipped, as kube-scheduler's allocationResultRequiresDRAOptionalNodeOperations.
+func skipsNodeOperations(alloc *resourceapi.AllocationResult) bool {
+	for _, r := range alloc.Devices.Results {
+		if len(r.SkipNodeOperations) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Reserve records the allocation Filter found on the node in the snapshot, and what
