@@ -29,6 +29,12 @@ func TestPlanByNodes(t *testing.T) {
 	inSpan := func(name, node string) *v1.Pod {
 		return testutil.Pod(name).Labels(v1alpha1.LabelPodGroup, "span").Priority(5).Req("cpu", "1").Node(node).Obj()
 	}
+	db := func(name, node string) *v1.Pod {
+		return testutil.Pod(name).Labels("app", "db").Priority(5).Req("cpu", "1").Node(node).Obj()
+	}
+	dbAllowingOne := budget("db")
+	dbAllowingOne.Status.DisruptionsAllowed = 1
+	webAllowingNone := budget("web")
 	guaranteed := testutil.Pod("guaranteed").Priority(10).Req("cpu", "2", "memory", "1Gi").Lim("cpu", "2", "memory", "1Gi").Node("n1").Obj()
 	withMemory := func(names ...string) []*v1.Node {
 		var out []*v1.Node
@@ -74,6 +80,17 @@ func TestPlanByNodes(t *testing.T) {
 			want:    []string{"default/w2", "default/x1", "default/x2"},
 		},
 		{
+			// No plan keeps both budgets. Left out, they would let the cheapest victims
+			// go (w1, d1, d2: two pods past the budgets); weighed, one pod past them is
+			// the least, and then the fewest victims (issue 31).
+			name:    "budgets that cannot be kept: the fewest pods past them first",
+			nodes:   cpuNodes("2", "n1", "n2", "n3"),
+			pods:    []*v1.Pod{web("w1", "n1"), db("d1", "n2"), db("d2", "n2"), low("x1", 10, "1", "n3"), low("x2", 10, "1", "n3")},
+			members: []*v1.Pod{member("m1", "2"), member("m2", "2")},
+			pdbs:    []*policyv1.PodDisruptionBudget{webAllowingNone, dbAllowingOne},
+			want:    []string{"default/w1", "default/x1", "default/x2"},
+		},
+		{
 			name:    "a whole group spanning nodes, of the lowest priority",
 			nodes:   cpuNodes("2", "n1", "n2"),
 			pods:    []*v1.Pod{inSpan("g1", "n1"), inSpan("g2", "n2"), low("s1", 10, "1", "n1"), low("s2", 10, "1", "n2")},
@@ -109,7 +126,7 @@ func TestPlanByNodes(t *testing.T) {
 			if tc.want != nil && (!fits || len(placement) != len(tc.members)) {
 				t.Fatalf("the plan does not hold: fits %v, placement %v", fits, placement)
 			}
-			// Every case here is within the program's limits, budgets kept.
+			// Every case here is within the program's limits, budgets kept or weighed.
 			if tc.want != nil && !exact {
 				t.Fatal("the plan is not said to be exact")
 			}

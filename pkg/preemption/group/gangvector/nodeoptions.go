@@ -60,14 +60,16 @@ func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 		was, had := cost, len(chosen)
 		counts(i+1, spent)
 		for _, u := range classes[i] {
-			b, ok := p.budgetState(u)
+			b, viol, ok := p.budgetState(u)
 			if !ok {
 				break
 			}
-			if spent, ok = p.add(spent, b); !ok {
+			var more int
+			if spent, more, ok = p.add(spent, b); !ok {
 				break
 			}
 			cost = cost.plus(unitPlanCost(u))
+			cost.viol += viol + more
 			p.o.adjustRoom(room, u, n, 1)
 			chosen = append(chosen, u)
 			counts(i+1, spent)
@@ -174,18 +176,23 @@ func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*preemption.U
 	}
 }
 
-// budgetState is the state of u's pods alone against the budgets; false when they alone
-// are more than a budget allows.
-func (p *nodePlanner) budgetState(u *preemption.Unit) (int, bool) {
-	s := 0
+// budgetState is the state of u's pods alone against the budgets, and (soft) how many
+// of them are past what a budget allows; false when they alone are more than a budget
+// allows (kept).
+func (p *nodePlanner) budgetState(u *preemption.Unit) (int, int, bool) {
+	s, viol := 0, 0
 	for i, c := range p.use[u] {
 		d := len(p.o.kinds) + i
 		if c > p.limit[d] {
-			return 0, false
+			if !p.soft {
+				return 0, 0, false
+			}
+			viol += c - p.limit[d]
+			c = p.limit[d]
 		}
 		s += c * p.stride[d]
 	}
-	return s, true
+	return s, viol, true
 }
 
 // alikeOn reports whether two units of one node free the same room there, with as many

@@ -74,6 +74,12 @@ type nodePlanner struct {
 	// planMaxLeaves, spanning units past planMaxSpanning or decided by local search);
 	// onlyExact stops the planning then.
 	inexact, onlyExact bool
+	// soft weighs the budgets instead of keeping them: a plan may spend more than one
+	// allows, each pod past it a violation that costs before anything else (when no plan
+	// keeps every budget). overlap: a pod is under two budgets, where the program's count
+	// of violations (per budget) may exceed the pods violating, so a soft plan is not
+	// exact.
+	soft, overlap bool
 }
 
 // spend counts work; false once past the budget.
@@ -91,27 +97,51 @@ func (p *nodePlanner) spend(n int) bool {
 // level, the least sum and number, the least important top victim). With onlyExact, it
 // gives up as soon as the plan cannot be exact.
 func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
-	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
+	levels := preemption.PriorityLevels(units)
+	for mode := range 3 {
+		// Budgets kept; weighed (when none keeps them all); left out (when the program
+		// with them would have too many states).
+		kept, soft := pdbs, mode == 1
+		if mode == 2 {
+			kept = nil
+		}
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
 			continue
 		}
-		p.onlyExact = onlyExact
-		for _, level := range preemption.PriorityLevels(units) {
+		p.onlyExact, p.soft = onlyExact, soft
+		// Weighed, the least violations are those with every level allowed; a plan
+		// is then of the lowest level that reaches them.
+		least := 0
+		if soft {
+			if len(levels) == 0 {
+				break
+			}
+			top := levels[len(levels)-1]
+			victims, _ := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= top })
+			if (onlyExact && p.inexact) || victims == nil || p.work > planBudget {
+				if onlyExact {
+					return nil, nil, false
+				}
+				continue
+			}
+			least = p.costOf(victims).viol
+		}
+		for _, level := range levels {
 			victims, assignment := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= level })
 			if onlyExact && p.inexact {
 				return nil, nil, false
 			}
-			if victims != nil {
+			if victims != nil && p.costOf(victims).viol <= least {
 				victims, assignment = p.leastImportantTop(units, level, victims, assignment)
-				exact := !p.inexact && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
+				exact := !p.inexact && !(soft && p.overlap) && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
 				return o.leastImportantAlike(victims, units), assignment, exact
 			}
 			if p.work > planBudget {
 				return nil, nil, false
 			}
 		}
-		if len(kept) == 0 || onlyExact {
+		if len(kept) == 0 || (onlyExact && mode == 1) {
 			break
 		}
 	}
@@ -123,7 +153,7 @@ func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo
 // fewest that must be allowed for a plan as cheap (a binary search: allowing more never
 // costs more).
 func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, victims []*preemption.Unit, assignment any) ([]*preemption.Unit, any) {
-	cost := planCostOf(victims)
+	cost := p.costOf(victims)
 	rank := map[*preemption.Unit]int{}
 	for i := len(units) - 1; i >= 0; i-- {
 		if units[i].Priority == level {
@@ -142,7 +172,7 @@ func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, v
 	}
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if v, a := p.planAt(upTo(mid)); v != nil && !cost.less(planCostOf(v)) {
+		if v, a := p.planAt(upTo(mid)); v != nil && !cost.less(p.costOf(v)) {
 			victims, assignment, hi = v, a, mid
 		} else {
 			lo = mid + 1
@@ -151,10 +181,19 @@ func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, v
 	return victims, assignment
 }
 
-func planCostOf(units []*preemption.Unit) planCost {
+// costOf is a plan's cost: its victims' and, weighing budgets, the pods past what the
+// planner's budgets allow.
+func (p *nodePlanner) costOf(units []*preemption.Unit) planCost {
 	var c planCost
+	spent := make([]int, len(p.budgets))
 	for _, u := range units {
 		c = c.plus(unitPlanCost(u))
+		for i, n := range p.use[u] {
+			spent[i] += n
+		}
+	}
+	for i, n := range spent {
+		c.viol += max(0, n-p.limit[len(p.o.kinds)+i])
 	}
 	return c
 }
@@ -170,11 +209,16 @@ func (o *Oracle) newNodePlanner(units []*preemption.Unit, pdbs []*framework.PDBI
 			p.limit = append(p.limit, len(kd.members))
 		}
 	}
+	under := map[*framework.PodInfo]bool{}
 	for i, pdb := range pdbs {
 		covers := false
 		for _, u := range units {
 			for _, q := range u.Pods {
 				if preemption.Covered(pdb, q) {
+					if under[q] {
+						p.overlap = true
+					}
+					under[q] = true
 					if p.use[u] == nil {
 						p.use[u] = make([]int, len(pdbs))
 					}
