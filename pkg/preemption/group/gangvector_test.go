@@ -215,3 +215,54 @@ func TestGroupPreemptPastTheSearchBoundByPlan(t *testing.T) {
 		t.Errorf("victims %v (approximate %v), want [big s4], exact", got, res.Approximate)
 	}
 }
+
+// With every budget the program would have too many states (16 members: 17 counts, times
+// 3 for each of five budgets allowing two: 4,131 past 4,096). The budgets b-e cover only
+// pods of priority 20 no plan needs; a plan without budgets takes a's three cheap pods
+// and breaks a; keeping a alone (the budget the plan broke), the plan takes two of them
+// and keeps every budget, so it is the plan with all of them, and exact (issue 31).
+func TestPlanByNodesKeepsTheBudgetsAPlanBreaks(t *testing.T) {
+	var pods []*v1.Pod
+	var pdbs []*policyv1.PodDisruptionBudget
+	var nodes []*v1.Node
+	for i, app := range []string{"a", "b", "c", "d", "e"} {
+		prio := int32(20)
+		if app == "a" {
+			prio = 5
+		}
+		node := fmt.Sprintf("b%d", i)
+		nodes = append(nodes, cpuNodes("3", node)...)
+		for j := range 3 {
+			pods = append(pods, testutil.Pod(fmt.Sprintf("%s%d", app, j)).Labels("app", app).Priority(prio).Req("cpu", "1").Node(node).Obj())
+		}
+		pdb := budget(app)
+		pdb.Status.DisruptionsAllowed = 2
+		pdbs = append(pdbs, pdb)
+	}
+	for i := range 8 {
+		node := fmt.Sprintf("x%d", i)
+		nodes = append(nodes, cpuNodes("2", node)...)
+		pods = append(pods, low(node+"-0", 10, "1", node), low(node+"-1", 10, "1", node))
+	}
+	var members []*v1.Pod
+	for i := range 16 {
+		members = append(members, member(fmt.Sprintf("m%d", i), "1"))
+	}
+	ge := newGroupEnv(t, nodes, pods, groupEnvOptions{minCount: 16, pdbs: pdbs})
+	victims, placement, exact, fits, model := ge.part(nil, members...).PlanByNodes(context.Background())
+	if !model || victims == nil {
+		t.Fatalf("no plan (model %v)", model)
+	}
+	if !exact || !fits || len(placement) != 16 {
+		t.Fatalf("exact %v, fits %v, placement %v", exact, fits, placement)
+	}
+	ofA := 0
+	for _, v := range victims {
+		if strings.HasPrefix(v, "default/a") {
+			ofA++
+		}
+	}
+	if len(victims) != 16 || ofA != 2 {
+		t.Errorf("victims %v, want 16 with 2 of budget a", victims)
+	}
+}

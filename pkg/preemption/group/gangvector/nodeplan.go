@@ -91,13 +91,15 @@ func (p *nodePlanner) spend(n int) bool {
 // PlanByNodes is the oracle's plan for the exact search (units most important first; the
 // oracle as it starts: every unit off): its victims and the members' placement (nil when
 // no plan is found), and whether it is the least disruptive set of the model. Priority
-// levels are tried from the lowest, first keeping every budget, then (when no level can)
-// ignoring them. The plan is exact when the program left nothing out and kept every
-// budget: each part of the cost order is then decided exactly (no violation, the lowest
-// level, the least sum and number, the least important top victim). With onlyExact, it
-// gives up as soon as the plan cannot be exact.
+// levels are tried from the lowest, first keeping every budget; when no level can, the
+// budgets are weighed (the fewest pods past them first); when the program would have too
+// many states with every budget, first only the budgets a plan breaks are kept, one more
+// round for each plan that breaks another (keepLazily), then the budgets are left out.
+// The plan is exact when the program left nothing out and the budgets were kept or
+// weighed: each part of the cost order is then decided exactly (the fewest violations,
+// the lowest level, the least sum and number, the least important top victim). With
+// onlyExact, it gives up as soon as the plan cannot be exact.
 func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
-	levels := preemption.PriorityLevels(units)
 	for mode := range 3 {
 		// Budgets kept; weighed (when none keeps them all); left out (when the program
 		// with them would have too many states).
@@ -107,45 +109,107 @@ func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo
 		}
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
-			continue
-		}
-		p.onlyExact, p.soft = onlyExact, soft
-		// Weighed, the least violations are those with every level allowed; a plan
-		// is then of the lowest level that reaches them.
-		least := 0
-		if soft {
-			if len(levels) == 0 {
-				break
-			}
-			top := levels[len(levels)-1]
-			victims, _ := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= top })
-			if (onlyExact && p.inexact) || victims == nil || p.work > planBudget {
+			if mode == 0 {
+				if victims, assignment, exact := o.keepLazily(units, pdbs, onlyExact); victims != nil {
+					return victims, assignment, exact
+				}
 				if onlyExact {
 					return nil, nil, false
 				}
-				continue
 			}
-			least = p.costOf(victims).viol
+			continue
 		}
-		for _, level := range levels {
-			victims, assignment := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= level })
-			if onlyExact && p.inexact {
-				return nil, nil, false
-			}
-			if victims != nil && p.costOf(victims).viol <= least {
-				victims, assignment = p.leastImportantTop(units, level, victims, assignment)
-				exact := !p.inexact && !(soft && p.overlap) && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
-				return o.leastImportantAlike(victims, units), assignment, exact
-			}
-			if p.work > planBudget {
-				return nil, nil, false
-			}
+		p.onlyExact, p.soft = onlyExact, soft
+		victims, assignment, done := p.decide(units)
+		if victims != nil {
+			exact := !p.inexact && !(soft && p.overlap) && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
+			return victims, assignment, exact
 		}
-		if len(kept) == 0 || (onlyExact && mode == 1) {
+		if done || len(kept) == 0 || (onlyExact && mode == 1) {
 			break
 		}
 	}
 	return nil, nil, false
+}
+
+// decide is the planner's plan: at the lowest priority level that has one (weighing
+// budgets: that has one with the fewest violations of all), with the least important top
+// victim and alike victims the least important of their class. done: no plan of another
+// mode should be tried (the work budget is spent, or the plan could not be exact and
+// onlyExact is set).
+func (p *nodePlanner) decide(units []*preemption.Unit) ([]*preemption.Unit, any, bool) {
+	levels := preemption.PriorityLevels(units)
+	least := 0
+	if p.soft {
+		if len(levels) == 0 {
+			return nil, nil, true
+		}
+		top := levels[len(levels)-1]
+		victims, _ := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= top })
+		if victims == nil || p.work > planBudget || (p.onlyExact && p.inexact) {
+			return nil, nil, p.onlyExact || p.work > planBudget
+		}
+		least = p.costOf(victims).viol
+	}
+	for _, level := range levels {
+		victims, assignment := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= level })
+		if p.onlyExact && p.inexact {
+			return nil, nil, true
+		}
+		if victims != nil && p.costOf(victims).viol <= least {
+			victims, assignment = p.leastImportantTop(units, level, victims, assignment)
+			return p.o.leastImportantAlike(victims, units), assignment, false
+		}
+		if p.work > planBudget {
+			return nil, nil, true
+		}
+	}
+	return nil, nil, false
+}
+
+// keepLazily plans keeping only some budgets, where keeping all of them would take too
+// many states: none at first, then, round after round, also those the plan breaks. A
+// plan that breaks none keeps every budget and is as cheap as any that keeps only some
+// (the model with fewer budgets is a relaxation), so it is the plan with all of them,
+// exact when the program left nothing out. nil when the budgets a plan breaks make too
+// many states, or when no plan keeps those kept (the caller goes on).
+func (o *Oracle) keepLazily(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
+	var kept []*framework.PDBInfo
+	for {
+		p := o.newNodePlanner(units, kept)
+		if p == nil {
+			return nil, nil, false
+		}
+		p.onlyExact = onlyExact
+		victims, assignment, _ := p.decide(units)
+		if victims == nil {
+			return nil, nil, false
+		}
+		broken := brokenBudgets(victims, pdbs)
+		if len(broken) == 0 {
+			return victims, assignment, !p.inexact && p.work <= planBudget
+		}
+		kept = append(kept, broken...)
+	}
+}
+
+// brokenBudgets are the budgets that lose more pods than they allow with the victims gone.
+func brokenBudgets(victims []*preemption.Unit, pdbs []*framework.PDBInfo) []*framework.PDBInfo {
+	var out []*framework.PDBInfo
+	for _, pdb := range pdbs {
+		n := 0
+		for _, u := range victims {
+			for _, q := range u.Pods {
+				if preemption.Covered(pdb, q) {
+					n++
+				}
+			}
+		}
+		if n > max(0, int(pdb.PDB.Status.DisruptionsAllowed)) {
+			out = append(out, pdb)
+		}
+	}
+	return out
 }
 
 // leastImportantTop makes the most important victim of a plan at level as unimportant as
