@@ -266,3 +266,26 @@ func TestPlanByNodesKeepsTheBudgetsAPlanBreaks(t *testing.T) {
 		t.Errorf("victims %v, want 16 with 2 of budget a", victims)
 	}
 }
+
+// A full node of eight classes of three alike pods (100m to 800m of cpu): 4^8 = 65,536
+// counts, past planMaxLeaves, and none past what makes room for both members (2 cpu).
+// Sets that already make room for every member end their branch, and branches that
+// cost as much as such a set with as much budget spent are cut, so the plan weighs every
+// set that matters and is exact: three victims (issue 31).
+func TestPlanByNodesCutsBranchesThatCannotMatter(t *testing.T) {
+	var pods []*v1.Pod
+	for c := 1; c <= 8; c++ {
+		for i := range 3 {
+			pods = append(pods, low(fmt.Sprintf("p%d00m-%d", c, i), 10, fmt.Sprintf("%d00m", c), "n1"))
+		}
+	}
+	pods = append(pods, low("rest", 10, "7200m", "n1"))
+	ge := newGroupEnv(t, cpuNodes("18", "n1"), pods, groupEnvOptions{minCount: 2})
+	victims, placement, exact, fits, _ := ge.part(nil, member("m1", "1"), member("m2", "1")).PlanByNodes(context.Background())
+	if !exact || !fits || len(placement) != 2 {
+		t.Fatalf("exact %v, fits %v, placement %v", exact, fits, placement)
+	}
+	if len(victims) != 1 || victims[0] != "default/rest" {
+		t.Errorf("victims %v, want the one pod that frees 2 cpu alone", victims)
+	}
+}
