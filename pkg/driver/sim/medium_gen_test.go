@@ -251,7 +251,7 @@ func tryMedium(rng *rand.Rand, kind medKind, size medSize) *mCluster {
 		}
 		c.pdbs = append(c.pdbs, mPDB{name: fmt.Sprintf("budget-%d", b), maxUnavailable: rng.IntN(3)})
 	}
-	c.pre.prio = []int32{60, 150, 300}[rng.IntN(3)]
+	c.pre.prio = []int32{60, 150, 300, 300}[rng.IntN(4)]
 	var maxCPU int64
 	for _, nd := range c.nodes {
 		maxCPU = max(maxCPU, nd.alloc[0])

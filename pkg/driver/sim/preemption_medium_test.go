@@ -52,6 +52,7 @@ func testOptimalOn(t *testing.T, size medSize, n int, base uint64) {
 			for seed := range uint64(n) {
 				rng := rand.New(rand.NewPCG(seed, base+uint64(kind)+1000*series))
 				c := generateMedium(rng, kind, size)
+				st.seed = seed
 				if msg := st.record(c, simtest.Simulate(t, c.yaml(), 1, nil)); msg != "" {
 					t.Errorf("cluster %d: %s\n%s", seed, msg, c.yaml())
 				}
@@ -73,6 +74,8 @@ type mediumStats struct {
 	// extra counts the victims beyond the reference's, over the clusters not optimal.
 	extra int
 	units []int
+	// seed is the cluster being recorded's, for the report of a cluster not optimal.
+	seed uint64
 }
 
 // record compares a run with the reference; it returns what must fail the test ("" when
@@ -129,7 +132,7 @@ func (st *mediumStats) record(c *mCluster, r *report.Report) string {
 	default:
 		st.extra += max(0, got.count-want.key.count)
 		if testing.Verbose() {
-			fmt.Printf("%s cluster (%d units): victims cost %v, the least is %v\n", c.kind, len(s.units), got, want.key)
+			fmt.Printf("%s cluster %d (%d units): victims cost %v, the least is %v\n", c.kind, st.seed, len(s.units), got, want.key)
 		}
 	}
 	return ""
