@@ -235,8 +235,10 @@ func tryMedium(rng *rand.Rand, kind medKind, size medSize) *mCluster {
 		slices.Sort(grp.members)
 		c.groups = append(c.groups, grp)
 	}
-	// Budgets of 0-2 disruptions over 3-10 single pods each.
-	for b := range rng.IntN(3) {
+	// Budgets of 0-2 disruptions over 3-14 single pods each, up to four of them (issue
+	// 31: several small budgets over pods on many nodes are where a gang's plan must weigh
+	// budgets across nodes).
+	for b := range rng.IntN(5) {
 		var free []int
 		for i, p := range c.pods {
 			if p.group < 0 && p.app < 0 && p.qos != qosBestEffort {
@@ -244,12 +246,12 @@ func tryMedium(rng *rand.Rand, kind medKind, size medSize) *mCluster {
 			}
 		}
 		rng.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
-		for _, i := range free[:min(len(free), 3+rng.IntN(8))] {
+		for _, i := range free[:min(len(free), 3+rng.IntN(12))] {
 			c.pods[i].app = b
 		}
 		c.pdbs = append(c.pdbs, mPDB{name: fmt.Sprintf("budget-%d", b), maxUnavailable: rng.IntN(3)})
 	}
-	c.pre.prio = []int32{60, 150, 300}[rng.IntN(3)]
+	c.pre.prio = []int32{60, 150, 300, 300}[rng.IntN(4)]
 	var maxCPU int64
 	for _, nd := range c.nodes {
 		maxCPU = max(maxCPU, nd.alloc[0])

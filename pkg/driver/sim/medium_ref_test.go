@@ -728,8 +728,8 @@ func (c *mCluster) fitsWithEveryUnitGone() bool {
 	return ok
 }
 
-// referenceTractable keeps the reference quick: few units spanning nodes, and few
-// counts of alike units per node.
+// referenceTractable keeps the reference quick: few units spanning nodes, at most 32,768
+// states of its program, and few counts of alike units per node.
 func (c *mCluster) referenceTractable() bool {
 	s := newSolver(c)
 	multi := 0
@@ -739,6 +739,13 @@ func (c *mCluster) referenceTractable() bool {
 		}
 	}
 	if multi > 6 {
+		return false
+	}
+	states := 1
+	for _, r := range s.radix {
+		states *= r
+	}
+	if states > 1<<15 {
 		return false
 	}
 	all := make([]bool, len(s.units))

@@ -29,6 +29,12 @@ func TestPlanByNodes(t *testing.T) {
 	inSpan := func(name, node string) *v1.Pod {
 		return testutil.Pod(name).Labels(v1alpha1.LabelPodGroup, "span").Priority(5).Req("cpu", "1").Node(node).Obj()
 	}
+	db := func(name, node string) *v1.Pod {
+		return testutil.Pod(name).Labels("app", "db").Priority(5).Req("cpu", "1").Node(node).Obj()
+	}
+	dbAllowingOne := budget("db")
+	dbAllowingOne.Status.DisruptionsAllowed = 1
+	webAllowingNone := budget("web")
 	guaranteed := testutil.Pod("guaranteed").Priority(10).Req("cpu", "2", "memory", "1Gi").Lim("cpu", "2", "memory", "1Gi").Node("n1").Obj()
 	withMemory := func(names ...string) []*v1.Node {
 		var out []*v1.Node
@@ -74,6 +80,17 @@ func TestPlanByNodes(t *testing.T) {
 			want:    []string{"default/w2", "default/x1", "default/x2"},
 		},
 		{
+			// No plan keeps both budgets. Left out, they would let the cheapest victims
+			// go (w1, d1, d2: two pods past the budgets); weighed, one pod past them is
+			// the least, and then the fewest victims (issue 31).
+			name:    "budgets that cannot be kept: the fewest pods past them first",
+			nodes:   cpuNodes("2", "n1", "n2", "n3"),
+			pods:    []*v1.Pod{web("w1", "n1"), db("d1", "n2"), db("d2", "n2"), low("x1", 10, "1", "n3"), low("x2", 10, "1", "n3")},
+			members: []*v1.Pod{member("m1", "2"), member("m2", "2")},
+			pdbs:    []*policyv1.PodDisruptionBudget{webAllowingNone, dbAllowingOne},
+			want:    []string{"default/w1", "default/x1", "default/x2"},
+		},
+		{
 			name:    "a whole group spanning nodes, of the lowest priority",
 			nodes:   cpuNodes("2", "n1", "n2"),
 			pods:    []*v1.Pod{inSpan("g1", "n1"), inSpan("g2", "n2"), low("s1", 10, "1", "n1"), low("s2", 10, "1", "n2")},
@@ -109,7 +126,7 @@ func TestPlanByNodes(t *testing.T) {
 			if tc.want != nil && (!fits || len(placement) != len(tc.members)) {
 				t.Fatalf("the plan does not hold: fits %v, placement %v", fits, placement)
 			}
-			// Every case here is within the program's limits, budgets kept.
+			// Every case here is within the program's limits, budgets kept or weighed.
 			if tc.want != nil && !exact {
 				t.Fatal("the plan is not said to be exact")
 			}
@@ -196,5 +213,79 @@ func TestGroupPreemptPastTheSearchBoundByPlan(t *testing.T) {
 	}
 	if got := sortedNames(res.Victims); !slices.Equal(got, []string{"big", "s4"}) || res.Approximate {
 		t.Errorf("victims %v (approximate %v), want [big s4], exact", got, res.Approximate)
+	}
+}
+
+// With every budget the program would have too many states (16 members: 17 counts, times
+// 3 for each of five budgets allowing two: 4,131 past 4,096). The budgets b-e cover only
+// pods of priority 20 no plan needs; a plan without budgets takes a's three cheap pods
+// and breaks a; keeping a alone (the budget the plan broke), the plan takes two of them
+// and keeps every budget, so it is the plan with all of them, and exact (issue 31).
+func TestPlanByNodesKeepsTheBudgetsAPlanBreaks(t *testing.T) {
+	var pods []*v1.Pod
+	var pdbs []*policyv1.PodDisruptionBudget
+	var nodes []*v1.Node
+	for i, app := range []string{"a", "b", "c", "d", "e"} {
+		prio := int32(20)
+		if app == "a" {
+			prio = 5
+		}
+		node := fmt.Sprintf("b%d", i)
+		nodes = append(nodes, cpuNodes("3", node)...)
+		for j := range 3 {
+			pods = append(pods, testutil.Pod(fmt.Sprintf("%s%d", app, j)).Labels("app", app).Priority(prio).Req("cpu", "1").Node(node).Obj())
+		}
+		pdb := budget(app)
+		pdb.Status.DisruptionsAllowed = 2
+		pdbs = append(pdbs, pdb)
+	}
+	for i := range 8 {
+		node := fmt.Sprintf("x%d", i)
+		nodes = append(nodes, cpuNodes("2", node)...)
+		pods = append(pods, low(node+"-0", 10, "1", node), low(node+"-1", 10, "1", node))
+	}
+	var members []*v1.Pod
+	for i := range 16 {
+		members = append(members, member(fmt.Sprintf("m%d", i), "1"))
+	}
+	ge := newGroupEnv(t, nodes, pods, groupEnvOptions{minCount: 16, pdbs: pdbs})
+	victims, placement, exact, fits, model := ge.part(nil, members...).PlanByNodes(context.Background())
+	if !model || victims == nil {
+		t.Fatalf("no plan (model %v)", model)
+	}
+	if !exact || !fits || len(placement) != 16 {
+		t.Fatalf("exact %v, fits %v, placement %v", exact, fits, placement)
+	}
+	ofA := 0
+	for _, v := range victims {
+		if strings.HasPrefix(v, "default/a") {
+			ofA++
+		}
+	}
+	if len(victims) != 16 || ofA != 2 {
+		t.Errorf("victims %v, want 16 with 2 of budget a", victims)
+	}
+}
+
+// A full node of eight classes of three alike pods (100m to 800m of cpu): 4^8 = 65,536
+// counts, past planMaxLeaves, and none past what makes room for both members (2 cpu).
+// Sets that already make room for every member end their branch, and branches that
+// cost as much as such a set with as much budget spent are cut, so the plan weighs every
+// set that matters and is exact: three victims (issue 31).
+func TestPlanByNodesCutsBranchesThatCannotMatter(t *testing.T) {
+	var pods []*v1.Pod
+	for c := 1; c <= 8; c++ {
+		for i := range 3 {
+			pods = append(pods, low(fmt.Sprintf("p%d00m-%d", c, i), 10, fmt.Sprintf("%d00m", c), "n1"))
+		}
+	}
+	pods = append(pods, low("rest", 10, "7200m", "n1"))
+	ge := newGroupEnv(t, cpuNodes("18", "n1"), pods, groupEnvOptions{minCount: 2})
+	victims, placement, exact, fits, _ := ge.part(nil, member("m1", "1"), member("m2", "1")).PlanByNodes(context.Background())
+	if !exact || !fits || len(placement) != 2 {
+		t.Fatalf("exact %v, fits %v, placement %v", exact, fits, placement)
+	}
+	if len(victims) != 1 || victims[0] != "default/rest" {
+		t.Errorf("victims %v, want the one pod that frees 2 cpu alone", victims)
 	}
 }

@@ -30,13 +30,20 @@ func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 		}
 		classes[i] = append(classes[i], u)
 	}
-	p.trimUseless(n, room, classes)
-	leaves := 1
-	for i, c := range classes {
-		if leaves *= len(c) + 1; leaves > planMaxLeaves {
-			classes, p.inexact = classes[:i], true
-			break
-		}
+	need := p.trimUseless(n, room, classes)
+	// The sets weighed are the counts of each class, least important classes first,
+	// without those that cannot matter: once the room hosts whatever the node can
+	// (need), more victims only cost more; and a branch whose cost and budget spent
+	// already reach those of a set that hosts whatever the node can is beaten by it.
+	// Past planMaxLeaves sets weighed, the rest is left out.
+	leaves := 0
+	type fullSet struct {
+		cost  planCost
+		spent int
+	}
+	var full []fullSet
+	beaten := func(cost planCost, spent int) bool {
+		return slices.ContainsFunc(full, func(f fullSet) bool { return !cost.less(f.cost) && p.atLeast(f.spent, spent) })
 	}
 	for s := range p.cheapest {
 		p.cheapest[s], p.subset[s] = planUnreachable, nil
@@ -45,7 +52,15 @@ func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 	var cost planCost
 	var counts func(i, spent int)
 	counts = func(i, spent int) {
-		if i == len(classes) {
+		if beaten(cost, spent) {
+			return
+		}
+		covered := covers(room, need)
+		if i == len(classes) || covered {
+			if leaves++; leaves > planMaxLeaves {
+				p.inexact = true
+				return
+			}
 			if !p.spend(1) {
 				return
 			}
@@ -55,22 +70,33 @@ func (p *nodePlanner) nodeOptions(n int) []nodeOption {
 					p.cheapest[s], p.subset[s] = cost, slices.Clone(chosen)
 				}
 			})
+			if covered {
+				full = append(full, fullSet{cost, spent})
+			}
 			return
 		}
 		was, had := cost, len(chosen)
 		counts(i+1, spent)
 		for _, u := range classes[i] {
-			b, ok := p.budgetState(u)
+			if leaves > planMaxLeaves {
+				break
+			}
+			b, viol, ok := p.budgetState(u)
 			if !ok {
 				break
 			}
-			if spent, ok = p.add(spent, b); !ok {
+			var more int
+			if spent, more, ok = p.add(spent, b); !ok {
 				break
 			}
 			cost = cost.plus(unitPlanCost(u))
+			cost.viol += viol + more
 			p.o.adjustRoom(room, u, n, 1)
 			chosen = append(chosen, u)
 			counts(i+1, spent)
+			if covers(room, need) {
+				break
+			}
 		}
 		for _, u := range chosen[had:] {
 			p.o.adjustRoom(room, u, n, -1)
@@ -136,7 +162,7 @@ func (p *nodePlanner) atLeast(a, b int) bool {
 // that makes room, in every resource the class frees, for the most any state of the
 // node needs (with every class gone): more of them only cost more and spend more budget,
 // whatever else goes, so no cheapest option takes them.
-func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*preemption.Unit) {
+func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*preemption.Unit) []int64 {
 	full := slices.Clone(room)
 	for _, c := range classes {
 		for _, u := range c {
@@ -172,20 +198,36 @@ func (p *nodePlanner) trimUseless(n int, room []int64, classes [][]*preemption.U
 		}
 		classes[i] = c[:useful]
 	}
+	return need
 }
 
-// budgetState is the state of u's pods alone against the budgets; false when they alone
-// are more than a budget allows.
-func (p *nodePlanner) budgetState(u *preemption.Unit) (int, bool) {
-	s := 0
+// covers reports whether room is at least need in every resource.
+func covers(room, need []int64) bool {
+	for j, r := range need {
+		if room[j] < r {
+			return false
+		}
+	}
+	return true
+}
+
+// budgetState is the state of u's pods alone against the budgets, and (soft) how many
+// of them are past what a budget allows; false when they alone are more than a budget
+// allows (kept).
+func (p *nodePlanner) budgetState(u *preemption.Unit) (int, int, bool) {
+	s, viol := 0, 0
 	for i, c := range p.use[u] {
 		d := len(p.o.kinds) + i
 		if c > p.limit[d] {
-			return 0, false
+			if !p.soft {
+				return 0, 0, false
+			}
+			viol += c - p.limit[d]
+			c = p.limit[d]
 		}
 		s += c * p.stride[d]
 	}
-	return s, true
+	return s, viol, true
 }
 
 // alikeOn reports whether two units of one node free the same room there, with as many

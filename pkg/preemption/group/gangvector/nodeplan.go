@@ -74,6 +74,12 @@ type nodePlanner struct {
 	// planMaxLeaves, spanning units past planMaxSpanning or decided by local search);
 	// onlyExact stops the planning then.
 	inexact, onlyExact bool
+	// soft weighs the budgets instead of keeping them: a plan may spend more than one
+	// allows, each pod past it a violation that costs before anything else (when no plan
+	// keeps every budget). overlap: a pod is under two budgets, where the program's count
+	// of violations (per budget) may exceed the pods violating, so a soft plan is not
+	// exact.
+	soft, overlap bool
 }
 
 // spend counts work; false once past the budget.
@@ -85,37 +91,125 @@ func (p *nodePlanner) spend(n int) bool {
 // PlanByNodes is the oracle's plan for the exact search (units most important first; the
 // oracle as it starts: every unit off): its victims and the members' placement (nil when
 // no plan is found), and whether it is the least disruptive set of the model. Priority
-// levels are tried from the lowest, first keeping every budget, then (when no level can)
-// ignoring them. The plan is exact when the program left nothing out and kept every
-// budget: each part of the cost order is then decided exactly (no violation, the lowest
-// level, the least sum and number, the least important top victim). With onlyExact, it
-// gives up as soon as the plan cannot be exact.
+// levels are tried from the lowest, first keeping every budget; when no level can, the
+// budgets are weighed (the fewest pods past them first); when the program would have too
+// many states with every budget, first only the budgets a plan breaks are kept, one more
+// round for each plan that breaks another (keepLazily), then the budgets are left out.
+// The plan is exact when the program left nothing out and the budgets were kept or
+// weighed: each part of the cost order is then decided exactly (the fewest violations,
+// the lowest level, the least sum and number, the least important top victim). With
+// onlyExact, it gives up as soon as the plan cannot be exact.
 func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
-	for _, kept := range [][]*framework.PDBInfo{pdbs, nil} {
+	for mode := range 3 {
+		// Budgets kept; weighed (when none keeps them all); left out (when the program
+		// with them would have too many states).
+		kept, soft := pdbs, mode == 1
+		if mode == 2 {
+			kept = nil
+		}
 		p := o.newNodePlanner(units, kept)
 		if p == nil {
+			if mode == 0 {
+				if victims, assignment, exact := o.keepLazily(units, pdbs, onlyExact); victims != nil {
+					return victims, assignment, exact
+				}
+				if onlyExact {
+					return nil, nil, false
+				}
+			}
 			continue
 		}
-		p.onlyExact = onlyExact
-		for _, level := range preemption.PriorityLevels(units) {
-			victims, assignment := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= level })
-			if onlyExact && p.inexact {
-				return nil, nil, false
-			}
-			if victims != nil {
-				victims, assignment = p.leastImportantTop(units, level, victims, assignment)
-				exact := !p.inexact && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
-				return o.leastImportantAlike(victims, units), assignment, exact
-			}
-			if p.work > planBudget {
-				return nil, nil, false
-			}
+		p.onlyExact, p.soft = onlyExact, soft
+		victims, assignment, done := p.decide(units)
+		if victims != nil {
+			exact := !p.inexact && !(soft && p.overlap) && p.work <= planBudget && (len(kept) > 0 || len(pdbs) == 0)
+			return victims, assignment, exact
 		}
-		if len(kept) == 0 || onlyExact {
+		if done || len(kept) == 0 || (onlyExact && mode == 1) {
 			break
 		}
 	}
 	return nil, nil, false
+}
+
+// decide is the planner's plan: at the lowest priority level that has one (weighing
+// budgets: that has one with the fewest violations of all), with the least important top
+// victim and alike victims the least important of their class. done: no plan of another
+// mode should be tried (the work budget is spent, or the plan could not be exact and
+// onlyExact is set).
+func (p *nodePlanner) decide(units []*preemption.Unit) ([]*preemption.Unit, any, bool) {
+	levels := preemption.PriorityLevels(units)
+	least := 0
+	if p.soft {
+		if len(levels) == 0 {
+			return nil, nil, true
+		}
+		top := levels[len(levels)-1]
+		victims, _ := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= top })
+		if victims == nil || p.work > planBudget || (p.onlyExact && p.inexact) {
+			return nil, nil, p.onlyExact || p.work > planBudget
+		}
+		least = p.costOf(victims).viol
+	}
+	for _, level := range levels {
+		victims, assignment := p.planAt(func(u *preemption.Unit) bool { return u.Priority <= level })
+		if p.onlyExact && p.inexact {
+			return nil, nil, true
+		}
+		if victims != nil && p.costOf(victims).viol <= least {
+			victims, assignment = p.leastImportantTop(units, level, victims, assignment)
+			return p.o.leastImportantAlike(victims, units), assignment, false
+		}
+		if p.work > planBudget {
+			return nil, nil, true
+		}
+	}
+	return nil, nil, false
+}
+
+// keepLazily plans keeping only some budgets, where keeping all of them would take too
+// many states: none at first, then, round after round, also those the plan breaks. A
+// plan that breaks none keeps every budget and is as cheap as any that keeps only some
+// (the model with fewer budgets is a relaxation), so it is the plan with all of them,
+// exact when the program left nothing out. nil when the budgets a plan breaks make too
+// many states, or when no plan keeps those kept (the caller goes on).
+func (o *Oracle) keepLazily(units []*preemption.Unit, pdbs []*framework.PDBInfo, onlyExact bool) ([]*preemption.Unit, any, bool) {
+	var kept []*framework.PDBInfo
+	for {
+		p := o.newNodePlanner(units, kept)
+		if p == nil {
+			return nil, nil, false
+		}
+		p.onlyExact = onlyExact
+		victims, assignment, _ := p.decide(units)
+		if victims == nil {
+			return nil, nil, false
+		}
+		broken := brokenBudgets(victims, pdbs)
+		if len(broken) == 0 {
+			return victims, assignment, !p.inexact && p.work <= planBudget
+		}
+		kept = append(kept, broken...)
+	}
+}
+
+// brokenBudgets are the budgets that lose more pods than they allow with the victims gone.
+func brokenBudgets(victims []*preemption.Unit, pdbs []*framework.PDBInfo) []*framework.PDBInfo {
+	var out []*framework.PDBInfo
+	for _, pdb := range pdbs {
+		n := 0
+		for _, u := range victims {
+			for _, q := range u.Pods {
+				if preemption.Covered(pdb, q) {
+					n++
+				}
+			}
+		}
+		if n > max(0, int(pdb.PDB.Status.DisruptionsAllowed)) {
+			out = append(out, pdb)
+		}
+	}
+	return out
 }
 
 // leastImportantTop makes the most important victim of a plan at level as unimportant as
@@ -123,7 +217,7 @@ func (o *Oracle) PlanByNodes(units []*preemption.Unit, pdbs []*framework.PDBInfo
 // fewest that must be allowed for a plan as cheap (a binary search: allowing more never
 // costs more).
 func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, victims []*preemption.Unit, assignment any) ([]*preemption.Unit, any) {
-	cost := planCostOf(victims)
+	cost := p.costOf(victims)
 	rank := map[*preemption.Unit]int{}
 	for i := len(units) - 1; i >= 0; i-- {
 		if units[i].Priority == level {
@@ -142,7 +236,7 @@ func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, v
 	}
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if v, a := p.planAt(upTo(mid)); v != nil && !cost.less(planCostOf(v)) {
+		if v, a := p.planAt(upTo(mid)); v != nil && !cost.less(p.costOf(v)) {
 			victims, assignment, hi = v, a, mid
 		} else {
 			lo = mid + 1
@@ -151,10 +245,19 @@ func (p *nodePlanner) leastImportantTop(units []*preemption.Unit, level int32, v
 	return victims, assignment
 }
 
-func planCostOf(units []*preemption.Unit) planCost {
+// costOf is a plan's cost: its victims' and, weighing budgets, the pods past what the
+// planner's budgets allow.
+func (p *nodePlanner) costOf(units []*preemption.Unit) planCost {
 	var c planCost
+	spent := make([]int, len(p.budgets))
 	for _, u := range units {
 		c = c.plus(unitPlanCost(u))
+		for i, n := range p.use[u] {
+			spent[i] += n
+		}
+	}
+	for i, n := range spent {
+		c.viol += max(0, n-p.limit[len(p.o.kinds)+i])
 	}
 	return c
 }
@@ -170,11 +273,16 @@ func (o *Oracle) newNodePlanner(units []*preemption.Unit, pdbs []*framework.PDBI
 			p.limit = append(p.limit, len(kd.members))
 		}
 	}
+	under := map[*framework.PodInfo]bool{}
 	for i, pdb := range pdbs {
 		covers := false
 		for _, u := range units {
 			for _, q := range u.Pods {
 				if preemption.Covered(pdb, q) {
+					if under[q] {
+						p.overlap = true
+					}
+					under[q] = true
 					if p.use[u] == nil {
 						p.use[u] = make([]int, len(pdbs))
 					}

@@ -8,22 +8,30 @@ import (
 // The dynamic program of a nodePlanner (nodeplan.go): states, their costs and how the
 // program moves from node to node.
 
-// planCost orders plans: the shifted sum of victim priorities, then how many they are.
+// planCost orders plans: the pods that violate a budget (only when budgets are weighed,
+// not kept: always 0 otherwise), the shifted sum of victim priorities, then how many they
+// are.
 type planCost struct {
+	viol  int
 	sum   int64
 	count int
 }
 
-var planUnreachable = planCost{sum: 1 << 62}
+var planUnreachable = planCost{viol: 1 << 30, sum: 1 << 62}
 
 func (a planCost) less(b planCost) bool {
+	if a.viol != b.viol {
+		return a.viol < b.viol
+	}
 	if a.sum != b.sum {
 		return a.sum < b.sum
 	}
 	return a.count < b.count
 }
 
-func (a planCost) plus(b planCost) planCost { return planCost{a.sum + b.sum, a.count + b.count} }
+func (a planCost) plus(b planCost) planCost {
+	return planCost{a.viol + b.viol, a.sum + b.sum, a.count + b.count}
+}
 
 func unitPlanCost(u *preemption.Unit) planCost {
 	return planCost{sum: int64(len(u.Pods)) * preemption.Shifted(u.Priority), count: len(u.Pods)}
@@ -57,11 +65,15 @@ func (p *nodePlanner) evaluate(gone uint64) (planCost, int, [][]planStep) {
 			spanning = append(spanning, u)
 		}
 	}
-	start, ok := p.spent(spanning)
+	start, viol, ok := p.spent(spanning)
 	if !ok {
 		return planUnreachable, 0, nil
 	}
+	cost.viol += viol
 	c, end, steps := p.solve(start)
+	if steps == nil {
+		return planUnreachable, 0, nil
+	}
 	return cost.plus(c), end, steps
 }
 
@@ -94,8 +106,9 @@ func (p *nodePlanner) solve(start int) (planCost, int, [][]planStep) {
 				continue
 			}
 			for i := range opts {
-				t, ok := p.add(s, opts[i].state)
-				if nc := c.plus(opts[i].cost); ok && nc.less(next[t]) {
+				t, viol, ok := p.add(s, opts[i].state)
+				if nc := c.plus(opts[i].cost); ok && nc.plus(planCost{viol: viol}).less(next[t]) {
+					nc.viol += viol
 					next[t], step[t] = nc, planStep{from: s, opt: &opts[i]}
 				}
 			}
@@ -158,36 +171,43 @@ func (p *nodePlanner) placesAll(s int) bool {
 }
 
 // add is state a followed by b: members capped at what is needed; false when a budget
-// would lose more pods than it allows.
-func (p *nodePlanner) add(a, b int) (int, bool) {
+// would lose more pods than it allows. When budgets are weighed (soft), a budget's count
+// stops at what it allows instead and the pods past it are counted as violations (a
+// count at the limit means "all allowed spent": every further pod violates).
+func (p *nodePlanner) add(a, b int) (int, int, bool) {
 	dims := len(p.limit)
 	da, db := p.digits[a*dims:(a+1)*dims], p.digits[b*dims:(b+1)*dims]
-	s := 0
+	s, viol := 0, 0
 	for d, l := range p.limit {
 		c := da[d] + db[d]
 		if c > l {
 			if d >= len(p.o.kinds) {
-				return 0, false
+				if !p.soft {
+					return 0, 0, false
+				}
+				viol += c - l
 			}
 			c = l
 		}
 		s += c * p.stride[d]
 	}
-	return s, true
+	return s, viol, true
 }
 
-// spent is the state of the budgets once these units are gone; false when one would lose
-// more pods than it allows.
-func (p *nodePlanner) spent(units []*preemption.Unit) (int, bool) {
-	s := 0
+// spent is the state of the budgets once these units are gone, and the pods past what
+// they allow (soft); false when one would lose more pods than it allows (kept).
+func (p *nodePlanner) spent(units []*preemption.Unit) (int, int, bool) {
+	s, viol := 0, 0
 	for _, u := range units {
-		b, ok := p.budgetState(u)
+		b, v, ok := p.budgetState(u)
 		if !ok {
-			return 0, false
+			return 0, 0, false
 		}
-		if s, ok = p.add(s, b); !ok {
-			return 0, false
+		var w int
+		if s, w, ok = p.add(s, b); !ok {
+			return 0, 0, false
 		}
+		viol += v + w
 	}
-	return s, true
+	return s, viol, true
 }
