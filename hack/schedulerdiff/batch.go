@@ -9,20 +9,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	metricstestutil "k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
 	upconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	phcache "github.com/phalanx-dev/phalanx/pkg/cache"
@@ -62,57 +54,30 @@ type Step struct {
 // than 100 nodes: every node is filtered), Score, the sorted nodes' head chosen and the rest
 // stored (StoreScheduleResults), the pod assumed in the snapshot.
 type UpstreamBatch struct {
-	lister *swapLister
-	dra    *upstreamDRA
-	fh     framework.Framework
+	*upstreamFramework
 }
 
 // NewUpstreamBatch builds the framework with the named plugins (and PrioritySort,
 // DefaultBinder).
 func NewUpstreamBatch(ctx context.Context, names []string) (*UpstreamBatch, error) {
-	cfg, err := latest.Default()
+	def, err := defaultProfile()
 	if err != nil {
 		return nil, err
 	}
-	def := cfg.Profiles[0]
-	prof := &upconfig.KubeSchedulerProfile{SchedulerName: def.SchedulerName, Plugins: &upconfig.Plugins{}}
-	for _, pc := range def.PluginConfig {
-		if !slices.Contains(names, pc.Name) {
-			continue
-		}
+	prof := narrowProfile(def, names)
+	for i, pc := range prof.PluginConfig {
 		if pc.Name == "PodTopologySpread" {
 			args := pc.Args.(*upconfig.PodTopologySpreadArgs).DeepCopy()
 			args.DefaultingType, args.DefaultConstraints = upconfig.ListDefaulting, nil
-			pc = upconfig.PluginConfig{Name: pc.Name, Args: args}
-		}
-		prof.PluginConfig = append(prof.PluginConfig, pc)
-	}
-	for _, p := range def.Plugins.MultiPoint.Enabled {
-		if slices.Contains(names, p.Name) || p.Name == "PrioritySort" || p.Name == "DefaultBinder" {
-			prof.Plugins.MultiPoint.Enabled = append(prof.Plugins.MultiPoint.Enabled, p)
+			prof.PluginConfig[i] = upconfig.PluginConfig{Name: pc.Name, Args: args}
 		}
 	}
-	objs := []runtime.Object{}
-	for _, ns := range Namespaces {
-		objs = append(objs, ns)
-	}
-	objs = append(objs, StorageObjects()...)
-	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
-	u := &UpstreamBatch{lister: &swapLister{cache.NewSnapshot(nil, nil)}, dra: newUpstreamDRA(ctx, informerFactory)}
-	fh, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), prof,
-		frameworkruntime.WithPodNominator(internalqueue.NewSchedulingQueue(nil, informerFactory)),
-		frameworkruntime.WithSnapshotSharedLister(u.lister),
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithSharedDRAManager(u.dra),
-		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
-		frameworkruntime.WithParallelism(1))
+	fw, err := newUpstreamFramework(ctx, frameworkOptions{profile: prof, namespaces: Namespaces, objects: StorageObjects()})
 	if err != nil {
 		return nil, err
 	}
-	informerFactory.Start(ctx.Done())
-	informerFactory.WaitForCacheSync(ctx.Done())
-	u.fh = fh
-	return u, nil
+	fw.start(ctx)
+	return &UpstreamBatch{fw}, nil
 }
 
 // Expired is how many times kube-scheduler's batch state was found older than its 500ms
