@@ -53,3 +53,7 @@ PREEMPTION_MEDIUM_CLUSTERS=$PREEMPTION_MEDIUM_CLUSTERS PREEMPTION_LARGE_CLUSTERS
 # `make test` runs 2,000 of each.
 echo "== phalanx against kube-scheduler (SCHEDULERDIFF_CASES=${SCHEDULERDIFF_CASES:=1000000})"
 (cd hack/schedulerdiff && SCHEDULERDIFF_CASES=$SCHEDULERDIFF_CASES go test -count=1 -timeout 6h -run '^(TestPluginsAgree|TestWholeCycleAgrees|TestPreemptionAgrees|TestUpstreamTables)$' .)
+# Sequences of pods through both schedulers with OpportunisticBatching (decision 42): every
+# pod's node and whether it took its batch's hint. `make test` runs 300.
+echo "== batched sequences against kube-scheduler (SCHEDULERDIFF_SEQUENCES=${SCHEDULERDIFF_SEQUENCES:=20000})"
+(cd hack/schedulerdiff && SCHEDULERDIFF_CASES=$SCHEDULERDIFF_SEQUENCES go test -count=1 -timeout 2h -run '^TestBatchedSequenceAgrees$' .)

@@ -5,21 +5,17 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
+	metricstestutil "k8s.io/component-base/metrics/testutil"
 	fwk "k8s.io/kube-scheduler/framework"
 	upconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	phcache "github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/config"
@@ -58,57 +54,44 @@ type Step struct {
 // than 100 nodes: every node is filtered), Score, the sorted nodes' head chosen and the rest
 // stored (StoreScheduleResults), the pod assumed in the snapshot.
 type UpstreamBatch struct {
-	lister *swapLister
-	dra    *upstreamDRA
-	fh     framework.Framework
+	*upstreamFramework
 }
 
 // NewUpstreamBatch builds the framework with the named plugins (and PrioritySort,
 // DefaultBinder).
 func NewUpstreamBatch(ctx context.Context, names []string) (*UpstreamBatch, error) {
-	cfg, err := latest.Default()
+	def, err := defaultProfile()
 	if err != nil {
 		return nil, err
 	}
-	def := cfg.Profiles[0]
-	prof := &upconfig.KubeSchedulerProfile{SchedulerName: def.SchedulerName, Plugins: &upconfig.Plugins{}}
-	for _, pc := range def.PluginConfig {
-		if !slices.Contains(names, pc.Name) {
-			continue
-		}
+	prof := narrowProfile(def, names)
+	for i, pc := range prof.PluginConfig {
 		if pc.Name == "PodTopologySpread" {
 			args := pc.Args.(*upconfig.PodTopologySpreadArgs).DeepCopy()
 			args.DefaultingType, args.DefaultConstraints = upconfig.ListDefaulting, nil
-			pc = upconfig.PluginConfig{Name: pc.Name, Args: args}
-		}
-		prof.PluginConfig = append(prof.PluginConfig, pc)
-	}
-	for _, p := range def.Plugins.MultiPoint.Enabled {
-		if slices.Contains(names, p.Name) || p.Name == "PrioritySort" || p.Name == "DefaultBinder" {
-			prof.Plugins.MultiPoint.Enabled = append(prof.Plugins.MultiPoint.Enabled, p)
+			prof.PluginConfig[i] = upconfig.PluginConfig{Name: pc.Name, Args: args}
 		}
 	}
-	objs := []runtime.Object{}
-	for _, ns := range Namespaces {
-		objs = append(objs, ns)
-	}
-	objs = append(objs, StorageObjects()...)
-	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
-	u := &UpstreamBatch{lister: &swapLister{cache.NewSnapshot(nil, nil)}, dra: newUpstreamDRA(ctx, informerFactory)}
-	fh, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), prof,
-		frameworkruntime.WithPodNominator(internalqueue.NewSchedulingQueue(nil, informerFactory)),
-		frameworkruntime.WithSnapshotSharedLister(u.lister),
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithSharedDRAManager(u.dra),
-		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
-		frameworkruntime.WithParallelism(1))
+	fw, err := newUpstreamFramework(ctx, frameworkOptions{profile: prof, namespaces: Namespaces, objects: StorageObjects()})
 	if err != nil {
 		return nil, err
 	}
-	informerFactory.Start(ctx.Done())
-	informerFactory.WaitForCacheSync(ctx.Done())
-	u.fh = fh
-	return u, nil
+	fw.start(ctx)
+	return &UpstreamBatch{fw}, nil
+}
+
+// Expired is how many times kube-scheduler's batch state was found older than its 500ms
+// maxBatchAge (its batch_cache_flushed_total{reason="expired"}). Its OpportunisticBatch
+// reads the wall clock, which no option replaces: a sequence's cycles run back to back, and
+// only a machine under load spaces two of them that far apart; phalanx's side runs on a
+// clock that stands still (ScheduleBatched), so a sequence during which kube-scheduler's
+// state expired is run again (TestBatchedSequenceAgrees).
+func (u *UpstreamBatch) Expired() float64 {
+	v, err := metricstestutil.GetCounterMetricValue(metrics.BatchCacheFlushed.WithLabelValues(u.fh.ProfileName(), metrics.BatchFlushExpired))
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // snapshot puts the cluster with the pods placed so far in the snapshot.
@@ -123,12 +106,26 @@ func (u *UpstreamBatch) snapshot(c *Case, placed []*v1.Pod) {
 	u.dra.use(c)
 }
 
-// Schedule runs the sequence's pods in cycles first..first+len-1. prefer, when not nil,
-// names for each pod the node phalanx chose: in a cycle that scores afresh it gets the
-// highest tie-breaker (the other nodes get phalanx's, podfit.TieBreak), so that kube-
-// scheduler's heap pops it whenever its total is the highest; ties are the one thing
-// kube-scheduler leaves to chance (its parallel filter's order).
-func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, prefer []string) []Step {
+// Guide is what phalanx did with one pod of a sequence, given to kube-scheduler for what
+// it leaves to chance: the node phalanx chose, and the feasible nodes in the order phalanx's
+// scan found them.
+type Guide struct {
+	Node  string
+	Order []string
+}
+
+// Schedule runs the sequence's pods in cycles first..first+len-1. guides, when not nil,
+// says for each pod what phalanx did; ties are the one thing kube-scheduler leaves to
+// chance, to the order its parallel filter happens to find the feasible nodes in:
+//   - in a cycle that scores afresh, the node phalanx chose gets the highest tie-breaker
+//     (the other nodes get phalanx's, podfit.TieBreak), so that kube-scheduler's heap pops
+//     it whenever its total is the highest;
+//   - the nodes are filtered in the order phalanx's scan found them (the others after, by
+//     name), so that the scores kube-scheduler stores are laid out in its heap as phalanx's
+//     are: a node scored again for a batch has no tie-breaker of its own on either side,
+//     and between two such nodes of equal total the heap's layout decides which is hinted.
+//     (The snapshot lists its nodes in a map's order, a different one in every run.)
+func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, guides []Guide) []Step {
 	var placed []*v1.Pod
 	steps := make([]Step, len(s.Pods))
 	for i, pod := range s.Pods {
@@ -159,6 +156,9 @@ func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, 
 			nodes, err := u.lister.NodeInfos().List()
 			if err != nil {
 				panic(err)
+			}
+			if guides != nil {
+				nodes = inOrder(nodes, guides[i].Order)
 			}
 			for _, ni := range nodes {
 				if !preRes.AllNodes() && !preRes.NodeNames.Has(ni.Node().Name) {
@@ -199,7 +199,7 @@ func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, 
 			}
 			for j := range scores {
 				scores[j].Randomizer = int(podfit.TieBreak(cycle, scores[j].Name))
-				if prefer != nil && scores[j].Name == prefer[i] {
+				if guides != nil && scores[j].Name == guides[i].Node {
 					scores[j].Randomizer = math.MaxInt
 				}
 			}
@@ -214,10 +214,41 @@ func (u *UpstreamBatch) Schedule(ctx context.Context, s *Sequence, first int64, 
 	return steps
 }
 
+// inOrder returns the nodes in the given order of names, the nodes it does not name after
+// them, by name.
+func inOrder(nodes []fwk.NodeInfo, order []string) []fwk.NodeInfo {
+	rank := make(map[string]int, len(order))
+	for i, name := range order {
+		rank[name] = i
+	}
+	out := slices.Clone(nodes)
+	slices.SortFunc(out, func(a, b fwk.NodeInfo) int {
+		ra, oka := rank[a.Node().Name]
+		rb, okb := rank[b.Node().Name]
+		switch {
+		case oka && okb:
+			return ra - rb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return strings.Compare(a.Node().Name, b.Node().Name)
+	})
+	return out
+}
+
+// stillClock is a clock that stands still: a sequence's cycles follow each other at once,
+// and a batch's age is never what decides (UpstreamBatch.Expired).
+type stillClock struct{}
+
+func (stillClock) Now() time.Time { return time.Unix(0, 0) }
+
 // ScheduleBatched runs the sequence through phalanx's pod cycle: the default profile with
 // PodTopologySpread's defaultingType List, podfit's FindNodes and SelectNodeBatched with the
-// pod's signature, the pod assumed in the cache.
-func (p *Phalanx) ScheduleBatched(ctx context.Context, s *Sequence, first int64) ([]Step, error) {
+// pod's signature, the pod assumed in the cache, on a clock that stands still. The guides say, for each pod, where it
+// went and the order phalanx's scan found its feasible nodes in (UpstreamBatch.Schedule).
+func (p *Phalanx) ScheduleBatched(ctx context.Context, s *Sequence, first int64) ([]Step, []Guide, error) {
 	cc := newCache(s.Case)
 	cfg := config.Default()
 	prof := cfg.Profiles[0]
@@ -227,30 +258,36 @@ func (p *Phalanx) ScheduleBatched(ctx context.Context, s *Sequence, first int64)
 		Snapshot: cc, Nominator: cc.Nominations(), Parallelizer: phframework.NewParallelizer(1), Rand: rnd,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	fit := podfit.New(podfit.Options{Snapshot: cc, Nominator: cc.Nominations(), Parallelizer: phframework.NewParallelizer(1), Rand: rnd}).For(f)
+	fit := podfit.New(podfit.Options{Snapshot: cc, Nominator: cc.Nominations(), Parallelizer: phframework.NewParallelizer(1), Rand: rnd,
+		Clock: stillClock{}}).For(f)
 	steps := make([]Step, len(s.Pods))
+	guides := make([]Guide, len(s.Pods))
 	for i, pod := range s.Pods {
 		pi := phframework.NewPodInfo(pod.DeepCopy())
 		bc := &podfit.BatchCycle{Signature: f.SignPod(ctx, pi), Cycle: first + int64(i)}
 		before := fit.BatchedPods()
-		node, err := scheduleOne(ctx, cc, fit, pi, bc)
+		node, err := scheduleOne(ctx, cc, fit, pi, bc, &guides[i])
 		if err != nil {
 			// The cycle failed (a plugin's error), as kube-scheduler's does.
 			steps[i] = Step{Failed: true}
 			continue
 		}
 		steps[i] = Step{Node: node, Hinted: fit.BatchedPods() > before}
+		guides[i].Node = node
 	}
-	return steps, nil
+	return steps, guides, nil
 }
 
-func scheduleOne(ctx context.Context, cc *phcache.Cache, fit podfit.Profile, pi *phframework.PodInfo, bc *podfit.BatchCycle) (string, error) {
+func scheduleOne(ctx context.Context, cc *phcache.Cache, fit podfit.Profile, pi *phframework.PodInfo, bc *podfit.BatchCycle, g *Guide) (string, error) {
 	state := phframework.NewCycleState()
 	feasible, _, err := fit.FindNodes(ctx, state, pi, podfit.Query{Batch: bc})
 	if err != nil || len(feasible) == 0 {
 		return "", err
+	}
+	for _, n := range feasible {
+		g.Order = append(g.Order, n.Name)
 	}
 	node, err := fit.SelectNodeBatched(ctx, state, pi, feasible, bc)
 	if err != nil {

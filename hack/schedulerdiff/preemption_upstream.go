@@ -8,21 +8,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // UpstreamPreemption runs kube-scheduler v1.37.2's DefaultPreemption as its own tests do
@@ -31,64 +23,35 @@ import (
 // DryRunPreemption (SelectVictimsOnNode on every node where preemption might help) and
 // SelectCandidate are driven directly; nothing is actuated.
 type UpstreamPreemption struct {
-	lister *swapLister
-	dra    *upstreamDRA
-	fh     framework.Framework
-	pl     *defaultpreemption.DefaultPreemption
+	*upstreamFramework
+	pl *defaultpreemption.DefaultPreemption
 }
 
 // NewUpstreamPreemption builds the framework with the named plugins and DefaultPreemption
 // with its default arguments (feature gates off, as its own tests build it: every pod is a
 // victim of its own).
 func NewUpstreamPreemption(ctx context.Context, names []string) (*UpstreamPreemption, error) {
-	cfg, err := latest.Default()
+	def, err := defaultProfile()
 	if err != nil {
 		return nil, err
 	}
-	def := cfg.Profiles[0]
-	prof := &config.KubeSchedulerProfile{SchedulerName: def.SchedulerName, Plugins: &config.Plugins{}}
 	var dpArgs runtime.Object
 	for _, pc := range def.PluginConfig {
-		if slices.Contains(names, pc.Name) {
-			prof.PluginConfig = append(prof.PluginConfig, pc)
-		}
 		if pc.Name == defaultpreemption.Name {
 			dpArgs = pc.Args
 		}
 	}
-	for _, p := range def.Plugins.MultiPoint.Enabled {
-		if slices.Contains(names, p.Name) || p.Name == "PrioritySort" || p.Name == "DefaultBinder" {
-			prof.Plugins.MultiPoint.Enabled = append(prof.Plugins.MultiPoint.Enabled, p)
-		}
-	}
-	objs := []runtime.Object{}
-	for _, ns := range Namespaces {
-		objs = append(objs, ns)
-	}
-	objs = append(objs, StorageObjects()...)
-	objs = append(objs, BudgetObjects()...)
-	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
-	u := &UpstreamPreemption{lister: &swapLister{cache.NewSnapshot(nil, nil)}, dra: newUpstreamDRA(ctx, informerFactory)}
-	fh, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), prof,
-		frameworkruntime.WithPodNominator(internalqueue.NewSchedulingQueue(nil, informerFactory)),
-		frameworkruntime.WithSnapshotSharedLister(u.lister),
-		frameworkruntime.WithMutableSnapshotLister(u.lister),
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithSharedDRAManager(u.dra),
-		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
-		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
-		frameworkruntime.WithParallelism(1))
+	fw, err := newUpstreamFramework(ctx, frameworkOptions{profile: narrowProfile(def, names), namespaces: Namespaces,
+		objects: append(StorageObjects(), BudgetObjects()...), mutableSnapshot: true})
 	if err != nil {
 		return nil, err
 	}
-	pl, err := defaultpreemption.New(ctx, dpArgs, fh, feature.Features{})
+	pl, err := defaultpreemption.New(ctx, dpArgs, fw.fh, feature.Features{})
 	if err != nil {
 		return nil, err
 	}
-	informerFactory.Start(ctx.Done())
-	informerFactory.WaitForCacheSync(ctx.Done())
-	u.fh, u.pl = fh, pl
-	return u, nil
+	fw.start(ctx)
+	return &UpstreamPreemption{upstreamFramework: fw, pl: pl}, nil
 }
 
 // Preempt runs a cycle's PreFilter and Filter for the case's pod and, when it fits

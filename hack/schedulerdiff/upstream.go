@@ -7,14 +7,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
@@ -25,16 +21,13 @@ type swapLister struct{ *cache.Snapshot }
 // Upstream runs kube-scheduler v1.37.2's plugins, built from its in-tree registry with the
 // arguments of its default profile, on a fake framework handle as its own plugin tests do.
 type Upstream struct {
-	lister *swapLister
-	dra    *upstreamDRA
+	*upstreamFramework
 	// current and nodes are the case the snapshot holds, and its nodes.
 	current *Case
 	nodes   []fwk.NodeInfo
 	plugins map[string]fwk.Plugin
-	// fh and registry build plugins with other arguments (Build).
-	fh        fwk.Handle
-	registry  frameworkruntime.Registry
-	informers informers.SharedInformerFactory
+	// registry builds plugins with other arguments (Build), on the framework's handle.
+	registry frameworkruntime.Registry
 	// Weights are the default profile's score weights.
 	Weights map[string]int64
 	// Order is the default profile's plugin order.
@@ -55,57 +48,38 @@ func NewUpstreamIn(ctx context.Context, names []string, namespaces []*v1.Namespa
 // NewUpstreamWith is NewUpstreamIn with other storage objects in its informers (those of
 // an upstream test table: see Case.Storage) instead of the fixed storage universe.
 func NewUpstreamWith(ctx context.Context, names []string, namespaces []*v1.Namespace, storage []runtime.Object) (*Upstream, error) {
-	cfg, err := latest.Default()
+	prof, err := defaultProfile()
 	if err != nil {
 		return nil, err
 	}
-	prof := cfg.Profiles[0]
 	args := map[string]runtime.Object{}
 	for _, pc := range prof.PluginConfig {
 		args[pc.Name] = pc.Args
 	}
-	u := &Upstream{lister: &swapLister{cache.NewSnapshot(nil, nil)}, plugins: map[string]fwk.Plugin{}, Weights: map[string]int64{}}
+	u := &Upstream{plugins: map[string]fwk.Plugin{}, Weights: map[string]int64{}}
 	for _, p := range prof.Plugins.MultiPoint.Enabled {
 		u.Order = append(u.Order, p.Name)
 		// As upstream's framework (getValidScoreWeights): a score plugin listed without
 		// a weight (VolumeBinding) weighs 1.
 		u.Weights[p.Name] = max(int64(p.Weight), 1)
 	}
-	objs := []runtime.Object{}
-	for _, ns := range namespaces {
-		objs = append(objs, ns)
-	}
-	for _, o := range storage {
-		// The fake clientset keeps what it is given: a copy, so that the informers'
-		// objects are not the case's.
-		objs = append(objs, o.DeepCopyObject())
-	}
-	informerFactory := informers.NewSharedInformerFactory(fake.NewClientset(objs...), 0)
-	u.dra = newUpstreamDRA(ctx, informerFactory)
-	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
-		frameworkruntime.WithSnapshotSharedLister(u.lister),
-		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithSharedDRAManager(u.dra),
-		// As kube-scheduler's New: NodeVolumeLimits reads CSINodes through it.
-		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())))
+	u.upstreamFramework, err = newUpstreamFramework(ctx, frameworkOptions{namespaces: namespaces, objects: storage})
 	if err != nil {
 		return nil, err
 	}
-	registry := plugins.NewInTreeRegistry()
-	u.fh, u.registry, u.informers = fh, registry, informerFactory
+	u.registry = plugins.NewInTreeRegistry()
 	for _, name := range names {
-		factory, ok := registry[name]
+		factory, ok := u.registry[name]
 		if !ok {
 			return nil, fmt.Errorf("kube-scheduler has no plugin %q", name)
 		}
-		pl, err := factory(ctx, args[name], fh)
+		pl, err := factory(ctx, args[name], u.fh)
 		if err != nil {
 			return nil, fmt.Errorf("plugin %s: %w", name, err)
 		}
 		u.plugins[name] = pl
 	}
-	informerFactory.Start(ctx.Done())
-	informerFactory.WaitForCacheSync(ctx.Done())
+	u.start(ctx)
 	return u, nil
 }
 
@@ -173,8 +147,7 @@ func (u *Upstream) Build(ctx context.Context, name string, args runtime.Object) 
 	}
 	pl, err := factory(ctx, args, u.fh)
 	// The informers the plugin asked for (InterPodAffinity's namespaces) start now.
-	u.informers.Start(ctx.Done())
-	u.informers.WaitForCacheSync(ctx.Done())
+	u.start(ctx)
 	return pl, err
 }
 

@@ -1,7 +1,9 @@
 package podfit
 
 import (
+	"container/heap"
 	"context"
+	"math"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/resource"
@@ -52,15 +54,32 @@ func (pf Profile) SelectNodeBatched(ctx context.Context, state *framework.CycleS
 		return "", st.AsError()
 	}
 	host := pf.f.selectHost(scores)
-	others := make([]framework.NodePluginScores, 0, len(scores)-1)
+	all := make([]framework.NodePluginScores, len(scores))
 	for i, ns := range scores {
+		all[i] = framework.NodePluginScores{Name: ns.Name, Raw: raw[i], Total: ns.Score, Randomizer: TieBreak(bc.Cycle, ns.Name)}
 		if ns.Name == host {
-			continue
+			all[i].Randomizer = chosenTieBreak
 		}
-		others = append(others, framework.NodePluginScores{Name: ns.Name, Raw: raw[i], Total: ns.Score, Randomizer: TieBreak(bc.Cycle, ns.Name)})
 	}
+	others := storedScores(all)
 	pf.storeResults(bc, host, others, len(others))
 	return host, nil
+}
+
+// chosenTieBreak is the chosen node's tie-breaker in storedScores: above every other's
+// (TieBreak's are below 2^63), so that the chosen node is the heap's top.
+const chosenTieBreak = math.MaxUint64
+
+// storedScores lays the scores of a cycle that scored every feasible node out as kube-
+// scheduler's schedulePod leaves them for the next pod: a heap of all of them, in the
+// order they were found, with the chosen node (which has the highest tie-breaker) on top,
+// then popped. The layout matters: a node scored again for a batch has no tie-breaker of
+// its own, and between two such nodes of equal total the heap's layout decides which one
+// is hinted first (a heap of the unchosen nodes alone is laid out otherwise).
+func storedScores(all []framework.NodePluginScores) []framework.NodePluginScores {
+	h := newScoreHeap(all)
+	heap.Pop(&h)
+	return h
 }
 
 // fillWith is how full node n would be with pod p on it, from 0 to MaxNodeScore: the mean,
