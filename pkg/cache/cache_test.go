@@ -265,3 +265,89 @@ func firstDifference(a, b state) string {
 	return fmt.Sprintf("totals %v/%v anti %v/%v aff %v/%v pods %d/%d entries %d/%d",
 		a.Totals, b.Totals, a.AntiNodes, b.AntiNodes, a.AffNodes, b.AffNodes, len(a.Pods), len(b.Pods), a.NumEntries, b.NumEntries)
 }
+
+// A node's Generation names its state: the same pod added in a simulation to a node as it
+// was gives the generation it gave before (so that what was derived from that node still
+// holds), and two different states never share one. Random simulations add a few pending
+// pods, some leaving, remove bound pods and roll back, again and again; every generation
+// seen is held to the node state it was first seen with.
+func TestSimulatedAddsKeepGenerations(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 11))
+			c := New()
+			for i := range 3 {
+				c.Nodes().AddNode(node(fmt.Sprintf("n%d", i)))
+			}
+			var bound []*framework.PodInfo
+			for i := range 12 {
+				p := testPod(i)
+				p.Spec.NodeName = fmt.Sprintf("n%d", rng.IntN(3))
+				pi := framework.NewPodInfo(p)
+				if err := c.Nodes().AddBoundPod(pi); err != nil {
+					t.Fatal(err)
+				}
+				bound = append(bound, pi)
+			}
+			var pending []*framework.PodInfo
+			for i := range 4 {
+				pending = append(pending, framework.NewPodInfo(testPod(100+i)))
+			}
+			seen := map[int64]nodeState{}
+			check := func(step string) {
+				t.Helper()
+				for _, n := range c.NodeInfos() {
+					var s nodeState
+					for _, ns := range capture(c).Nodes {
+						if ns.Name == n.Name {
+							s = ns
+						}
+					}
+					for _, p := range n.Pods {
+						s.Pods = append(s.Pods, fmt.Sprint(p.Terminating))
+					}
+					if old, ok := seen[n.Generation]; ok && !reflect.DeepEqual(old, s) {
+						t.Fatalf("%s: generation %d of %s names two states:\n%+v\n%+v", step, n.Generation, n.Name, old, s)
+					}
+					seen[n.Generation] = s
+				}
+			}
+			reused := 0
+			for round := range 30 {
+				cp := c.Checkpoint()
+				for step := range 6 {
+					switch rng.IntN(4) {
+					case 0, 1:
+						pi := pending[rng.IntN(len(pending))]
+						if pi.NodeName == "" {
+							before := len(seen)
+							c.AddPod(pi, fmt.Sprintf("n%d", rng.IntN(3)))
+							check(fmt.Sprintf("round %d step %d", round, step))
+							if len(seen) == before {
+								reused++
+							}
+						}
+					case 2:
+						pi := bound[rng.IntN(len(bound))]
+						if pi.NodeName != "" {
+							c.RemovePod(pi)
+						}
+					case 3:
+						// A pending pod starts or stops leaving between simulations.
+						if pi := pending[rng.IntN(len(pending))]; pi.NodeName == "" {
+							pi.Terminating = !pi.Terminating
+						}
+					}
+				}
+				c.Rollback(cp)
+				if err := c.Verify(); err != nil {
+					t.Fatal(err)
+				}
+				check(fmt.Sprintf("round %d rolled back", round))
+			}
+			if reused == 0 {
+				t.Errorf("no simulated add gave a generation seen before")
+			}
+		})
+	}
+}

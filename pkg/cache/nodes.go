@@ -33,6 +33,8 @@ type NodeStore struct {
 	watchers []podWatcher
 	// faults are misuses the store refused (a pod added twice); Verify reports them.
 	faults []string
+	// simulatedAdds are the generations simulated adds gave nodes (AddPod).
+	simulatedAdds map[simulatedAdd]int64
 }
 
 // podWatcher is a store that keeps something per pod in the cache. It hears of each pod
@@ -54,6 +56,7 @@ func newNodeStore(undo *undoLog) *NodeStore {
 		antiNodes:     newNodeSet(),
 		affinityNodes: newNodeSet(),
 		images:        imageStates{},
+		simulatedAdds: map[simulatedAdd]int64{},
 	}
 }
 

@@ -91,10 +91,40 @@ func (s *NodeStore) RemoveBoundPod(key string) *framework.PodInfo {
 
 // AddPod places a pod on a node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
-	if n := s.Get(node); n != nil {
-		s.addPod(pi, n)
+	n := s.Get(node)
+	if n == nil {
+		return
 	}
+	key := simulatedAdd{generation: n.Generation, pi: pi, leaving: pi.Terminating}
+	s.addPod(pi, n)
+	if n.Generation == key.generation {
+		return // refused
+	}
+	// The same pod added to the node as it was gives the node it gave before: the
+	// generation it took then names it again, so what was derived from that node (static
+	// verdicts, capacity and disruption bounds, preemption's per-node results) holds.
+	if g, ok := s.simulatedAdds[key]; ok {
+		n.Generation = g
+		return
+	}
+	if len(s.simulatedAdds) >= maxSimulatedAdds {
+		clear(s.simulatedAdds)
+	}
+	s.simulatedAdds[key] = n.Generation
 }
+
+// simulatedAdd is a pod added to a node, in a simulation, at one of the node's
+// generations; the pod's own leaving mark is part of what the node then holds.
+type simulatedAdd struct {
+	generation int64
+	pi         *framework.PodInfo
+	leaving    bool
+}
+
+// maxSimulatedAdds bounds the generations remembered for simulated adds (a few MB): the
+// group cycles of a wave add the same nominated pods to the same nodes every time, some
+// thousands of them.
+const maxSimulatedAdds = 1 << 16
 
 // RemovePod takes a pod off its node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) RemovePod(pi *framework.PodInfo) {

@@ -49,7 +49,8 @@ type NodeInfo struct {
 
 	// Generation changes on every mutation, so derived data can tell it is stale. Values
 	// are unique across nodes and time (a rollback restores an earlier one, with the state
-	// it named), so equal generations mean an equal node.
+	// it named, and the cache gives a simulated add of the same pod to the node as it was
+	// the value that add gave before), so equal generations mean an equal node.
 	Generation int64
 	// LeavingGeneration changes, likewise, when a pod on the node starts or stops leaving
 	// (SetLeaving): preemption counts leaving pods as room, and caches what it found per

@@ -16,19 +16,22 @@ type capacity struct {
 	// rep is set when the members are alike: each node then takes as many as fit in its
 	// free room (exact as far as resources go), and only nodes the static filters accept
 	// count.
-	rep      *framework.PodInfo
+	rep *framework.PodInfo
+	// eligible is nil when the static filters do not narrow the nodes.
 	eligible func(*framework.NodeInfo) bool
 	idx      []int8
 	// prefix[j][k] is the sum of the k smallest requests of resource idx[j] among the
 	// members, for groups whose members differ: they are bounded in aggregate.
 	prefix  [][]int64
 	members int
+	// shape is everything the bound reads of the members (capacityCache's key).
+	shape string
 }
 
 var _ framework.Capacity = (*capacity)(nil)
 
 func (pl *Placer) capacity(ctx context.Context, members []*framework.PodInfo) (*capacity, error) {
-	c := &capacity{members: len(members), eligible: func(*framework.NodeInfo) bool { return true }}
+	c := &capacity{members: len(members)}
 	if len(members) == 0 {
 		return c, nil
 	}
@@ -48,10 +51,12 @@ func (pl *Placer) capacity(ctx context.Context, members []*framework.PodInfo) (*
 			return nil, err
 		}
 		c.eligible = eligible
+		c.shape = shapeOf(c, pl.opts.Framework.StaticFilterKey(framework.NewCycleState(), c.rep))
 		return c, nil
 	}
 	rp := framework.NewRequestPrefixes(members)
 	c.idx, c.prefix = pl.dropDeviceBacked(rp.Idx, rp.Sums)
+	c.shape = shapeOf(c, "")
 	return c, nil
 }
 
@@ -73,7 +78,7 @@ func (c *capacity) Of(nodes []*framework.NodeInfo, placed []framework.Assignment
 	if c.rep != nil {
 		total := 0
 		for _, n := range nodes {
-			if !c.eligible(n) {
+			if c.eligible != nil && !c.eligible(n) {
 				continue
 			}
 			k := c.copiesOn(n, credit[n])

@@ -19,7 +19,7 @@ type PodFit interface {
 	SelectNode(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, feasible []*framework.NodeInfo, pack int64) (string, error)
 	// FitsOn runs PreFilter and Filter for p on one node.
 	FitsOn(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status
-	// StaticEligible reports which nodes p's static filters accept.
+	// StaticEligible reports which nodes p's static filters accept (nil: every node).
 	StaticEligible(ctx context.Context, p *framework.PodInfo) (func(*framework.NodeInfo) bool, error)
 }
 
@@ -44,6 +44,8 @@ type Options struct {
 // Placer places pod groups with one profile's plugins.
 type Placer struct {
 	opts Options
+	// caps remembers placements' capacity bounds across cycles.
+	caps capacityCache
 }
 
 // New returns a Placer.

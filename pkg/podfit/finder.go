@@ -82,18 +82,17 @@ func (pf Profile) FitsOn(ctx context.Context, state *framework.CycleState, p *fr
 }
 
 // StaticEligible runs p's PreFilter in a fresh state and returns which nodes its static
-// filters accept, from the cached verdicts; every node when the profile has no static
-// filter or PreFilter rejects p (nothing to say on static grounds).
+// filters accept, from the cached verdicts; nil, every node, when the profile has no
+// static filter or PreFilter rejects p (nothing to say on static grounds).
 func (pf Profile) StaticEligible(ctx context.Context, p *framework.PodInfo) (func(*framework.NodeInfo) bool, error) {
-	all := func(*framework.NodeInfo) bool { return true }
 	if !pf.fwk.HasStaticFilters() {
-		return all, nil
+		return nil, nil
 	}
 	state := framework.NewCycleState()
 	if _, st := pf.fwk.RunPreFilterPlugins(ctx, state, p); st.Code() == framework.Error {
 		return nil, st.AsError()
 	} else if !st.IsSuccess() {
-		return all, nil
+		return nil, nil
 	}
 	v, err := pf.refreshedVerdicts(ctx, state, p)
 	if err != nil {

@@ -319,7 +319,7 @@ func TestStaticEligible(t *testing.T) {
 		}
 		var got []*framework.NodeInfo
 		for _, n := range c.NodeInfos() {
-			if eligible(n) {
+			if eligible == nil || eligible(n) {
 				got = append(got, n)
 			}
 		}

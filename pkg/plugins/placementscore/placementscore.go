@@ -53,16 +53,28 @@ func Utilization(nodes []*framework.NodeInfo, placed *framework.GroupPlacement) 
 	// The pod count is a limit, not a resource to pack: 110 slots per node would dilute
 	// the mean.
 	want[resource.Pods] = false
+	// Only the resources the members request count: nothing placed (a placement the
+	// search pruned, scored to order preemption's candidates) scores 0 without reading
+	// the nodes.
+	var idx []int
+	for i := range want {
+		if want[i] {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return 0
+	}
 	for _, n := range nodes {
-		for i := range used {
+		for _, i := range idx {
 			used[i] += n.Requested[i]
 			alloc[i] += n.Allocatable[i]
 		}
 	}
 	var sum float64
 	count := 0
-	for i := range want {
-		if !want[i] || alloc[i] <= 0 {
+	for _, i := range idx {
+		if alloc[i] <= 0 {
 			continue
 		}
 		sum += min(1, float64(used[i])/float64(alloc[i]))

@@ -40,6 +40,10 @@ func TestBinPacking(t *testing.T) {
 		{"cpu members alone on b", []*framework.NodeInfo{b}, cpu(2), 50},       // 2/4
 		{"no members: the placement as it is", []*framework.NodeInfo{a, b}, cpu(0), 0},
 		{"gpu member", []*framework.NodeInfo{a, b}, gpu, 25}, // 2/8 GPUs
+		// The mean over cpu (3/8) and memory (4Gi/16Gi).
+		{"a member of cpu and memory", []*framework.NodeInfo{a, b}, &framework.GroupPlacement{Assignments: []framework.Assignment{
+			{Pod: testutil.Pod("cm").Req("cpu", "1", "memory", "2Gi").Info(), Node: b},
+		}}, 31},
 	}
 	for _, tc := range tests {
 		if got := Utilization(tc.nodes, tc.placed); got != tc.want {
