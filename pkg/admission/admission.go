@@ -95,8 +95,12 @@ func (sc *Scenario) admit() error {
 	}
 	classes := sc.admitPriorityClasses(unique)
 	runtimeClasses := sc.admitRuntimeClasses(unique)
-	for _, n := range sc.Nodes {
+	for i, n := range sc.Nodes {
 		desc := manifest.Describe("Node", "", n.Name)
+		if i < sc.admittedNodes {
+			_ = unique(n, desc)
+			continue
+		}
 		if sc.reject(n, desc, nodeErrors(n)) == nil && sc.checkTiming(n, desc, &n.ObjectMeta) == nil {
 			_ = unique(n, desc)
 		}
@@ -107,7 +111,11 @@ func (sc *Scenario) admit() error {
 			_ = unique(ns, desc)
 		}
 	}
-	for _, p := range sc.Pods {
+	for i, p := range sc.Pods {
+		if i < sc.admittedPods {
+			_ = unique(p, manifest.Describe("Pod", p.Namespace, p.Name))
+			continue
+		}
 		_ = sc.admitPod(p, classes, runtimeClasses, unique)
 	}
 	for _, pdb := range sc.PDBs {
@@ -158,17 +166,18 @@ func (sc *Scenario) admit() error {
 // rather than random so that runs repeat.
 func (sc *Scenario) generateNames() {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789" // the API server's
-	objs := make([]any, 0, len(sc.origin))
+	// The objects to name, in input order. Those an earlier scenario named (AdmitOver)
+	// keep their names, and the counter goes on from them.
+	var objs []any
 	for obj := range sc.origin {
-		objs = append(objs, obj)
+		if m, err := meta.Accessor(obj); err == nil && m.GetName() == "" && m.GetGenerateName() != "" {
+			objs = append(objs, obj)
+		}
 	}
 	sort.Slice(objs, func(i, j int) bool { return sc.origin[objs[i]].Before(sc.origin[objs[j]]) })
-	n := 0
+	n := sc.generatedNames
 	for _, obj := range objs {
-		m, err := meta.Accessor(obj)
-		if err != nil || m.GetName() != "" || m.GetGenerateName() == "" {
-			continue
-		}
+		m, _ := meta.Accessor(obj)
 		prefix := m.GetGenerateName()
 		if len(prefix) > 58 {
 			prefix = prefix[:58]
@@ -180,6 +189,7 @@ func (sc *Scenario) generateNames() {
 		m.SetName(prefix + string(suffix))
 		n++
 	}
+	sc.generatedNames = n
 }
 
 // warnMissing warns about references the API server accepts but that cannot work: a pod

@@ -47,4 +47,11 @@ type Scenario struct {
 	origin map[any]manifest.Origin
 	// errs are the errors admission found.
 	errs manifest.InputErrors
+	// admittedNodes and admittedPods are how many of Nodes and Pods, the first ones, an
+	// earlier scenario admitted (AdmitOver): admission only registers their names.
+	admittedNodes, admittedPods int
+	// generatedNames is how many names generateNames made, here and in the earlier
+	// scenario (AdmitOver): names made later count on from there, so that the earlier
+	// scenario's nodes and pods keep theirs and no name is made twice.
+	generatedNames int
 }
