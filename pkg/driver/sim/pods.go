@@ -332,7 +332,10 @@ func (s *Simulator) deleteNode(n *v1.Node) {
 }
 
 func (s *Simulator) createPod(rec *podRecord) {
-	p := rec.pod.DeepCopy()
+	p := rec.pod
+	if !s.opts.TakeOver {
+		p = p.DeepCopy()
+	}
 	p.CreationTimestamp.Time = s.now
 	s.objs.claimController.CreatePodClaims(p)
 	s.objs.volumes.CreateEphemeralClaims(p)

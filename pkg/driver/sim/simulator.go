@@ -49,6 +49,14 @@ type Options struct {
 	// DefaultDeviceBindingDelay; negative: at once). The scheduler binds a pod using them
 	// only then (it asks every 5 s, as kube-scheduler polls).
 	DeviceBindingDelay time.Duration
+	// TakeOver hands the scenario's pods to the simulator: it creates each pod of the
+	// scenario as the object itself, changed in place (its creation timestamp, the claims
+	// made for it), instead of as a deep copy. Every later change to a pod is made on a
+	// copy either way. Set it only when nothing else reads or will read the scenario's pods
+	// from New on: not the caller, and no other simulator of a scenario sharing them
+	// (admission.AdmitOver), unless that one has finished. Without it the scenario's objects are left as they were, and any number of runs may
+	// read them, one after the other or at once.
+	TakeOver bool
 }
 
 // DefaultDeviceBindingDelay is the simulated driver's time to ready a device with binding
