@@ -33,6 +33,20 @@ type Placement struct {
 	Devices *DeviceDomain
 }
 
+// PlacementKey locates what a cache remembers about a placement across cycles by its nodes:
+// the first and last nodes' Index and how many there are. Placements of other nodes may
+// share a key (nodes differ in between), so an entry found by it must still be checked
+// against the placement's nodes.
+type PlacementKey struct{ first, last, n int }
+
+// PlacementKeyOf is the key of a placement with these nodes.
+func PlacementKeyOf(nodes []*NodeInfo) PlacementKey {
+	if len(nodes) == 0 {
+		return PlacementKey{}
+	}
+	return PlacementKey{first: nodes[0].Index, last: nodes[len(nodes)-1].Index, n: len(nodes)}
+}
+
 // PlacementGeneratePlugin proposes placements for a group (KEP-5732's
 // PlacementGeneratorPlugin). Plugins run in order, each given the previous one's placements
 // as parents (nil for the first); one that has nothing to say about the group returns

@@ -23,7 +23,7 @@ type capacityCache struct {
 	mu     sync.Mutex
 	layout uint64
 	static int64
-	shapes map[string]map[capacityKey]*capacityEntry
+	shapes map[string]map[framework.PlacementKey]*capacityEntry
 	// computed counts the bounds computed rather than looked up (tests read it).
 	computed int
 }
@@ -31,17 +31,6 @@ type capacityCache struct {
 // maxCapacityShapes bounds the shapes remembered at once (each an entry a placement):
 // the gangs of a wave share one, and a few others interleave with them.
 const maxCapacityShapes = 4
-
-// capacityKey locates a placement's entry by its nodes; placements of other nodes that
-// share it miss.
-type capacityKey struct{ first, last, n int }
-
-func capacityKeyOf(nodes []*framework.NodeInfo) capacityKey {
-	if len(nodes) == 0 {
-		return capacityKey{}
-	}
-	return capacityKey{first: nodes[0].Index, last: nodes[len(nodes)-1].Index, n: len(nodes)}
-}
 
 // capacityEntry is a placement's bound with the nodes and generations it was read from.
 type capacityEntry struct {
@@ -71,17 +60,17 @@ func (cc *capacityCache) of(c *capacity, snap framework.Snapshot, nodes []*frame
 	defer cc.mu.Unlock()
 	if layout, static := snap.LayoutVersion(), framework.LastStaticGeneration(); cc.shapes == nil || cc.layout != layout || cc.static != static {
 		cc.layout, cc.static = layout, static
-		cc.shapes = map[string]map[capacityKey]*capacityEntry{}
+		cc.shapes = map[string]map[framework.PlacementKey]*capacityEntry{}
 	}
 	entries := cc.shapes[c.shape]
 	if entries == nil {
 		if len(cc.shapes) >= maxCapacityShapes {
 			clear(cc.shapes)
 		}
-		entries = map[capacityKey]*capacityEntry{}
+		entries = map[framework.PlacementKey]*capacityEntry{}
 		cc.shapes[c.shape] = entries
 	}
-	key := capacityKeyOf(nodes)
+	key := framework.PlacementKeyOf(nodes)
 	e := entries[key]
 	if e != nil && e.holds(nodes) {
 		return e.count

@@ -15,7 +15,7 @@ import (
 type boundCache struct {
 	key     boundKey
 	layout  uint64
-	entries map[placementKey]*boundEntry
+	entries map[framework.PlacementKey]*boundEntry
 }
 
 // boundKey is what a bound reads of its preemptor, besides the pods it owns.
@@ -33,17 +33,6 @@ func keyOf(b *disruptionBound) boundKey {
 		k.want[j] = b.want[b.idx[j]]
 	}
 	return k
-}
-
-// placementKey locates a placement's entry by its nodes: a placement whose nodes differ
-// in between may share it, and then misses.
-type placementKey struct{ first, last, n int }
-
-func placementKeyOf(nodes []*framework.NodeInfo) placementKey {
-	if len(nodes) == 0 {
-		return placementKey{}
-	}
-	return placementKey{first: nodes[0].Index, last: nodes[len(nodes)-1].Index, n: len(nodes)}
 }
 
 // boundEntry is a placement's bound, with what it was computed from.
@@ -79,7 +68,7 @@ func noteGroup(snap framework.Snapshot, groups []groupPriority, key string) []gr
 
 // lookup returns the placement's remembered bound when it still holds for b.
 func (c *boundCache) lookup(b *disruptionBound, nodes []*framework.NodeInfo) (*boundEntry, bool) {
-	e := c.entries[placementKeyOf(nodes)]
+	e := c.entries[framework.PlacementKeyOf(nodes)]
 	if e == nil || len(e.nodes) != len(nodes) {
 		return nil, false
 	}
@@ -105,7 +94,7 @@ func (c *boundCache) reset(key boundKey, layout uint64) {
 		return
 	}
 	c.key, c.layout = key, layout
-	c.entries = map[placementKey]*boundEntry{}
+	c.entries = map[framework.PlacementKey]*boundEntry{}
 }
 
 // store remembers a bound computed for the placement's nodes.
@@ -115,7 +104,7 @@ func (c *boundCache) store(nodes []*framework.NodeInfo, groups []groupPriority, 
 	for i, n := range nodes {
 		e.gens[2*i], e.gens[2*i+1] = n.Generation, n.LeavingGeneration
 	}
-	c.entries[placementKeyOf(nodes)] = e
+	c.entries[framework.PlacementKeyOf(nodes)] = e
 }
 
 // bounds returns every placement's bound and whether it can hold the group at all: the
