@@ -10,7 +10,7 @@ import (
 // pods/s over kube-scheduler's in the same run.
 func writeTable(out io.Writer, sizes []int, rows [][]*Result) {
 	fmt.Fprintln(out, "| nodes | scheduler | bound before | pods | seconds | CPU s | pods/s | vs kube-scheduler | p99 pod cycle ms | p99 gang cycle ms | p99 gang cycle CPU ms | bytes/node | bytes/pod | burst victims | wave pods | wave cycles s | wave seconds | wave victims |")
-	fmt.Fprintln(out, "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(out, "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for i, row := range rows {
 		var kube *Result
 		for _, r := range row {
