@@ -181,7 +181,7 @@ func runPhalanx(ctx context.Context, spec Spec, timeout time.Duration) (*Result,
 	burst := loopPhalanx(ctx, s, obs, progress("phalanx", "burst", func() (int64, int64) { return api.binds.Load(), int64(pending) }), timeout)
 	res.Seconds, res.TimedOut, res.CPU = burst.wall.Seconds(), burst.timedOut, cpuSeconds()-cpu
 	res.Unbound = pending - int(api.binds.Load())
-	res.PodP99, res.GangP99 = burst.p99(cyclePod), burst.p99(cycleGang)
+	res.PodP99, res.GangP99, res.GangCPUP99 = burst.p99(cyclePod), burst.p99(cycleGang), burst.p99CPU(cycleGang)
 	res.Cycles, res.Busy = len(burst.cycles[cyclePod])+len(burst.cycles[cycleOther])+len(burst.cycles[cycleGang]), burst.busy.Seconds()
 	res.BurstVictims = int(api.victims.Load())
 
@@ -207,16 +207,21 @@ func runPhalanx(ctx context.Context, spec Spec, timeout time.Duration) (*Result,
 // loopRun is what one phase of a loop measured.
 type loopRun struct {
 	wall, busy time.Duration
-	cycles     map[cycleKind][]time.Duration
-	timedOut   bool
+	// cycles are each cycle's wall time, cpu the loop thread's CPU time in it, by kind.
+	cycles, cpu map[cycleKind][]time.Duration
+	timedOut    bool
 }
 
-func (r loopRun) p99(k cycleKind) time.Duration { return percentile(r.cycles[k], 0.99) }
+func (r loopRun) p99(k cycleKind) time.Duration    { return percentile(r.cycles[k], 0.99) }
+func (r loopRun) p99CPU(k cycleKind) time.Duration { return percentile(r.cpu[k], 0.99) }
 
 // loopPhalanx runs the scheduling loop, as `phalanx run` does (posted work drained, one
-// cycle, a wait when nothing is ready), until done or the timeout, timing every cycle.
+// cycle, a wait when nothing is ready), until done or the timeout, timing every cycle: its
+// wall time, and the CPU time of the thread that ran it (the loop's goroutine is locked to
+// its thread), which the machine's load does not stretch.
 func loopPhalanx(ctx context.Context, s *scheduler.Scheduler, obs *observer, done func() bool, timeout time.Duration) loopRun {
-	run := loopRun{cycles: map[cycleKind][]time.Duration{}}
+	defer lockThread()()
+	run := loopRun{cycles: map[cycleKind][]time.Duration{}, cpu: map[cycleKind][]time.Duration{}}
 	start := time.Now()
 	for !done() {
 		if time.Since(start) > timeout {
@@ -225,11 +230,12 @@ func loopPhalanx(ctx context.Context, s *scheduler.Scheduler, obs *observer, don
 		}
 		s.DrainInbox()
 		obs.kind = cycleOther
-		t := time.Now()
+		t, cpu := time.Now(), threadCPU()
 		if s.ScheduleOne(ctx) {
 			d := time.Since(t)
 			run.busy += d
 			run.cycles[obs.kind] = append(run.cycles[obs.kind], d)
+			run.cpu[obs.kind] = append(run.cpu[obs.kind], threadCPU()-cpu)
 			continue
 		}
 		wait := 100 * time.Millisecond

@@ -9,8 +9,8 @@ import (
 // writeTable prints one row per scheduler and size, as Markdown; the ratio is phalanx's
 // pods/s over kube-scheduler's in the same run.
 func writeTable(out io.Writer, sizes []int, rows [][]*Result) {
-	fmt.Fprintln(out, "| nodes | scheduler | bound before | pods | seconds | CPU s | pods/s | vs kube-scheduler | p99 pod cycle ms | p99 gang cycle ms | bytes/node | bytes/pod | burst victims | wave pods | wave cycles s | wave seconds | wave victims |")
-	fmt.Fprintln(out, "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(out, "| nodes | scheduler | bound before | pods | seconds | CPU s | pods/s | vs kube-scheduler | p99 pod cycle ms | p99 gang cycle ms | p99 gang cycle CPU ms | bytes/node | bytes/pod | burst victims | wave pods | wave cycles s | wave seconds | wave victims |")
+	fmt.Fprintln(out, "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for i, row := range rows {
 		var kube *Result
 		for _, r := range row {
@@ -23,13 +23,13 @@ func writeTable(out io.Writer, sizes []int, rows [][]*Result) {
 			if r.Scheduler == "phalanx" && kube != nil && kube.Seconds > 0 && r.Seconds > 0 && !r.TimedOut && !kube.TimedOut {
 				ratio = fmt.Sprintf("%.1fx", rate(r)/rate(kube))
 			}
-			gang := ms(r.GangP99)
+			gang, gangCPU := ms(r.GangP99), ms(r.GangCPUP99)
 			if r.Scheduler == "kube-scheduler" {
-				gang = "n/a (members as plain pods)"
+				gang, gangCPU = "n/a (members as plain pods)", "n/a"
 			}
-			fmt.Fprintf(out, "| %d | %s | %d | %d | %s | %.1f | %.0f | %s | %s | %s | %.0f | %.0f | %d | %d | %.2f | %s | %d |\n",
+			fmt.Fprintf(out, "| %d | %s | %d | %d | %s | %.1f | %.0f | %s | %s | %s | %s | %.0f | %.0f | %d | %d | %.2f | %s | %d |\n",
 				sizes[i], r.Scheduler, r.Bound, r.Pods, seconds(r.Seconds, r.TimedOut, r.Unbound), r.CPU, rate(r), ratio,
-				ms(r.PodP99), gang, r.BytesPerNode, r.BytesPerPod, r.BurstVictims,
+				ms(r.PodP99), gang, gangCPU, r.BytesPerNode, r.BytesPerPod, r.BurstVictims,
 				r.WavePods, r.WaveCycles, seconds(r.WaveSeconds, r.WaveTimedOut, r.WaveUnbound), r.WaveVictims)
 		}
 	}

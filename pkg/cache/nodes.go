@@ -35,6 +35,8 @@ type NodeStore struct {
 	faults []string
 	// simulatedAdds are the generations simulated adds gave nodes (AddPod).
 	simulatedAdds map[simulatedAdd]int64
+	// sets are the versions of the sets of nodes placements asked about (nodesets.go).
+	sets nodeSets
 }
 
 // podWatcher is a store that keeps something per pod in the cache. It hears of each pod
@@ -99,7 +101,9 @@ func (s *NodeStore) NodesWithAffinityPods() []*framework.NodeInfo { return s.aff
 func (s *NodeStore) AddNode(node *v1.Node) *framework.NodeInfo {
 	if n := s.Get(node.Name); n != nil {
 		s.setImages(n, n.Node(), node)
+		gen := n.Generation
 		n.SetNode(node)
+		s.sets.podsChanged(n, gen, false)
 		return n
 	}
 	n := s.ghosts[node.Name]
@@ -115,6 +119,7 @@ func (s *NodeStore) AddNode(node *v1.Node) *framework.NodeInfo {
 	s.nodeIndex[node.Name] = n.Index
 	s.nodes = append(s.nodes, n)
 	s.layoutVersion++
+	s.sets.reset()
 	return n
 }
 
@@ -137,6 +142,7 @@ func (s *NodeStore) RemoveNode(name string) {
 		s.nodes[j].Index = j
 	}
 	s.layoutVersion++
+	s.sets.reset()
 	s.setImages(n, n.Node(), nil)
 	if len(n.Pods) > 0 {
 		s.relabel(n, false)

@@ -53,7 +53,7 @@ func (s *NodeStore) AddBoundPod(pi *framework.PodInfo) error {
 		s.ghosts[node] = n
 	}
 	pi.Assumed = false
-	s.addPod(pi, n)
+	s.addPod(pi, n, false)
 	return nil
 }
 
@@ -68,7 +68,7 @@ func (s *NodeStore) AssumePod(pi *framework.PodInfo, node string) error {
 		return fmt.Errorf("assume pod %s: already in the cache", pi.Key)
 	}
 	pi.Assumed = true
-	s.addPod(pi, n)
+	s.addPod(pi, n, false)
 	return nil
 }
 
@@ -91,18 +91,18 @@ func (s *NodeStore) RemoveBoundPod(key string) *framework.PodInfo {
 
 // AddPod places a pod on a node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
-	n := s.Get(node)
-	if n == nil {
-		return
+	if n := s.Get(node); n != nil {
+		s.addPod(pi, n, true)
 	}
-	key := simulatedAdd{generation: n.Generation, pi: pi, leaving: pi.Terminating}
-	s.addPod(pi, n)
-	if n.Generation == key.generation {
-		return // refused
-	}
-	// The same pod added to the node as it was gives the node it gave before: the
-	// generation it took then names it again, so what was derived from that node (static
-	// verdicts, capacity and disruption bounds, preemption's per-node results) holds.
+}
+
+// remember gives a node the generation the same simulated add gave it before (the add
+// took the node from generation from to its current one), or remembers this one. The same
+// pod added to the node as it was gives the node it gave before: the generation it took
+// then names it again, so what was derived from that node (static verdicts, capacity and
+// disruption bounds, preemption's per-node results) holds.
+func (s *NodeStore) remember(pi *framework.PodInfo, n *framework.NodeInfo, from int64) {
+	key := simulatedAdd{generation: from, pi: pi, leaving: pi.Terminating}
 	if g, ok := s.simulatedAdds[key]; ok {
 		n.Generation = g
 		return
@@ -138,7 +138,11 @@ func (s *NodeStore) RemovePod(pi *framework.PodInfo) {
 // cached about the node is stale.
 func (s *NodeStore) SetLeaving(pi *framework.PodInfo, leaving bool) {
 	if n := s.Get(pi.NodeName); n != nil && s.pods[pi.Key] == pi {
+		gen := n.LeavingGeneration
 		n.SetLeaving(pi, leaving)
+		if n.LeavingGeneration != gen {
+			s.sets.leavingChanged(n)
+		}
 		return
 	}
 	pi.Terminating = leaving
@@ -158,7 +162,9 @@ func (s *NodeStore) ForEachPodMatching(ns func(string) bool, sel labels.Selector
 	})
 }
 
-func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
+// addPod adds a pod to a node; simulated says it is AddPod's, whose generations are
+// remembered.
+func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo, simulated bool) {
 	if old, ok := s.entries[pi]; ok {
 		// A pod already on a node: adding it again would corrupt its positions. This is a
 		// scheduler bug; it is refused and reported by Verify instead of spreading.
@@ -170,6 +176,12 @@ func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
 	s.pods[pi.Key] = pi
 	gen := n.Generation
 	n.AddPod(pi)
+	if simulated {
+		s.remember(pi, n, gen)
+	}
+	if s.live(n) {
+		s.sets.podsChanged(n, gen, s.undo.simulating())
+	}
 	s.labels.add(e)
 	if n.Node() != nil {
 		if len(n.PodsWithRequiredAntiAffinity) == 1 && len(pi.RequiredAntiAffinity) > 0 {
@@ -191,6 +203,9 @@ func (s *NodeStore) removePod(pi *framework.PodInfo) {
 	m := podMove{removed: true, entry: e, generation: n.Generation, antiPos: -1, affinityPos: -1}
 	m.labelPos = s.labels.remove(e, s.undo.simulating())
 	m.slot = n.RemovePod(pi)
+	if s.live(n) {
+		s.sets.podsChanged(n, m.generation, s.undo.simulating())
+	}
 	if n.Node() != nil {
 		if len(pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 0 {
 			m.antiPos = s.antiNodes.remove(n)
@@ -242,5 +257,9 @@ func (s *NodeStore) undoMove(m *podMove) {
 		s.entries[e.pi] = e
 		s.pods[e.pi.Key] = e.pi
 	}
+	gen := n.Generation
 	n.Generation = m.generation
+	if s.live(n) {
+		s.sets.podsChanged(n, gen, true)
+	}
 }

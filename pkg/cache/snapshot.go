@@ -20,6 +20,16 @@ func (c *Cache) Get(name string) *framework.NodeInfo { return c.nodes.Get(name) 
 // NodeInfo.Index must be rebuilt.
 func (c *Cache) LayoutVersion() uint64 { return c.nodes.LayoutVersion() }
 
+// NodeSetVersion returns the version of a set of nodes' state, kept as nodes change.
+func (c *Cache) NodeSetVersion(s *framework.NodeSet) framework.NodeSetVersion {
+	return c.nodes.NodeSetVersion(s)
+}
+
+// NodeSetOf returns the cache's set of these nodes.
+func (c *Cache) NodeSetOf(nodes []*framework.NodeInfo) *framework.NodeSet {
+	return c.nodes.NodeSetOf(nodes)
+}
+
 // NodesWithRequiredAntiAffinityPods returns the live nodes running a pod with a required
 // anti-affinity term.
 func (c *Cache) NodesWithRequiredAntiAffinityPods() []*framework.NodeInfo {

@@ -274,6 +274,13 @@ type Snapshot interface {
 	// LayoutVersion changes whenever nodes are added or removed, so arrays indexed by
 	// NodeInfo.Index must be rebuilt.
 	LayoutVersion() uint64
+	// NodeSetVersion returns the version of a set's nodes' state (see NodeSetVersion), kept
+	// by the snapshot per set as nodes change, so that reading it does not read the nodes.
+	// Safe to call from parallel work.
+	NodeSetVersion(s *NodeSet) NodeSetVersion
+	// NodeSetOf returns the set of these nodes the snapshot keeps (one made and kept when
+	// it has none), for placements that come without one.
+	NodeSetOf(nodes []*NodeInfo) *NodeSet
 	// NamespaceLabels returns a namespace's labels (nil when unknown).
 	NamespaceLabels(namespace string) labels.Set
 	// DRA is the Dynamic Resource Allocation state: classes, slices, claims, taken devices.

@@ -15,6 +15,11 @@ type Placement struct {
 	Parent *Placement
 	// Nodes are the placement's nodes, in snapshot order.
 	Nodes []*NodeInfo
+	// Set, when not nil, is the same nodes as a NodeSet the generator gives again in every
+	// cycle while its domains stand (TopologyPlacement's domains), so that what is
+	// remembered about the placement is found without reading its nodes. Without it,
+	// NodeSetOf finds the set by the nodes.
+	Set *NodeSet
 	// Rank orders placements by preference: 0 meets every Preferred level; each Preferred
 	// level given up adds one. Every placement of a lower rank is tried before any of a
 	// higher rank.
@@ -31,6 +36,51 @@ type Placement struct {
 	// from (KEP-5732's DRA placements, the devices that belong together); the
 	// PlacementState plugin that made it assumes it on the snapshot's DRA state.
 	Devices *DeviceDomain
+}
+
+// PlacementKey locates what a cache remembers about a placement across cycles by its nodes:
+// the first and last nodes' Index and how many there are. Placements of other nodes may
+// share a key (nodes differ in between), so an entry found by it must still be checked
+// against the placement's nodes.
+type PlacementKey struct{ first, last, n int }
+
+// PlacementKeyOf is the key of a placement with these nodes.
+func PlacementKeyOf(nodes []*NodeInfo) PlacementKey {
+	if len(nodes) == 0 {
+		return PlacementKey{}
+	}
+	return PlacementKey{first: nodes[0].Index, last: nodes[len(nodes)-1].Index, n: len(nodes)}
+}
+
+// NodeSet is a placement's nodes as what is remembered about them across cycles is keyed:
+// the capacity bounds of pkg/placement and the disruption bounds of pkg/preemption/group
+// key their entries on it, and validate them with the snapshot's NodeSetVersion of it
+// rather than with each node's generations.
+type NodeSet struct {
+	// Nodes are the set's nodes, in snapshot order; they never change.
+	Nodes []*NodeInfo
+	// Slot and Registry are the snapshot's: where it keeps the set's version, and in which
+	// registry of sets (0: none yet). Others leave them alone.
+	Slot     int
+	Registry int64
+}
+
+// NewNodeSet makes a set of nodes; the snapshot registers it when first asked its version.
+func NewNodeSet(nodes []*NodeInfo) *NodeSet { return &NodeSet{Nodes: nodes} }
+
+// NodeSetVersion names the state of a set's nodes: Pods changes whenever any node's
+// Generation does, Leaving whenever any node's LeavingGeneration does. A value is never
+// given to two states (a rollback, or a simulated add of the same pod to a node as it
+// was, gives back the version that state had), so equal versions mean every node has the
+// Generation (and LeavingGeneration) it had.
+type NodeSetVersion struct{ Pods, Leaving int64 }
+
+// SetOf is the placement's NodeSet: its own, or the snapshot's set of its nodes.
+func SetOf(snap Snapshot, p *Placement) *NodeSet {
+	if p.Set != nil {
+		return p.Set
+	}
+	return snap.NodeSetOf(p.Nodes)
 }
 
 // PlacementGeneratePlugin proposes placements for a group (KEP-5732's

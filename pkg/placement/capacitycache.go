@@ -13,17 +13,18 @@ import (
 // are, the resources counted, and either the alike members' requests and static filter
 // key, with whether static filters narrowed the nodes, or the differing members' smallest
 // requests). A bound reads nothing else but its nodes' free room and static verdicts; it
-// is reused only while every node is the same NodeInfo with the Generation it had (a
-// value taken once, restored by a rollback together with the state it named, and changed
-// by any change of the node object, its labels and taints included), so it is exactly
-// what computing it again would give. In a wave of alike gangs a cycle then looks up the
-// racks nothing changed in, and computes only those a binding, a preemption or a node
-// update touched.
+// is kept with the placement's NodeSet and reused only while the snapshot's version of
+// that set's pods is the one it was computed at (a version names one state of the set's
+// nodes, every node with the Generation it had: a value restored by a rollback together
+// with the state it named, and changed by any change of a node object, its labels and
+// taints included), so it is exactly what computing it again would give. In a wave of
+// alike gangs a cycle then looks up the racks nothing changed in, reading one version a
+// rack, and computes only those a binding, a preemption or a node update touched.
 type capacityCache struct {
 	mu     sync.Mutex
 	layout uint64
 	static int64
-	shapes map[string]map[capacityKey]*capacityEntry
+	shapes map[string]map[*framework.NodeSet]*capacityEntry
 	// computed counts the bounds computed rather than looked up (tests read it).
 	computed int
 }
@@ -32,22 +33,14 @@ type capacityCache struct {
 // the gangs of a wave share one, and a few others interleave with them.
 const maxCapacityShapes = 4
 
-// capacityKey locates a placement's entry by its nodes; placements of other nodes that
-// share it miss.
-type capacityKey struct{ first, last, n int }
+// maxCapacityEntries bounds the entries of one shape (sets of domains long rebuilt are
+// forgotten with the others).
+const maxCapacityEntries = 1 << 17
 
-func capacityKeyOf(nodes []*framework.NodeInfo) capacityKey {
-	if len(nodes) == 0 {
-		return capacityKey{}
-	}
-	return capacityKey{first: nodes[0].Index, last: nodes[len(nodes)-1].Index, n: len(nodes)}
-}
-
-// capacityEntry is a placement's bound with the nodes and generations it was read from.
+// capacityEntry is a placement's bound with the version of its nodes it was read from.
 type capacityEntry struct {
-	nodes []*framework.NodeInfo
-	gens  []int64
-	count int
+	version int64
+	count   int
 }
 
 // shapeOf is what a capacity bound reads of its members; static is the alike members'
@@ -65,50 +58,35 @@ func shapeOf(c *capacity, static string) string {
 	return b.String()
 }
 
-// of returns the bound of nodes for c, remembered or computed (and remembered).
-func (cc *capacityCache) of(c *capacity, snap framework.Snapshot, nodes []*framework.NodeInfo) int {
+// of returns the bound of the placement's nodes for c, remembered or computed (and
+// remembered).
+func (cc *capacityCache) of(c *capacity, snap framework.Snapshot, p *framework.Placement) int {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if layout, static := snap.LayoutVersion(), framework.LastStaticGeneration(); cc.shapes == nil || cc.layout != layout || cc.static != static {
 		cc.layout, cc.static = layout, static
-		cc.shapes = map[string]map[capacityKey]*capacityEntry{}
+		cc.shapes = map[string]map[*framework.NodeSet]*capacityEntry{}
 	}
 	entries := cc.shapes[c.shape]
-	if entries == nil {
+	if entries == nil || len(entries) >= maxCapacityEntries {
 		if len(cc.shapes) >= maxCapacityShapes {
 			clear(cc.shapes)
 		}
-		entries = map[capacityKey]*capacityEntry{}
+		entries = map[*framework.NodeSet]*capacityEntry{}
 		cc.shapes[c.shape] = entries
 	}
-	key := capacityKeyOf(nodes)
-	e := entries[key]
-	if e != nil && e.holds(nodes) {
+	set := framework.SetOf(snap, p)
+	version := snap.NodeSetVersion(set).Pods
+	e := entries[set]
+	if e != nil && e.version == version {
 		return e.count
 	}
 	cc.computed++
-	count := c.Of(nodes, nil)
-	if e == nil || len(e.nodes) != len(nodes) {
-		e = &capacityEntry{nodes: make([]*framework.NodeInfo, len(nodes)), gens: make([]int64, len(nodes))}
-		entries[key] = e
+	count := c.Of(p.Nodes, nil)
+	if e == nil {
+		e = &capacityEntry{}
+		entries[set] = e
 	}
-	copy(e.nodes, nodes)
-	for i, n := range nodes {
-		e.gens[i] = n.Generation
-	}
-	e.count = count
+	e.version, e.count = version, count
 	return count
-}
-
-// holds reports whether the entry was read from these very nodes as they are now.
-func (e *capacityEntry) holds(nodes []*framework.NodeInfo) bool {
-	if len(e.nodes) != len(nodes) {
-		return false
-	}
-	for i, n := range nodes {
-		if e.nodes[i] != n || e.gens[i] != n.Generation {
-			return false
-		}
-	}
-	return true
 }

@@ -18,6 +18,14 @@ import (
 // the placement's nodes changed (a pod bound or removed, a simulation, a node's labels),
 // or for a members' shape it has not seen.
 func TestCachedCapacity(t *testing.T) {
+	// Placements come with the generator's NodeSet (TopologyPlacement's domains) or
+	// without one (the snapshot's set of their nodes).
+	for _, withSet := range []bool{false, true} {
+		t.Run(fmt.Sprint("set ", withSet), func(t *testing.T) { testCachedCapacity(t, withSet) })
+	}
+}
+
+func testCachedCapacity(t *testing.T, withSet bool) {
 	node := func(name string) *v1.Node {
 		return testutil.Node(name).Labels("pool", "a").Capacity("cpu", "4", "memory", "16Gi").Obj()
 	}
@@ -33,7 +41,11 @@ func TestCachedCapacity(t *testing.T) {
 	e := newEnv(t, nodes, pods)
 	var racks []*framework.Placement
 	for i := 0; i < len(nodes); i += 2 {
-		racks = append(racks, &framework.Placement{Name: fmt.Sprintf("rack%d", i/2), Nodes: e.nodes(nodes[i].Name, nodes[i+1].Name)})
+		p := &framework.Placement{Name: fmt.Sprintf("rack%d", i/2), Nodes: e.nodes(nodes[i].Name, nodes[i+1].Name)}
+		if withSet {
+			p.Set = framework.NewNodeSet(p.Nodes)
+		}
+		racks = append(racks, p)
 	}
 	members := func(prefix string, cpus ...string) []*framework.PodInfo {
 		var out []*v1.Pod

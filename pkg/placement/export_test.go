@@ -16,7 +16,7 @@ func (gp *Group) CachedCapacities(ctx context.Context, members []*framework.PodI
 	}
 	before := gp.pl.caps.computed
 	for _, p := range list {
-		cached = append(cached, gp.pl.caps.of(c, gp.pl.opts.Snapshot, p.Nodes))
+		cached = append(cached, gp.pl.caps.of(c, gp.pl.opts.Snapshot, p))
 		fresh = append(fresh, c.Of(p.Nodes, nil))
 	}
 	return cached, gp.pl.caps.computed - before, fresh, nil

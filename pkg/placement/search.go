@@ -156,7 +156,7 @@ type placementEval struct {
 func (ps *placementSearch) eval(p *framework.Placement) *placementEval {
 	e := ps.evals[p]
 	if e == nil {
-		e = &placementEval{p: p, capacity: ps.pl.caps.of(ps.est, ps.pl.opts.Snapshot, p.Nodes)}
+		e = &placementEval{p: p, capacity: ps.pl.caps.of(ps.est, ps.pl.opts.Snapshot, p)}
 		ps.evals[p] = e
 	}
 	return e

@@ -58,6 +58,7 @@ func benchmarkSearch(b *testing.B, racks, free, members, gpus int) {
 		for i := range perRack {
 			p.Nodes = append(p.Nodes, c.Get("n"+strconv.Itoa(r*perRack+i)))
 		}
+		p.Set = framework.NewNodeSet(p.Nodes) // as TopologyPlacement's domains come
 		list = append(list, p)
 	}
 	g := strconv.Itoa(gpus)

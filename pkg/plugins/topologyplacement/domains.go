@@ -13,6 +13,10 @@ type domain struct {
 	depth    int
 	nodes    []*framework.NodeInfo
 	children []*domain
+	// set is nodes as a framework.NodeSet, the same one in every cycle while the tree
+	// stands, so what placement and preemption remember about the domain is found
+	// without reading its nodes.
+	set *framework.NodeSet
 }
 
 // domainTree is the cluster split by a list of label keys, coarse to fine. The root is the
@@ -59,6 +63,14 @@ func buildTree(nodes []*framework.NodeInfo, keys []string) *domain {
 			parent = child
 		}
 	}
+	var sets func(d *domain)
+	sets = func(d *domain) {
+		d.set = framework.NewNodeSet(d.nodes)
+		for _, c := range d.children {
+			sets(c)
+		}
+	}
+	sets(root)
 	return root
 }
 

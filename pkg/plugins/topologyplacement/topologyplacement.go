@@ -116,7 +116,7 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.
 	var out []*framework.Placement
 	var build func(d *domain, parent *framework.Placement) *framework.Placement
 	build = func(d *domain, parent *framework.Placement) *framework.Placement {
-		p := &framework.Placement{Name: d.name, Level: d.depth, Parent: parent, Nodes: d.nodes,
+		p := &framework.Placement{Name: d.name, Level: d.depth, Parent: parent, Nodes: d.nodes, Set: d.set,
 			Rank: len(levels) - 1 - d.depth, PackWeight: pl.pack}
 		if d.depth < len(levels)-1 {
 			children := d.children

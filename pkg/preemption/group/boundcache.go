@@ -10,13 +10,19 @@ import (
 // (the resources its smallest members need, and its priority), which pods it owns, and
 // the victim priorities of the groups whose pods run there; a remembered bound is reused
 // only while all of these are what they were, so it is exactly what computing it again
-// would give. In a wave of alike gangs each preemption changes a rack or two: the bounds
-// of the others are looked up, not computed again over every pod of the cluster.
+// would give; the placement's nodes are checked by the snapshot's version of its NodeSet
+// (one value, changed with any node's Generation or LeavingGeneration). In a wave of alike
+// gangs each preemption changes a rack or two: the bounds of the others are looked up, not
+// computed again over every pod of the cluster.
 type boundCache struct {
 	key     boundKey
 	layout  uint64
-	entries map[placementKey]*boundEntry
+	entries map[*framework.NodeSet]*boundEntry
 }
+
+// maxBoundEntries bounds the entries (sets of domains long rebuilt are forgotten with the
+// others).
+const maxBoundEntries = 1 << 17
 
 // boundKey is what a bound reads of its preemptor, besides the pods it owns.
 type boundKey struct {
@@ -35,27 +41,14 @@ func keyOf(b *disruptionBound) boundKey {
 	return k
 }
 
-// placementKey locates a placement's entry by its nodes: a placement whose nodes differ
-// in between may share it, and then misses.
-type placementKey struct{ first, last, n int }
-
-func placementKeyOf(nodes []*framework.NodeInfo) placementKey {
-	if len(nodes) == 0 {
-		return placementKey{}
-	}
-	return placementKey{first: nodes[0].Index, last: nodes[len(nodes)-1].Index, n: len(nodes)}
-}
-
 // boundEntry is a placement's bound, with what it was computed from.
 type boundEntry struct {
-	nodes []*framework.NodeInfo
-	// gens are each node's Generation and LeavingGeneration: values only ever taken
-	// once (a rollback restores a value with the state it named), so equal generations
-	// mean the same pods, requests and leaving pods.
-	gens   []int64
-	groups []groupPriority
-	cost   preemption.Cost
-	ok     bool
+	// version is the snapshot's version of the placement's nodes then: equal versions mean
+	// the same pods, requests and leaving pods.
+	version framework.NodeSetVersion
+	groups  []groupPriority
+	cost    preemption.Cost
+	ok      bool
 }
 
 // groupPriority is a group whose pods the bound looked at, and its victim priority then
@@ -78,15 +71,10 @@ func noteGroup(snap framework.Snapshot, groups []groupPriority, key string) []gr
 }
 
 // lookup returns the placement's remembered bound when it still holds for b.
-func (c *boundCache) lookup(b *disruptionBound, nodes []*framework.NodeInfo) (*boundEntry, bool) {
-	e := c.entries[placementKeyOf(nodes)]
-	if e == nil || len(e.nodes) != len(nodes) {
+func (c *boundCache) lookup(b *disruptionBound, set *framework.NodeSet, version framework.NodeSetVersion) (*boundEntry, bool) {
+	e := c.entries[set]
+	if e == nil || e.version != version {
 		return nil, false
-	}
-	for i, n := range nodes {
-		if e.nodes[i] != n || e.gens[2*i] != n.Generation || e.gens[2*i+1] != n.LeavingGeneration {
-			return nil, false
-		}
 	}
 	for _, g := range e.groups {
 		if b.pr.groups[g.key] {
@@ -101,21 +89,11 @@ func (c *boundCache) lookup(b *disruptionBound, nodes []*framework.NodeInfo) (*b
 
 // reset forgets every bound when the preemptor's shape or the node layout changed.
 func (c *boundCache) reset(key boundKey, layout uint64) {
-	if c.entries != nil && c.key == key && c.layout == layout {
+	if c.entries != nil && c.key == key && c.layout == layout && len(c.entries) < maxBoundEntries {
 		return
 	}
 	c.key, c.layout = key, layout
-	c.entries = map[placementKey]*boundEntry{}
-}
-
-// store remembers a bound computed for the placement's nodes.
-func (c *boundCache) store(nodes []*framework.NodeInfo, groups []groupPriority, cost preemption.Cost, ok bool) {
-	e := &boundEntry{nodes: append([]*framework.NodeInfo(nil), nodes...), gens: make([]int64, 2*len(nodes)),
-		groups: groups, cost: cost, ok: ok}
-	for i, n := range nodes {
-		e.gens[2*i], e.gens[2*i+1] = n.Generation, n.LeavingGeneration
-	}
-	c.entries[placementKeyOf(nodes)] = e
+	c.entries = map[*framework.NodeSet]*boundEntry{}
 }
 
 // bounds returns every placement's bound and whether it can hold the group at all: the
@@ -125,9 +103,13 @@ func (c *boundCache) bounds(b *disruptionBound, layout uint64, list []*framework
 	c.reset(keyOf(b), layout)
 	costs := make([]preemption.Cost, len(list))
 	feasible := make([]bool, len(list))
+	sets := make([]*framework.NodeSet, len(list))
+	versions := make([]framework.NodeSetVersion, len(list))
 	var miss []int
 	for i, p := range list {
-		if e, ok := c.lookup(b, p.Nodes); ok {
+		sets[i] = framework.SetOf(b.snap, p)
+		versions[i] = b.snap.NodeSetVersion(sets[i])
+		if e, ok := c.lookup(b, sets[i], versions[i]); ok {
 			costs[i], feasible[i] = e.cost, e.ok
 			continue
 		}
@@ -141,7 +123,7 @@ func (c *boundCache) bounds(b *disruptionBound, layout uint64, list []*framework
 	})
 	for j, i := range miss {
 		if reusable[j] {
-			c.store(list[i].Nodes, groups[j], costs[i], feasible[i])
+			c.entries[sets[i]] = &boundEntry{version: versions[i], groups: groups[j], cost: costs[i], ok: feasible[i]}
 		}
 	}
 	return costs, feasible

@@ -1,0 +1,163 @@
+package cache
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// A set's version names one state of its nodes: through random real changes, simulations
+// (adds of a few pending pods, removals, nested checkpoints) rolled back, leaving marks
+// and node updates, every version a set shows is held to the nodes' Generations (and
+// LeavingGenerations) it was first seen with, so a bound remembered at a version is never
+// reused for other nodes' states. Versions must also come back (rollbacks, the same
+// simulated adds again), or the placement caches would never hit.
+func TestNodeSetVersions(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 17))
+			c := New()
+			for i := range 4 {
+				c.Nodes().AddNode(node(fmt.Sprintf("n%d", i)))
+			}
+			nodes := func(idx ...int) []*framework.NodeInfo {
+				var out []*framework.NodeInfo
+				for _, i := range idx {
+					out = append(out, c.Get(fmt.Sprintf("n%d", i)))
+				}
+				return out
+			}
+			// Overlapping sets: racks, the block, a set across racks; one found by its nodes.
+			sets := []*framework.NodeSet{
+				framework.NewNodeSet(nodes(0, 1)), framework.NewNodeSet(nodes(2, 3)),
+				framework.NewNodeSet(nodes(0, 1, 2, 3)), c.NodeSetOf(nodes(1, 2)),
+			}
+			if again := c.NodeSetOf(nodes(1, 2)); again != sets[3] {
+				t.Fatalf("NodeSetOf gave another set for the same nodes")
+			}
+			var bound []*framework.PodInfo
+			next := 0
+			bind := func() {
+				p := testPod(next)
+				next++
+				p.Spec.NodeName = fmt.Sprintf("n%d", rng.IntN(4))
+				pi := framework.NewPodInfo(p)
+				if err := c.Nodes().AddBoundPod(pi); err != nil {
+					t.Fatal(err)
+				}
+				bound = append(bound, pi)
+			}
+			for range 10 {
+				bind()
+			}
+			var pending []*framework.PodInfo
+			for i := range 4 {
+				pending = append(pending, framework.NewPodInfo(testPod(1000+i)))
+			}
+			type seenKey struct {
+				set     int
+				version int64
+			}
+			seenPods, seenLeaving := map[seenKey][]int64{}, map[seenKey][]int64{}
+			reused := 0
+			last := make([]int64, len(sets))
+			check := func(step string) {
+				t.Helper()
+				for i, s := range sets {
+					v := c.NodeSetVersion(s)
+					var gens, leaving []int64
+					for _, n := range s.Nodes {
+						gens = append(gens, n.Generation)
+						leaving = append(leaving, n.LeavingGeneration)
+					}
+					if old, ok := seenPods[seenKey{i, v.Pods}]; ok {
+						if !slices.Equal(old, gens) {
+							t.Fatalf("%s: version %d of set %d names two states: generations %v and %v", step, v.Pods, i, old, gens)
+						}
+						if v.Pods != last[i] {
+							reused++
+						}
+					}
+					last[i] = v.Pods
+					if old, ok := seenLeaving[seenKey{i, v.Leaving}]; ok && !slices.Equal(old, leaving) {
+						t.Fatalf("%s: leaving version %d of set %d names two states: %v and %v", step, v.Leaving, i, old, leaving)
+					}
+					seenPods[seenKey{i, v.Pods}], seenLeaving[seenKey{i, v.Leaving}] = gens, leaving
+				}
+			}
+			check("start")
+			for round := range 40 {
+				cp := c.Checkpoint()
+				var inner framework.Checkpoint
+				for step := range 8 {
+					where := fmt.Sprintf("round %d step %d", round, step)
+					switch rng.IntN(6) {
+					case 0, 1:
+						if pi := pending[rng.IntN(len(pending))]; pi.NodeName == "" {
+							c.AddPod(pi, fmt.Sprintf("n%d", rng.IntN(4)))
+						}
+					case 2:
+						if pi := bound[rng.IntN(len(bound))]; pi.NodeName != "" {
+							c.RemovePod(pi)
+						}
+					case 3:
+						if inner == 0 {
+							inner = c.Checkpoint()
+						} else {
+							c.Rollback(inner)
+							inner = 0
+						}
+					case 4:
+						// A preemption carried out marks a victim leaving, under the cycle's
+						// checkpoint; the mark is real and stays after the rollback.
+						if pi := bound[rng.IntN(len(bound))]; pi.NodeName != "" {
+							c.Nodes().SetLeaving(pi, !pi.Terminating)
+						}
+					case 5:
+						if pi := pending[rng.IntN(len(pending))]; pi.NodeName == "" {
+							pi.Terminating = !pi.Terminating
+						}
+					}
+					check(where)
+				}
+				c.Rollback(cp)
+				check(fmt.Sprintf("round %d rolled back", round))
+				// Real changes between cycles.
+				switch rng.IntN(5) {
+				case 0:
+					bind()
+				case 1:
+					if pi := bound[rng.IntN(len(bound))]; pi.NodeName != "" {
+						c.Nodes().RemoveBoundPod(pi.Key)
+					}
+				case 2:
+					n := node(fmt.Sprintf("n%d", rng.IntN(4)))
+					n.Labels["round"] = fmt.Sprint(round)
+					c.Nodes().AddNode(n)
+				}
+				if err := c.Verify(); err != nil {
+					t.Fatal(err)
+				}
+				check(fmt.Sprintf("round %d, real changes", round))
+			}
+			if reused == 0 {
+				t.Errorf("no version came back")
+			}
+			// A node added changes the layout: the sets register again, with new versions;
+			// a set with a node no longer in the cache matches nothing.
+			before := c.NodeSetVersion(sets[0])
+			c.Nodes().AddNode(node("n9"))
+			if after := c.NodeSetVersion(sets[0]); after == before {
+				t.Errorf("a set kept its version across a layout change")
+			}
+			check("a node added")
+			c.Nodes().RemoveNode("n3")
+			if a, b := c.NodeSetVersion(sets[1]), c.NodeSetVersion(sets[1]); a == b {
+				t.Errorf("a set with a removed node gave one version twice: %v", a)
+			}
+		})
+	}
+}
