@@ -35,6 +35,8 @@ type NodeStore struct {
 	faults []string
 	// simulatedAdds are the generations simulated adds gave nodes (AddPod).
 	simulatedAdds map[simulatedAdd]int64
+	// freeEntries are the entries of undone adds, for the next adds to reuse.
+	freeEntries []*podEntry
 }
 
 // podWatcher is a store that keeps something per pod in the cache. It hears of each pod

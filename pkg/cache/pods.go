@@ -15,6 +15,8 @@ type podEntry struct {
 	node     *framework.NodeInfo
 	postings []*posting
 	pos      []int32
+	// keys are the label keys' postings of the pod's labels, for their totals.
+	keys []*keyPostings
 }
 
 // podMove is a pod added to or removed from a node under a checkpoint, with what its exact
@@ -91,13 +93,55 @@ func (s *NodeStore) RemoveBoundPod(key string) *framework.PodInfo {
 
 // AddPod places a pod on a node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
-	n := s.Get(node)
-	if n == nil {
-		return
+	if n := s.Get(node); n != nil {
+		s.simulateAdd(pi, n, true)
 	}
-	key := simulatedAdd{generation: n.Generation, pi: pi, leaving: pi.Terminating}
-	s.addPod(pi, n)
-	if n.Generation == key.generation {
+}
+
+// AddNominated places, inside a simulation, every pod nominated in noms that include
+// accepts on the node it is nominated to, oldest nomination first, as AddPod would one
+// by one; pods whose node is gone or that are already bound or assumed are left out.
+// Each cycle adds the nominated pods and rolls them back: this walk looks each pod and
+// node up once.
+func (s *NodeStore) AddNominated(noms *NominationStore, include func(*framework.PodInfo) bool) {
+	for _, nom := range noms.order {
+		if !include(nom.pi) {
+			continue
+		}
+		seen := &nom.seen
+		n := seen.node
+		// The node found last time is the node of that name while it is still live.
+		if n == nil || n.Index >= len(s.nodes) || s.nodes[n.Index] != n {
+			n = s.Get(nom.node)
+		}
+		if n == nil || s.pods[nom.pi.Key] != nil {
+			continue
+		}
+		seen.node = n
+		// No pod of that key is in the store, so neither is this one (an entry's pod is
+		// always the store's pod of its key): no need to look it up again.
+		if from, leaving := n.Generation, nom.pi.Terminating; seen.to != 0 && seen.from == from && seen.leaving == leaving {
+			// The add the last cycle made, to the node as it was then: the Generation
+			// it took then names the state again, as simulatedAdds would say.
+			s.add(nom.pi, n, false)
+			n.Generation = seen.to
+		} else {
+			s.simulateAdd(nom.pi, n, false)
+			seen.from, seen.to, seen.leaving = from, n.Generation, leaving
+		}
+	}
+}
+
+// simulateAdd is AddPod on a node found; check says whether the pod may be in the store
+// already.
+func (s *NodeStore) simulateAdd(pi *framework.PodInfo, n *framework.NodeInfo, check bool) {
+	key := simulatedAdd{pi: pi, state: n.Generation << 1}
+	if pi.Terminating {
+		key.state |= 1
+	}
+	before := n.Generation
+	s.add(pi, n, check)
+	if n.Generation == before {
 		return // refused
 	}
 	// The same pod added to the node as it was gives the node it gave before: the
@@ -114,11 +158,12 @@ func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
 }
 
 // simulatedAdd is a pod added to a node, in a simulation, at one of the node's
-// generations; the pod's own leaving mark is part of what the node then holds.
+// generations; the pod's own leaving mark is part of what the node then holds. state is
+// the generation shifted left by one, its low bit the leaving mark: sixteen bytes of
+// plain memory, hashed and compared as such.
 type simulatedAdd struct {
-	generation int64
-	pi         *framework.PodInfo
-	leaving    bool
+	pi    *framework.PodInfo
+	state int64
 }
 
 // maxSimulatedAdds bounds the generations remembered for simulated adds (a few MB): the
@@ -158,14 +203,20 @@ func (s *NodeStore) ForEachPodMatching(ns func(string) bool, sel labels.Selector
 	})
 }
 
-func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
-	if old, ok := s.entries[pi]; ok {
-		// A pod already on a node: adding it again would corrupt its positions. This is a
-		// scheduler bug; it is refused and reported by Verify instead of spreading.
-		s.faults = append(s.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
-		return
+func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) { s.add(pi, n, true) }
+
+// add is addPod; check says whether the pod may be in the store already.
+func (s *NodeStore) add(pi *framework.PodInfo, n *framework.NodeInfo, check bool) {
+	if check {
+		if old, ok := s.entries[pi]; ok {
+			// A pod already on a node: adding it again would corrupt its positions. This
+			// is a scheduler bug; it is refused and reported by Verify instead of
+			// spreading.
+			s.faults = append(s.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
+			return
+		}
 	}
-	e := &podEntry{pi: pi, node: n}
+	e := s.newEntry(pi, n)
 	s.entries[pi] = e
 	s.pods[pi.Key] = pi
 	gen := n.Generation
@@ -230,17 +281,48 @@ func (s *NodeStore) undoMove(m *podMove) {
 		if s.pods[e.pi.Key] == e.pi {
 			delete(s.pods, e.pi.Key)
 		}
-	} else {
-		n.RestorePod(e.pi, m.slot)
-		s.labels.restore(e, m.labelPos)
-		if m.antiPos >= 0 {
-			s.antiNodes.restore(n, m.antiPos)
-		}
-		if m.affinityPos >= 0 {
-			s.affinityNodes.restore(n, m.affinityPos)
-		}
-		s.entries[e.pi] = e
-		s.pods[e.pi.Key] = e.pi
+		n.Generation = m.generation
+		// Nothing holds the entry of an add undone (its postings and the undo record
+		// are cleared): the next add reuses it.
+		s.freeEntry(e)
+		return
 	}
+	n.RestorePod(e.pi, m.slot)
+	s.labels.restore(e, m.labelPos)
+	if m.antiPos >= 0 {
+		s.antiNodes.restore(n, m.antiPos)
+	}
+	if m.affinityPos >= 0 {
+		s.affinityNodes.restore(n, m.affinityPos)
+	}
+	s.entries[e.pi] = e
+	s.pods[e.pi.Key] = e.pi
 	n.Generation = m.generation
 }
+
+// newEntry returns an entry for a pod on a node, one that an undone add left if any.
+func (s *NodeStore) newEntry(pi *framework.PodInfo, n *framework.NodeInfo) *podEntry {
+	if k := len(s.freeEntries); k > 0 {
+		e := s.freeEntries[k-1]
+		s.freeEntries[k-1] = nil
+		s.freeEntries = s.freeEntries[:k-1]
+		e.pi, e.node = pi, n
+		return e
+	}
+	return &podEntry{pi: pi, node: n}
+}
+
+// freeEntry keeps an entry no longer used for newEntry, its slices' room with it.
+func (s *NodeStore) freeEntry(e *podEntry) {
+	if len(s.freeEntries) >= maxFreeEntries {
+		return
+	}
+	e.pi, e.node = nil, nil
+	clear(e.postings)
+	clear(e.keys)
+	e.postings, e.keys, e.pos = e.postings[:0], e.keys[:0], e.pos[:0]
+	s.freeEntries = append(s.freeEntries, e)
+}
+
+// maxFreeEntries bounds the entries kept for reuse: a cycle's simulated adds.
+const maxFreeEntries = 1 << 16
