@@ -246,7 +246,7 @@ func runKube(ctx context.Context, spec Spec, timeout time.Duration) (*Result, er
 	// The wave: its gangs' members as plain pods of high priority.
 	victimsBefore := victims.Load()
 	wave := 0
-	start = time.Now()
+	start, cpu = time.Now(), cpuSeconds()
 	for w := range spec.Wave {
 		for _, m := range WaveGang(w).Members {
 			wave++
@@ -258,6 +258,7 @@ func runKube(ctx context.Context, spec Spec, timeout time.Duration) (*Result, er
 	res.WavePods = wave
 	err = waitFor(ctx, progress("kube-scheduler", "wave", func() (int64, int64) { return waveBinds.Load(), int64(wave) }), timeout)
 	res.WaveSeconds, res.WaveTimedOut = time.Since(start).Seconds(), err != nil
+	res.WaveCPU, res.WaveDecisions = cpuSeconds()-cpu, -1
 	_, busy = cycles.take()
 	res.WaveCycles = busy.Seconds()
 	res.WaveVictims = int(victims.Load() - victimsBefore)

@@ -52,9 +52,12 @@ type Result struct {
 	// BurstVictims are pods preempted during the burst.
 	BurstVictims int
 	// The wave: its pods, the scheduler's cycles in all (seconds), from its creation to
-	// its last pod bound, and its victims.
+	// its last pod bound, and its victims. WaveCPU is the process's CPU seconds meanwhile
+	// and WaveDecisions the time of its preemption decisions (PostFilter and
+	// PodGroupPostFilter) in all; -1 where the scheduler does not report them.
 	WavePods                 int
 	WaveCycles, WaveSeconds  float64
+	WaveCPU, WaveDecisions   float64
 	WaveTimedOut             bool
 	WaveUnbound, WaveVictims int
 }

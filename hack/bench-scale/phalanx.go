@@ -197,8 +197,10 @@ func runPhalanx(ctx context.Context, spec Spec, timeout time.Duration) (*Result,
 		wave += len(g.Members)
 	}
 	res.WavePods = wave
+	waveCPU, waveDecisions := cpuSeconds(), decisionSeconds(s)
 	waveRun := loopPhalanx(ctx, s, obs, progress("phalanx", "wave", func() (int64, int64) { return api.binds.Load() - before, int64(wave) }), timeout)
 	res.WaveCycles, res.WaveSeconds, res.WaveTimedOut = waveRun.busy.Seconds(), waveRun.wall.Seconds(), waveRun.timedOut
+	res.WaveCPU, res.WaveDecisions = cpuSeconds()-waveCPU, decisionSeconds(s)-waveDecisions
 	res.WaveVictims = int(api.victims.Load() - victimsBefore)
 	res.WaveUnbound = wave - int(api.binds.Load()-before)
 	return res, nil

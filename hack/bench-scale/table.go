@@ -9,8 +9,8 @@ import (
 // writeTable prints one row per scheduler and size, as Markdown; the ratio is phalanx's
 // pods/s over kube-scheduler's in the same run.
 func writeTable(out io.Writer, sizes []int, rows [][]*Result) {
-	fmt.Fprintln(out, "| nodes | scheduler | bound before | pods | seconds | CPU s | pods/s | vs kube-scheduler | p99 pod cycle ms | p99 gang cycle ms | p99 gang cycle CPU ms | bytes/node | bytes/pod | burst victims | wave pods | wave cycles s | wave seconds | wave victims |")
-	fmt.Fprintln(out, "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(out, "| nodes | scheduler | bound before | pods | seconds | CPU s | pods/s | vs kube-scheduler | p99 pod cycle ms | p99 gang cycle ms | p99 gang cycle CPU ms | bytes/node | bytes/pod | burst victims | wave pods | wave cycles s | wave CPU s | wave decisions s | wave seconds | wave victims |")
+	fmt.Fprintln(out, "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for i, row := range rows {
 		var kube *Result
 		for _, r := range row {
@@ -27,10 +27,10 @@ func writeTable(out io.Writer, sizes []int, rows [][]*Result) {
 			if r.Scheduler == "kube-scheduler" {
 				gang, gangCPU = "n/a (members as plain pods)", "n/a"
 			}
-			fmt.Fprintf(out, "| %d | %s | %d | %d | %s | %.1f | %.0f | %s | %s | %s | %s | %.0f | %.0f | %d | %d | %.2f | %s | %d |\n",
+			fmt.Fprintf(out, "| %d | %s | %d | %d | %s | %.1f | %.0f | %s | %s | %s | %s | %.0f | %.0f | %d | %d | %.2f | %.1f | %s | %s | %d |\n",
 				sizes[i], r.Scheduler, r.Bound, r.Pods, seconds(r.Seconds, r.TimedOut, r.Unbound), r.CPU, rate(r), ratio,
 				ms(r.PodP99), gang, gangCPU, r.BytesPerNode, r.BytesPerPod, r.BurstVictims,
-				r.WavePods, r.WaveCycles, seconds(r.WaveSeconds, r.WaveTimedOut, r.WaveUnbound), r.WaveVictims)
+				r.WavePods, r.WaveCycles, r.WaveCPU, decisions(r.WaveDecisions), seconds(r.WaveSeconds, r.WaveTimedOut, r.WaveUnbound), r.WaveVictims)
 		}
 	}
 }
@@ -49,4 +49,12 @@ func seconds(s float64, timedOut bool, unbound int) string {
 		return fmt.Sprintf("%.1f (timed out, %d unbound)", s, unbound)
 	}
 	return fmt.Sprintf("%.1f", s)
+}
+
+// decisions is the wave's decision time, "n/a" where the scheduler does not report it.
+func decisions(s float64) string {
+	if s < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", s)
 }

@@ -312,11 +312,19 @@ func TestSimulatedAddsKeepGenerations(t *testing.T) {
 					seen[n.Generation] = s
 				}
 			}
+			// Two of them are nominated: cycles add them through the nominations too, the
+			// way the scheduler does, with the generations their last adds took.
+			c.Nominations().Nominate(pending[0], "n0")
+			c.Nominations().Nominate(pending[1], "n2")
 			reused := 0
 			for round := range 30 {
 				cp := c.Checkpoint()
 				for step := range 6 {
-					switch rng.IntN(4) {
+					switch rng.IntN(5) {
+					case 4:
+						skip := rng.IntN(3)
+						c.AddNominatedPods(func(pi *framework.PodInfo) bool { return pi != pending[skip] })
+						check(fmt.Sprintf("round %d step %d (nominated)", round, step))
 					case 0, 1:
 						pi := pending[rng.IntN(len(pending))]
 						if pi.NodeName == "" {

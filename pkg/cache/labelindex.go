@@ -37,9 +37,10 @@ func newLabelIndex() labelIndex {
 
 func (x *labelIndex) add(e *podEntry) {
 	lbls := e.pi.Pod.Labels
-	e.postings = make([]*posting, 0, len(lbls)+1)
-	e.pos = make([]int32, 0, len(lbls)+1)
-	e.postings = append(e.postings, &x.all)
+	// An entry reused (NodeStore.newEntry) comes with empty slices and their room.
+	e.postings = append(slices.Grow(e.postings[:0], len(lbls)+1), &x.all)
+	e.pos = slices.Grow(e.pos[:0], len(lbls)+1)
+	e.keys = slices.Grow(e.keys[:0], len(lbls))
 	for k, v := range lbls {
 		kp := x.keys[k]
 		if kp == nil {
@@ -52,6 +53,7 @@ func (x *labelIndex) add(e *podEntry) {
 			kp.values[v] = p
 		}
 		kp.total++
+		e.keys = append(e.keys, kp)
 		e.postings = append(e.postings, p)
 	}
 	for s, p := range e.postings {
@@ -126,9 +128,12 @@ func (x *labelIndex) undoAdd(e *podEntry) {
 	x.adjustTotals(e, -1)
 }
 
+// adjustTotals counts the pod in or out of its label keys' totals. A key stays in the
+// index while a pod has it (dropEmpty only drops keys left without pods), so the entry's
+// pointers to them hold.
 func (x *labelIndex) adjustTotals(e *podEntry, d int) {
-	for k := range e.pi.Pod.Labels {
-		x.keys[k].total += d
+	for _, kp := range e.keys {
+		kp.total += d
 	}
 }
 

@@ -37,6 +37,8 @@ type NodeStore struct {
 	simulatedAdds map[simulatedAdd]int64
 	// sets are the versions of the sets of nodes placements asked about (nodesets.go).
 	sets nodeSets
+	// freeEntries are the entries of undone adds, for the next adds to reuse.
+	freeEntries []*podEntry
 }
 
 // podWatcher is a store that keeps something per pod in the cache. It hears of each pod

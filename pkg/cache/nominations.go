@@ -11,20 +11,32 @@ import (
 // waiting for their victims to leave. Later cycles count them as present (when their
 // priority is not lower than the pod being scheduled). It is the framework.Nominator.
 type NominationStore struct {
-	byPod  map[string]nomination
+	byPod  map[string]*nomination
 	byNode map[string][]*framework.PodInfo
 	// order keeps nominations in the order they were made, so that every walk over them
-	// is deterministic.
-	order []string
+	// is deterministic; the walk reads them from here, without a lookup per pod.
+	order []*nomination
 }
 
 type nomination struct {
 	pi   *framework.PodInfo
 	node string
+	// seen is what the last cycle that added the pod found (NodeStore.AddNominated): its
+	// node and the generations before and after; only a cache of lookups.
+	seen nominatedAdd
+}
+
+// nominatedAdd remembers a nominated pod's last simulated add: the node it was added to
+// (still the node of that name while it is live) and the Generation the add took from the
+// node at from with the pod's leaving mark as it was.
+type nominatedAdd struct {
+	node     *framework.NodeInfo
+	from, to int64
+	leaving  bool
 }
 
 func newNominationStore() *NominationStore {
-	return &NominationStore{byPod: map[string]nomination{}, byNode: map[string][]*framework.PodInfo{}}
+	return &NominationStore{byPod: map[string]*nomination{}, byNode: map[string][]*framework.PodInfo{}}
 }
 
 var _ framework.Nominator = (*NominationStore)(nil)
@@ -33,9 +45,10 @@ var _ framework.Nominator = (*NominationStore)(nil)
 // nomination of the same pod.
 func (s *NominationStore) Nominate(pi *framework.PodInfo, node string) {
 	s.ClearNomination(pi.Key)
-	s.byPod[pi.Key] = nomination{pi: pi, node: node}
+	nom := &nomination{pi: pi, node: node}
+	s.byPod[pi.Key] = nom
 	s.byNode[node] = append(s.byNode[node], pi)
-	s.order = append(s.order, pi.Key)
+	s.order = append(s.order, nom)
 }
 
 // ClearNomination forgets a pod's nomination and returns the node it had ("" for none).
@@ -45,7 +58,7 @@ func (s *NominationStore) ClearNomination(key string) string {
 		return ""
 	}
 	delete(s.byPod, key)
-	if i := slices.Index(s.order, key); i >= 0 {
+	if i := slices.Index(s.order, nom); i >= 0 {
 		s.order = slices.Delete(s.order, i, i+1)
 	}
 	list := s.byNode[nom.node]
@@ -61,7 +74,12 @@ func (s *NominationStore) ClearNomination(key string) string {
 }
 
 // NominatedNode returns the node a pod is nominated to, or "".
-func (s *NominationStore) NominatedNode(key string) string { return s.byPod[key].node }
+func (s *NominationStore) NominatedNode(key string) string {
+	if nom := s.byPod[key]; nom != nil {
+		return nom.node
+	}
+	return ""
+}
 
 // NominatedPodsForNode implements framework.Nominator.
 func (s *NominationStore) NominatedPodsForNode(node string) []*framework.PodInfo {
@@ -73,8 +91,7 @@ func (s *NominationStore) NumNominated() int { return len(s.byPod) }
 
 // ForEachNominated visits every nomination, oldest first.
 func (s *NominationStore) ForEachNominated(fn func(pi *framework.PodInfo, node string)) {
-	for _, key := range s.order {
-		nom := s.byPod[key]
+	for _, nom := range s.order {
 		fn(nom.pi, nom.node)
 	}
 }
@@ -84,9 +101,9 @@ func (s *NominationStore) verify() error {
 	if len(s.order) != len(s.byPod) {
 		return fmt.Errorf("%d nominations, %d in order", len(s.byPod), len(s.order))
 	}
-	for _, key := range s.order {
-		if _, ok := s.byPod[key]; !ok {
-			return fmt.Errorf("nomination order names %s, which is not nominated", key)
+	for _, o := range s.order {
+		if nom, ok := s.byPod[o.pi.Key]; !ok || nom != o {
+			return fmt.Errorf("nomination order names %s on %s, which is not nominated there", o.pi.Key, o.node)
 		}
 	}
 	count := 0

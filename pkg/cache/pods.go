@@ -15,6 +15,8 @@ type podEntry struct {
 	node     *framework.NodeInfo
 	postings []*posting
 	pos      []int32
+	// keys are the label keys' postings of the pod's labels, for their totals.
+	keys []*keyPostings
 }
 
 // podMove is a pod added to or removed from a node under a checkpoint, with what its exact
@@ -53,7 +55,7 @@ func (s *NodeStore) AddBoundPod(pi *framework.PodInfo) error {
 		s.ghosts[node] = n
 	}
 	pi.Assumed = false
-	s.addPod(pi, n, false)
+	s.addPod(pi, n)
 	return nil
 }
 
@@ -68,7 +70,7 @@ func (s *NodeStore) AssumePod(pi *framework.PodInfo, node string) error {
 		return fmt.Errorf("assume pod %s: already in the cache", pi.Key)
 	}
 	pi.Assumed = true
-	s.addPod(pi, n, false)
+	s.addPod(pi, n)
 	return nil
 }
 
@@ -92,33 +94,86 @@ func (s *NodeStore) RemoveBoundPod(key string) *framework.PodInfo {
 // AddPod places a pod on a node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
 	if n := s.Get(node); n != nil {
-		s.addPod(pi, n, true)
+		s.simulateAdd(pi, n, true)
 	}
 }
 
-// remember gives a node the generation the same simulated add gave it before (the add
-// took the node from generation from to its current one), or remembers this one. The same
-// pod added to the node as it was gives the node it gave before: the generation it took
-// then names it again, so what was derived from that node (static verdicts, capacity and
-// disruption bounds, preemption's per-node results) holds.
-func (s *NodeStore) remember(pi *framework.PodInfo, n *framework.NodeInfo, from int64) {
-	key := simulatedAdd{generation: from, pi: pi, leaving: pi.Terminating}
+// AddNominated places, inside a simulation, every pod nominated in noms that include
+// accepts on the node it is nominated to, oldest nomination first, as AddPod would one
+// by one; pods whose node is gone or that are already bound or assumed are left out.
+// Each cycle adds the nominated pods and rolls them back: this walk looks each pod and
+// node up once.
+func (s *NodeStore) AddNominated(noms *NominationStore, include func(*framework.PodInfo) bool) {
+	for _, nom := range noms.order {
+		if !include(nom.pi) {
+			continue
+		}
+		seen := &nom.seen
+		n := seen.node
+		// The node found last time is the node of that name while it is still live.
+		if n == nil || n.Index >= len(s.nodes) || s.nodes[n.Index] != n {
+			n = s.Get(nom.node)
+		}
+		if n == nil || s.pods[nom.pi.Key] != nil {
+			continue
+		}
+		seen.node = n
+		// No pod of that key is in the store, so neither is this one (an entry's pod is
+		// always the store's pod of its key): no need to look it up again.
+		if from, leaving := n.Generation, nom.pi.Terminating; seen.to != 0 && seen.from == from && seen.leaving == leaving {
+			// The add the last cycle made, to the node as it was then: the Generation
+			// it took then names the state again, as simulatedAdds would say.
+			s.add(nom.pi, n, false)
+			n.Generation = seen.to
+			s.podsChanged(n, from)
+		} else {
+			s.simulateAdd(nom.pi, n, false)
+			seen.from, seen.to, seen.leaving = from, n.Generation, leaving
+		}
+	}
+}
+
+// simulateAdd is AddPod on a node found; check says whether the pod may be in the store
+// already.
+func (s *NodeStore) simulateAdd(pi *framework.PodInfo, n *framework.NodeInfo, check bool) {
+	key := simulatedAdd{pi: pi, state: n.Generation << 1}
+	if pi.Terminating {
+		key.state |= 1
+	}
+	before := n.Generation
+	s.add(pi, n, check)
+	if n.Generation == before {
+		return // refused
+	}
+	// The same pod added to the node as it was gives the node it gave before: the
+	// generation it took then names it again, so what was derived from that node (static
+	// verdicts, capacity and disruption bounds, preemption's per-node results) holds.
 	if g, ok := s.simulatedAdds[key]; ok {
 		n.Generation = g
-		return
+	} else {
+		if len(s.simulatedAdds) >= maxSimulatedAdds {
+			clear(s.simulatedAdds)
+		}
+		s.simulatedAdds[key] = n.Generation
 	}
-	if len(s.simulatedAdds) >= maxSimulatedAdds {
-		clear(s.simulatedAdds)
+	s.podsChanged(n, before)
+}
+
+// podsChanged tells the node sets that a node's Generation changed from from, once the
+// change is final (a simulated add may have taken a remembered Generation).
+func (s *NodeStore) podsChanged(n *framework.NodeInfo, from int64) {
+	if s.live(n) {
+		s.sets.podsChanged(n, from, s.undo.simulating())
 	}
-	s.simulatedAdds[key] = n.Generation
 }
 
 // simulatedAdd is a pod added to a node, in a simulation, at one of the node's
-// generations; the pod's own leaving mark is part of what the node then holds.
+// generations; the pod's own leaving mark is part of what the node then holds. state is
+// the generation shifted left by one, its low bit the leaving mark: sixteen bytes of
+// plain memory, hashed and compared as such.
 type simulatedAdd struct {
-	generation int64
-	pi         *framework.PodInfo
-	leaving    bool
+	pi    *framework.PodInfo
+	state int64
 }
 
 // maxSimulatedAdds bounds the generations remembered for simulated adds (a few MB): the
@@ -162,26 +217,32 @@ func (s *NodeStore) ForEachPodMatching(ns func(string) bool, sel labels.Selector
 	})
 }
 
-// addPod adds a pod to a node; simulated says it is AddPod's, whose generations are
-// remembered.
-func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo, simulated bool) {
-	if old, ok := s.entries[pi]; ok {
-		// A pod already on a node: adding it again would corrupt its positions. This is a
-		// scheduler bug; it is refused and reported by Verify instead of spreading.
-		s.faults = append(s.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
-		return
+// addPod adds a bound or assumed pod to a node.
+func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
+	gen := n.Generation
+	s.add(pi, n, true)
+	if n.Generation != gen {
+		s.podsChanged(n, gen)
 	}
-	e := &podEntry{pi: pi, node: n}
+}
+
+// add is addPod without telling the node sets (its callers do, once the node's Generation
+// is final); check says whether the pod may be in the store already.
+func (s *NodeStore) add(pi *framework.PodInfo, n *framework.NodeInfo, check bool) {
+	if check {
+		if old, ok := s.entries[pi]; ok {
+			// A pod already on a node: adding it again would corrupt its positions. This
+			// is a scheduler bug; it is refused and reported by Verify instead of
+			// spreading.
+			s.faults = append(s.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
+			return
+		}
+	}
+	e := s.newEntry(pi, n)
 	s.entries[pi] = e
 	s.pods[pi.Key] = pi
 	gen := n.Generation
 	n.AddPod(pi)
-	if simulated {
-		s.remember(pi, n, gen)
-	}
-	if s.live(n) {
-		s.sets.podsChanged(n, gen, s.undo.simulating())
-	}
 	s.labels.add(e)
 	if n.Node() != nil {
 		if len(n.PodsWithRequiredAntiAffinity) == 1 && len(pi.RequiredAntiAffinity) > 0 {
@@ -245,21 +306,56 @@ func (s *NodeStore) undoMove(m *podMove) {
 		if s.pods[e.pi.Key] == e.pi {
 			delete(s.pods, e.pi.Key)
 		}
-	} else {
-		n.RestorePod(e.pi, m.slot)
-		s.labels.restore(e, m.labelPos)
-		if m.antiPos >= 0 {
-			s.antiNodes.restore(n, m.antiPos)
+		gen := n.Generation
+		n.Generation = m.generation
+		if s.live(n) {
+			s.sets.podsChanged(n, gen, true)
 		}
-		if m.affinityPos >= 0 {
-			s.affinityNodes.restore(n, m.affinityPos)
-		}
-		s.entries[e.pi] = e
-		s.pods[e.pi.Key] = e.pi
+		// Nothing holds the entry of an add undone (its postings and the undo record
+		// are cleared): the next add reuses it.
+		s.freeEntry(e)
+		return
 	}
+	n.RestorePod(e.pi, m.slot)
+	s.labels.restore(e, m.labelPos)
+	if m.antiPos >= 0 {
+		s.antiNodes.restore(n, m.antiPos)
+	}
+	if m.affinityPos >= 0 {
+		s.affinityNodes.restore(n, m.affinityPos)
+	}
+	s.entries[e.pi] = e
+	s.pods[e.pi.Key] = e.pi
 	gen := n.Generation
 	n.Generation = m.generation
 	if s.live(n) {
 		s.sets.podsChanged(n, gen, true)
 	}
 }
+
+// newEntry returns an entry for a pod on a node, one that an undone add left if any.
+func (s *NodeStore) newEntry(pi *framework.PodInfo, n *framework.NodeInfo) *podEntry {
+	if k := len(s.freeEntries); k > 0 {
+		e := s.freeEntries[k-1]
+		s.freeEntries[k-1] = nil
+		s.freeEntries = s.freeEntries[:k-1]
+		e.pi, e.node = pi, n
+		return e
+	}
+	return &podEntry{pi: pi, node: n}
+}
+
+// freeEntry keeps an entry no longer used for newEntry, its slices' room with it.
+func (s *NodeStore) freeEntry(e *podEntry) {
+	if len(s.freeEntries) >= maxFreeEntries {
+		return
+	}
+	e.pi, e.node = nil, nil
+	clear(e.postings)
+	clear(e.keys)
+	e.postings, e.keys, e.pos = e.postings[:0], e.keys[:0], e.pos[:0]
+	s.freeEntries = append(s.freeEntries, e)
+}
+
+// maxFreeEntries bounds the entries kept for reuse: a cycle's simulated adds.
+const maxFreeEntries = 1 << 16

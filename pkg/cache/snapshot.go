@@ -48,6 +48,14 @@ func (c *Cache) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn
 // AddPod places a pod on a node inside a simulation.
 func (c *Cache) AddPod(pi *framework.PodInfo, node string) { c.nodes.AddPod(pi, node) }
 
+// AddNominatedPods places, inside a simulation, the nominated pods include accepts on the
+// nodes they are nominated to, oldest nomination first (those whose node is gone or that
+// are already bound or assumed left out), as AddPod would each: a cycle's view of the
+// room preemptors wait for.
+func (c *Cache) AddNominatedPods(include func(*framework.PodInfo) bool) {
+	c.nodes.AddNominated(c.nominations, include)
+}
+
 // RemovePod takes a pod off its node inside a simulation.
 func (c *Cache) RemovePod(pi *framework.PodInfo) { c.nodes.RemovePod(pi) }
 

@@ -189,12 +189,7 @@ func (c *groupCycle) addNominatedPods(a groupAttempt) {
 		}
 		own = func(np *framework.PodInfo) bool { return groups[framework.GroupKey(np)] }
 	}
-	c.cache.Nominations().ForEachNominated(func(np *framework.PodInfo, node string) {
-		if own(np) || np.Priority < g.Priority || c.cache.Get(node) == nil || c.cache.Nodes().Pod(np.Key) != nil {
-			return
-		}
-		c.cache.AddPod(np, node)
-	})
+	c.cache.AddNominatedPods(func(np *framework.PodInfo) bool { return np.Priority >= g.Priority && !own(np) })
 }
 
 // fail requeues a group that could not be placed and tells the user why, on the group and

@@ -111,15 +111,7 @@ func (c *podCycle) schedule(ctx context.Context, fwk *fwkruntime.Framework, entr
 // p's, onto those nodes, so the cycle treats their room as taken (the preemption design's
 // Example 1). The caller rolls them back.
 func (c *podCycle) addNominatedPods(p *framework.PodInfo) {
-	c.cache.Nominations().ForEachNominated(func(np *framework.PodInfo, node string) {
-		if np.Key == p.Key || np.Priority < p.Priority {
-			return
-		}
-		if c.cache.Get(node) == nil || c.cache.Nodes().Pod(np.Key) != nil {
-			return
-		}
-		c.cache.AddPod(np, node)
-	})
+	c.cache.AddNominatedPods(func(np *framework.PodInfo) bool { return np.Key != p.Key && np.Priority >= p.Priority })
 }
 
 // assume records the decision in the cache, runs Reserve and Permit, and starts binding.
