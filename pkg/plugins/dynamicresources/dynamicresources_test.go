@@ -452,3 +452,36 @@ func TestExtendedResourcesOthers(t *testing.T) {
 		})
 	}
 }
+
+// A node that has a pod's extended resource from a device plugin needs no claim for it:
+// Reserve there succeeds and PreBind writes nothing, as kube-scheduler's plugin (found by
+// kube-scheduler's TestPlugin case extended-resource-name-with-node-resource, decision 38).
+func TestExtendedResourcesFromDevicePlugin(t *testing.T) {
+	c, pl, fc := cluster(t)
+	name := "example.com/gpu"
+	dc := testutil.DeviceClass("gpu", driver)
+	dc.Spec.ExtendedResourceName = &name
+	c.Devices().SetDeviceClass(dc)
+	c.Nodes().AddNode(testutil.Node("n3").Capacity("cpu", "8").Capacity(name, "2").Obj())
+	pod := testutil.Pod("p").Obj()
+	pod.Spec.Containers = []v1.Container{{Name: "main", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceName(name): resource.MustParse("1")}}}}
+	p := framework.NewPodInfo(pod)
+	cs := framework.NewCycleState()
+	ctx := context.Background()
+	if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	if st := pl.Filter(ctx, cs, p, c.Get("n3")); !st.IsSuccess() {
+		t.Fatalf("Filter on n3: %v", st)
+	}
+	if st := pl.Reserve(ctx, cs, p, "n3"); !st.IsSuccess() {
+		t.Fatalf("Reserve on n3: %v", st)
+	}
+	if st := pl.PreBind(ctx, cs, p, "n3"); !st.IsSuccess() {
+		t.Fatalf("PreBind on n3: %v", st)
+	}
+	if fc.writes != 0 || len(fc.claims) != 0 {
+		t.Errorf("PreBind wrote %d claims (%v), want none", fc.writes, fc.claims)
+	}
+	pl.Unreserve(ctx, cs, p, "n3")
+}

@@ -426,7 +426,9 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	s.mu.Lock()
 	na := s.perNode[node]
 	s.mu.Unlock()
-	if na == nil && (len(s.toAllocate) > 0 || s.extended.needed()) {
+	// A node that has the pod's extended resources from a device plugin needs no claim
+	// for them (Filter computed nothing there).
+	if na == nil && (len(s.toAllocate) > 0 || s.extended.needed() && needsClaim(dra, s.extended, pl.h.Snapshot().Get(node))) {
 		return framework.AsStatus(fmt.Errorf("no device allocation was computed for node %s", node))
 	}
 	if na != nil {
@@ -461,6 +463,12 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 		}
 	}
 	return nil
+}
+
+// needsClaim reports whether the pod needs a claim for its extended resources on the
+// node (an unknown node: it does).
+func needsClaim(dra framework.DRA, e *extendedClaim, n *framework.NodeInfo) bool {
+	return n == nil || e.nodeClaim(dra, n) != nil
 }
 
 // Unreserve drops the allocations this pod's Reserve assumed.
