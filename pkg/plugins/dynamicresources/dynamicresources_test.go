@@ -485,3 +485,42 @@ func TestExtendedResourcesFromDevicePlugin(t *testing.T) {
 	}
 	pl.Unreserve(ctx, cs, p, "n3")
 }
+
+// When the binding fails after PreBind reserved the pod's claims, Unreserve drops the
+// pod's reservation (the allocation stays), as kube-scheduler's Unreserve does (found by
+// kube-scheduler's TestPlugin case bind-failure, decision 38). Another pod's stays.
+func TestUnreserveAfterPreBind(t *testing.T) {
+	c, pl, fc := cluster(t)
+	addClaim(c, fc, testutil.Claim("gpus", "gpu", 1))
+	pod := testutil.Pod("p").Claims("gpus").Obj()
+	pod.UID = "pod-uid"
+	p := framework.NewPodInfo(pod)
+	ctx := context.Background()
+	cs := framework.NewCycleState()
+	pl.PreFilter(ctx, cs, p)
+	if st := pl.Filter(ctx, cs, p, c.Get("n2")); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	pl.Reserve(ctx, cs, p, "n2")
+	// Unreserve before PreBind writes nothing.
+	pl.Unreserve(ctx, cs, p, "n2")
+	if fc.writes != 0 {
+		t.Fatalf("Unreserve before PreBind: %d writes, want none", fc.writes)
+	}
+	pl.PreFilter(ctx, cs, p)
+	pl.Filter(ctx, cs, p, c.Get("n2"))
+	pl.Reserve(ctx, cs, p, "n2")
+	if st := pl.PreBind(ctx, cs, p, "n2"); !st.IsSuccess() {
+		t.Fatalf("PreBind: %v", st)
+	}
+	got := fc.claims["default/gpus"]
+	got.Status.ReservedFor = append(got.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: "q", UID: "q-uid"})
+	pl.Unreserve(ctx, cs, p, "n2")
+	got = fc.claims["default/gpus"]
+	if got.Status.Allocation == nil {
+		t.Error("Unreserve deallocated the claim")
+	}
+	if r := got.Status.ReservedFor; len(r) != 1 || r[0].UID != "q-uid" {
+		t.Errorf("reserved for %v after Unreserve, want the other pod only", r)
+	}
+}
