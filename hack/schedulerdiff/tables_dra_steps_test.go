@@ -112,8 +112,8 @@ type stepRun struct {
 	// differed: a step differed as stated.
 	listed   string
 	differed bool
-	pod    *framework.PodInfo
-	claims []string // the case's claims, namespace/name
+	pod      *framework.PodInfo
+	claims   []string // the case's claims, namespace/name
 }
 
 // runSteps runs phalanx's plugin through a case as upstream's loop runs kube-scheduler's

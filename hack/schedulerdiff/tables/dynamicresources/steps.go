@@ -124,3 +124,7 @@ func stepOf(r result) Step {
 	slices.Sort(st.InFlight)
 	return st
 }
+
+// DefaultArgs are the arguments upstream's tests build the plugin with when a case gives
+// none.
+func DefaultArgs() apiruntime.Object { return getDefaultDynamicResourcesArgs() }
