@@ -134,7 +134,7 @@ func runStepsOf(ctx context.Context, ph *Phalanx, tc *tables.Case, s *dynamicres
 		cl.ResourceVersion = "seeded"
 		objs = append(objs, cl)
 	}
-	//lint:ignore SA1019 upstream's test uses the simple clientset, whose tracker its reactors expect
+	// The simple clientset, as upstream's test: its reactors expect its tracker.
 	client := fake.NewSimpleClientset(objs...)
 	client.PrependReactor("*", "*", dynamicresources.NewReactor(client.Tracker(), s.FailPatch))
 	client.ReactionChain = append(slices.Clone(s.Reactors), client.ReactionChain...)
