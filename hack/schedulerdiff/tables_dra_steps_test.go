@@ -488,3 +488,52 @@ func (r resourceClient) GetPersistentVolumeClaim(ctx context.Context, ns, name s
 func (r resourceClient) UpdatePersistentVolumeClaim(ctx context.Context, pvc *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
 	return r.c.CoreV1().PersistentVolumeClaims(pvc.Namespace).Update(ctx, pvc, metav1.UpdateOptions{})
 }
+
+// TestUpstreamTablesDRAStepsCanFail alters the stated outcome of compared cases (three
+// agreed, one listed), one step each, and expects each alteration to be caught.
+func TestUpstreamTablesDRAStepsCanFail(t *testing.T) {
+	ctx := t.Context()
+	ph := NewPhalanx()
+	unchanged := func(before []metav1.Object) []metav1.Object { return before }
+	alter := map[string]func(s *dynamicresources.Steps){
+		// PreBind writes the claim made for extended resources: stated as writing nothing.
+		"extended-resource-name-with-resources": func(s *dynamicresources.Steps) { s.PreBind.Want = unchanged },
+		// PostFilter deallocates: stated with another message.
+		"wrong-topology": func(s *dynamicresources.Steps) {
+			s.PostFilter.Status = fwk.NewStatus(fwk.Unschedulable, "not what PostFilter says")
+		},
+		// Unreserve before PreBind drops the allocation pending: stated as kept.
+		"skip-bind": func(s *dynamicresources.Steps) {
+			s.UnreserveBeforePreBind.InFlight = []string{"default/my-pod-my-resource"}
+		},
+		// Unreserve after the binding failed drops the pod's reservation: stated as kept.
+		"bind-failure": func(s *dynamicresources.Steps) { s.UnreserveAfterBindFailure.Want = unchanged },
+	}
+	steps := dynamicresources.StepsOf()
+	for _, tc := range dynamicresources.Cases() {
+		fn := alter[tc.Name]
+		if fn == nil {
+			continue
+		}
+		delete(alter, tc.Name)
+		s := *steps[tc.Name]
+		if s.UnreserveBeforePreBind != nil {
+			u := *s.UnreserveBeforePreBind
+			s.UnreserveBeforePreBind = &u
+		}
+		if s.UnreserveAfterBindFailure != nil {
+			u := *s.UnreserveAfterBindFailure
+			s.UnreserveAfterBindFailure = &u
+		}
+		if _, err := runSteps(ctx, ph, &tc, &s); err != nil {
+			t.Fatalf("%s as stated: %v", tc.Name, err)
+		}
+		fn(&s)
+		if _, err := runSteps(ctx, ph, &tc, &s); err == nil {
+			t.Errorf("%s: an altered outcome was not caught", tc.Name)
+		}
+	}
+	for name := range alter {
+		t.Errorf("no case %q", name)
+	}
+}
