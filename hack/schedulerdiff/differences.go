@@ -69,6 +69,9 @@ var Differences = []Difference{
 	{ID: "internal-arguments", Scopes: []string{"NodeResourcesFit"}, Applies: never},
 	{ID: "refused-pods", Scopes: []string{"InterPodAffinity"}, Applies: never},
 	{ID: "devices-preemptible", Scopes: []string{"DynamicResources", CycleName}, Reads: devicesUnresolvable},
+	{ID: "outside-allocation-unstamped", Scopes: []string{"DynamicResources"}, Applies: never},
+	{ID: "binding-wait-deallocates", Scopes: []string{"DynamicResources"}, Applies: never},
+	{ID: "error-texts", Scopes: []string{"DynamicResources"}, Applies: never},
 }
 
 // devicesUnresolvable reads DynamicResources' verdict on a node where the pod's claims
@@ -139,4 +142,22 @@ var TableDifferences = map[string]string{
 	"noderesources/most_allocated_test.go TestMostAllocatedScoringStrategy resource with zero weight":                                             "internal-arguments",
 	"interpodaffinity/filtering_test.go TestRequiredAffinitySingleNode PodAffinity fails PreFilter with an invalid affinity label syntax":         "refused-pods",
 	"interpodaffinity/filtering_test.go TestRequiredAffinitySingleNode PodAntiAffinity fails PreFilter with an invalid antiaffinity label syntax": "refused-pods",
+}
+
+// StepDifferences are the cases of DynamicResources' TestPlugin whose PreBind, PostFilter
+// or Unreserve phalanx does differently on purpose (TestUpstreamTablesDRASteps): the
+// case's id and the ID of the listed difference that explains it. A case listed must
+// differ as stated and agree once read through the difference.
+var StepDifferences = map[string]string{
+	"dynamicresources/dynamicresources_test.go TestPlugin allocated-skip-node-operations-with-feature":                "outside-allocation-unstamped",
+	"dynamicresources/dynamicresources_test.go TestPlugin bind-failure":                                               "outside-allocation-unstamped",
+	"dynamicresources/dynamicresources_test.go TestPlugin bound-claim-without-binding-conditions":                     "outside-allocation-unstamped",
+	"dynamicresources/dynamicresources_test.go TestPlugin claim-reference":                                            "outside-allocation-unstamped",
+	"dynamicresources/dynamicresources_test.go TestPlugin claim-template":                                             "outside-allocation-unstamped",
+	"dynamicresources/dynamicresources_test.go TestPlugin good-topology":                                              "outside-allocation-unstamped",
+	"dynamicresources/dynamicresources_test.go TestPlugin podgroup-claim-reference-feature-disabled-reserves-for-pod": "outside-allocation-unstamped",
+	"dynamicresources/dynamicresources_test.go TestPlugin bind-claim-with-binding-conditions":                         "binding-wait-deallocates",
+	"dynamicresources/dynamicresources_test.go TestPlugin bind-failure-concurrent-deallocation":                       "binding-wait-deallocates",
+	"dynamicresources/dynamicresources_test.go TestPlugin prebind-fail-with-binding-timeout":                          "binding-wait-deallocates",
+	"dynamicresources/dynamicresources_test.go TestPlugin add-allocation-timestamp-failure":                           "error-texts",
 }

@@ -3,6 +3,7 @@ package schedulerdiff
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -189,4 +190,44 @@ func phalanxReserve(ctx context.Context, ph *Phalanx, args []byte, c *Case, node
 		}
 	}
 	return out, nil
+}
+
+// TestUpstreamTablesDRANormalizeScore runs DynamicResources' TestNormalizeScore through
+// both plugins' NormalizeScore: kube-scheduler's must leave the scores its test states,
+// and phalanx's the same.
+func TestUpstreamTablesDRANormalizeScore(t *testing.T) {
+	ctx := t.Context()
+	up, err := NewUpstreamWith(ctx, nil, Namespaces, StorageObjects())
+	if err != nil {
+		t.Fatal(err)
+	}
+	upl, err := up.Build(ctx, "DynamicResources", dynamicresources.DefaultArgs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	phl, err := NewPhalanx().registry["DynamicResources"](nil, &testutil.Handle{Cache: newCache(&Case{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := dynamicresources.NormalizeScoreCases()
+	for _, tc := range cases {
+		id := dynamicresources.NormalizeScoreFrom + " " + tc.Name
+		scores := slices.Clone(tc.Scores)
+		upl.(fwk.ScorePlugin).ScoreExtensions().NormalizeScore(ctx, nil, nil, scores)
+		if !slices.Equal(scores, tc.Want) {
+			t.Errorf("%s: kube-scheduler's plugin gives %v, upstream's test states %v (a transcription mistake)", id, scores, tc.Want)
+		}
+		ph := make([]phframework.NodeScore, len(tc.Scores))
+		for i, s := range tc.Scores {
+			ph[i] = phframework.NodeScore{Name: s.Name, Score: s.Score}
+		}
+		phl.(phframework.ScorePlugin).ScoreExtensions().NormalizeScore(ctx, nil, nil, ph)
+		for i, s := range ph {
+			if s.Name != tc.Want[i].Name || s.Score != tc.Want[i].Score {
+				t.Errorf("%s: phalanx gives %s %d, stated %s %d", id, s.Name, s.Score, tc.Want[i].Name, tc.Want[i].Score)
+			}
+		}
+	}
+	t.Logf("DynamicResources TestNormalizeScore: %d cases agreed", len(cases))
+	fmt.Printf("schedulerdiff upstream tables DynamicResources TestNormalizeScore: cases %d\n", len(cases))
 }

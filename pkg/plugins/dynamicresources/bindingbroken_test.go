@@ -288,3 +288,43 @@ func TestLeftoverExtendedClaim(t *testing.T) {
 		})
 	}
 }
+
+// When the binding fails after PreBind made the claim for a pod's extended resources,
+// Unreserve deletes it, as kube-scheduler's Unreserve does, so that the next attempt
+// makes another rather than finding it left over (found by kube-scheduler's TestPlugin
+// case extended-resource-name-bind-failure, decision 38).
+func TestUnreserveDeletesExtendedClaim(t *testing.T) {
+	c, pl, fc := cluster(t)
+	name := "example.com/gpu"
+	dc := testutil.DeviceClass("gpu", driver)
+	dc.Spec.ExtendedResourceName = &name
+	c.Devices().SetDeviceClass(dc)
+	pod := testutil.Pod("p").Obj()
+	pod.Spec.Containers[0].Resources.Requests = v1.ResourceList{v1.ResourceName(name): resource.MustParse("1")}
+	p := framework.NewPodInfo(pod)
+	ctx := context.Background()
+	for _, step := range []string{"before PreBind", "after PreBind"} {
+		cs := framework.NewCycleState()
+		if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
+			t.Fatal(st)
+		}
+		if st := pl.Filter(ctx, cs, p, c.Get("n1")); !st.IsSuccess() {
+			t.Fatal(st)
+		}
+		if st := pl.Reserve(ctx, cs, p, "n1"); !st.IsSuccess() {
+			t.Fatal(st)
+		}
+		if step == "after PreBind" {
+			if st := pl.PreBind(ctx, cs, p, "n1"); !st.IsSuccess() {
+				t.Fatal(st)
+			}
+			if len(fc.claims) != 1 {
+				t.Fatalf("PreBind made claims %v, want one", fc.claims)
+			}
+		}
+		pl.Unreserve(ctx, cs, p, "n1")
+		if len(fc.claims) != 0 {
+			t.Errorf("%s: Unreserve left claims %v, want none", step, fc.claims)
+		}
+	}
+}

@@ -452,3 +452,75 @@ func TestExtendedResourcesOthers(t *testing.T) {
 		})
 	}
 }
+
+// A node that has a pod's extended resource from a device plugin needs no claim for it:
+// Reserve there succeeds and PreBind writes nothing, as kube-scheduler's plugin (found by
+// kube-scheduler's TestPlugin case extended-resource-name-with-node-resource, decision 38).
+func TestExtendedResourcesFromDevicePlugin(t *testing.T) {
+	c, pl, fc := cluster(t)
+	name := "example.com/gpu"
+	dc := testutil.DeviceClass("gpu", driver)
+	dc.Spec.ExtendedResourceName = &name
+	c.Devices().SetDeviceClass(dc)
+	c.Nodes().AddNode(testutil.Node("n3").Capacity("cpu", "8").Capacity(name, "2").Obj())
+	pod := testutil.Pod("p").Obj()
+	pod.Spec.Containers = []v1.Container{{Name: "main", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceName(name): resource.MustParse("1")}}}}
+	p := framework.NewPodInfo(pod)
+	cs := framework.NewCycleState()
+	ctx := context.Background()
+	if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	if st := pl.Filter(ctx, cs, p, c.Get("n3")); !st.IsSuccess() {
+		t.Fatalf("Filter on n3: %v", st)
+	}
+	if st := pl.Reserve(ctx, cs, p, "n3"); !st.IsSuccess() {
+		t.Fatalf("Reserve on n3: %v", st)
+	}
+	if st := pl.PreBind(ctx, cs, p, "n3"); !st.IsSuccess() {
+		t.Fatalf("PreBind on n3: %v", st)
+	}
+	if fc.writes != 0 || len(fc.claims) != 0 {
+		t.Errorf("PreBind wrote %d claims (%v), want none", fc.writes, fc.claims)
+	}
+	pl.Unreserve(ctx, cs, p, "n3")
+}
+
+// When the binding fails after PreBind reserved the pod's claims, Unreserve drops the
+// pod's reservation (the allocation stays), as kube-scheduler's Unreserve does (found by
+// kube-scheduler's TestPlugin case bind-failure, decision 38). Another pod's stays.
+func TestUnreserveAfterPreBind(t *testing.T) {
+	c, pl, fc := cluster(t)
+	addClaim(c, fc, testutil.Claim("gpus", "gpu", 1))
+	pod := testutil.Pod("p").Claims("gpus").Obj()
+	pod.UID = "pod-uid"
+	p := framework.NewPodInfo(pod)
+	ctx := context.Background()
+	cs := framework.NewCycleState()
+	pl.PreFilter(ctx, cs, p)
+	if st := pl.Filter(ctx, cs, p, c.Get("n2")); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	pl.Reserve(ctx, cs, p, "n2")
+	// Unreserve before PreBind writes nothing.
+	pl.Unreserve(ctx, cs, p, "n2")
+	if fc.writes != 0 {
+		t.Fatalf("Unreserve before PreBind: %d writes, want none", fc.writes)
+	}
+	pl.PreFilter(ctx, cs, p)
+	pl.Filter(ctx, cs, p, c.Get("n2"))
+	pl.Reserve(ctx, cs, p, "n2")
+	if st := pl.PreBind(ctx, cs, p, "n2"); !st.IsSuccess() {
+		t.Fatalf("PreBind: %v", st)
+	}
+	got := fc.claims["default/gpus"]
+	got.Status.ReservedFor = append(got.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: "q", UID: "q-uid"})
+	pl.Unreserve(ctx, cs, p, "n2")
+	got = fc.claims["default/gpus"]
+	if got.Status.Allocation == nil {
+		t.Error("Unreserve deallocated the claim")
+	}
+	if r := got.Status.ReservedFor; len(r) != 1 || r[0].UID != "q-uid" {
+		t.Errorf("reserved for %v after Unreserve, want the other pod only", r)
+	}
+}

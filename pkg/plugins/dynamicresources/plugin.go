@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -201,6 +202,9 @@ type stateData struct {
 	// changed by a later member's joint search) and those of shared claims allocated
 	// earlier in the group's cycle. Written on the loop before binding starts.
 	decided map[string]*resourceapi.AllocationResult
+	// reserved are the claims (keys) PreBind reserved for the pod, whose reservation
+	// Unreserve drops when the binding fails after it.
+	reserved []string
 }
 
 // Clone returns the state itself: preemption's dry runs only add per-node results.
@@ -426,7 +430,9 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	s.mu.Lock()
 	na := s.perNode[node]
 	s.mu.Unlock()
-	if na == nil && (len(s.toAllocate) > 0 || s.extended.needed()) {
+	// A node that has the pod's extended resources from a device plugin needs no claim
+	// for them (Filter computed nothing there).
+	if na == nil && (len(s.toAllocate) > 0 || s.extended.needed() && needsClaim(dra, s.extended, pl.h.Snapshot().Get(node))) {
 		return framework.AsStatus(fmt.Errorf("no device allocation was computed for node %s", node))
 	}
 	if na != nil {
@@ -463,13 +469,32 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	return nil
 }
 
-// Unreserve drops the allocations this pod's Reserve assumed.
-func (pl *DynamicResources) Unreserve(_ context.Context, cs *framework.CycleState, _ *framework.PodInfo, node string) {
+// needsClaim reports whether the pod needs a claim for its extended resources on the
+// node (an unknown node: it does).
+func needsClaim(dra framework.DRA, e *extendedClaim, n *framework.NodeInfo) bool {
+	return n == nil || e.nodeClaim(dra, n) != nil
+}
+
+// Unreserve drops the allocations this pod's Reserve assumed and, when the binding failed
+// after PreBind, the pod's reservations PreBind wrote and the claim it made for the pod's
+// extended resources (deleted), as kube-scheduler's Unreserve does (a deletion that fails leaves it to the next attempt,
+// which finds it by its owner and deletes it in PostFilter).
+func (pl *DynamicResources) Unreserve(ctx context.Context, cs *framework.CycleState, p *framework.PodInfo, node string) {
 	s := readState(cs)
 	if s == nil {
 		return
 	}
 	dra := pl.h.Snapshot().DRA()
+	if client := pl.h.ResourceClient(); client != nil {
+		// As kube-scheduler's Unreserve: a failed binding gives up the pod's reservations
+		// (not the allocations); one that fails to be dropped is the ResourceClaim
+		// controller's to clean once the pod is gone.
+		for _, key := range s.reserved {
+			ns, name, _ := strings.Cut(key, "/")
+			_ = unreserveClaim(ctx, client, ns, name, p.Pod.UID)
+		}
+	}
+	s.reserved = nil
 	for _, key := range s.toKeys {
 		if pl.owners[key] == s {
 			delete(pl.owners, key)
@@ -478,8 +503,12 @@ func (pl *DynamicResources) Unreserve(_ context.Context, cs *framework.CycleStat
 			dra.ForgetAllocation(key)
 		}
 	}
-	if s.extended != nil {
-		s.extended.allocation, s.extended.claim = nil, nil
+	if e := s.extended; e != nil {
+		if client := pl.h.ResourceClient(); e.created != "" && client != nil {
+			ns, name, _ := strings.Cut(e.created, "/")
+			_ = deleteClaim(ctx, client, ns, name)
+		}
+		e.allocation, e.claim, e.created = nil, nil, ""
 	}
 	// s.decided is kept: a simulation may roll the snapshot back to before this Unreserve
 	// (the allocation assumed again) and call Unreserve again, which must then forget it

@@ -12,6 +12,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
@@ -38,6 +39,9 @@ func (pl *DynamicResources) PreBind(ctx context.Context, cs *framework.CycleStat
 	for _, c := range s.claims {
 		if err := bindClaim(ctx, client, c.claim.Namespace, c.claim.Name, s.decided[c.key], c.pc.Consumer(p.Pod), now); err != nil {
 			return framework.AsStatus(fmt.Errorf("binding ResourceClaim %s: %w", c.key, err))
+		}
+		if !slices.Contains(s.reserved, c.key) {
+			s.reserved = append(s.reserved, c.key)
 		}
 	}
 	if e := s.extended; e != nil && e.allocation != nil {
@@ -103,6 +107,29 @@ func writeClaim(ctx context.Context, client framework.ResourceClient, cur *resou
 	}
 	_, err := client.UpdateResourceClaimStatus(ctx, next)
 	return err
+}
+
+// unreserveClaim drops the pod's reservation of a claim, its allocation kept.
+func unreserveClaim(ctx context.Context, client framework.ResourceClient, ns, name string, uid types.UID) error {
+	mine := func(r resourceapi.ResourceClaimConsumerReference) bool { return r.UID == uid }
+	for range conflictRetries {
+		cur, err := client.GetResourceClaim(ctx, ns, name)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(cur.Status.ReservedFor, mine) {
+			return nil
+		}
+		next := cur.DeepCopy()
+		next.Status.ReservedFor = slices.DeleteFunc(next.Status.ReservedFor, mine)
+		if _, err = client.UpdateResourceClaimStatus(ctx, next); err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("claim kept changing: gave up after %d conflicts", conflictRetries)
 }
 
 // bindExtended creates the pod's claim for its extended resources, writes its allocation

@@ -7,7 +7,9 @@
 // and each node's Filter status upstream states (by message, as its test checks them),
 // and, where it states them, the allocations its Reserve makes pending on the node its
 // loop selects (TestUpstreamTablesDRAReserve). PreBind, PostFilter and Unreserve, which
-// upstream's test follows through its API server's reactors, are not run (decision 38).
+// upstream's test follows through its API server's reactors, run through phalanx's plugin
+// on a fake API server built as upstream's (steps.go, loop.go:
+// TestUpstreamTablesDRASteps); TestNormalizeScore's table is normalizescore.go.
 //
 // Upstream's loop turns feature gates off or on per case (its default is v1.36's DRA with
 // the newer gates off); the harness runs v1.37.2's defaults. A case that sets a gate
@@ -39,10 +41,14 @@ const From = "dynamicresources/dynamicresources_test.go TestPlugin"
 var notRunUnder = map[string]string{
 	"claim-with-prioritized-list-feature-disabled": "DRAPrioritizedList off (the test's default; v1.37 locks it on)",
 	"tainted-device-disabled":                      "DRADeviceTaints off (the test's default; on in v1.37)",
-	// Not a gate, a timing: whether kube-scheduler's search ends within 1 ns is the
-	// machine's speed (phalanx counts the node's devices first, and proves the claim does
-	// not fit before it would search).
-	"timeout": "a filterTimeout of 1 ns: the outcome is a matter of timing",
+	// Not a gate, a timing: the claim has 5 requests, the node 4 devices. kube-scheduler's
+	// stated Error ("timed out trying to allocate devices") holds when its search is
+	// interrupted within 1 ns, its "cannot allocate all claims" when the search ends
+	// first: the machine's speed. phalanx's filter timeout cannot be forced: it has no
+	// clock or deadline of its own to inject (a deadline on Filter's context is the
+	// caller's cancel, another outcome), and it proves by counting the node's devices,
+	// before any search, that the claim cannot fit: Unschedulable, whatever the timeout.
+	"timeout": "a filterTimeout of 1 ns on a claim that cannot fit: kube-scheduler's outcome is whether its search is interrupted within 1 ns (timing), phalanx's filter timeout cannot be forced and it finds by counting, before any search, that the claim cannot fit",
 }
 
 // Cases are TestPlugin's cases, in name order.
