@@ -57,6 +57,10 @@ func TestNodeSetVersions(t *testing.T) {
 			for i := range 4 {
 				pending = append(pending, framework.NewPodInfo(testPod(1000+i)))
 			}
+			// Pods nominated to nodes, which a cycle adds in one walk (AddNominatedPods).
+			for i := range 3 {
+				c.Nominations().Nominate(framework.NewPodInfo(testPod(2000+i)), fmt.Sprintf("n%d", rng.IntN(4)))
+			}
 			type seenKey struct {
 				set     int
 				version int64
@@ -94,7 +98,7 @@ func TestNodeSetVersions(t *testing.T) {
 				var inner framework.Checkpoint
 				for step := range 8 {
 					where := fmt.Sprintf("round %d step %d", round, step)
-					switch rng.IntN(6) {
+					switch rng.IntN(7) {
 					case 0, 1:
 						if pi := pending[rng.IntN(len(pending))]; pi.NodeName == "" {
 							c.AddPod(pi, fmt.Sprintf("n%d", rng.IntN(4)))
@@ -120,6 +124,8 @@ func TestNodeSetVersions(t *testing.T) {
 						if pi := pending[rng.IntN(len(pending))]; pi.NodeName == "" {
 							pi.Terminating = !pi.Terminating
 						}
+					case 6:
+						c.AddNominatedPods(func(*framework.PodInfo) bool { return true })
 					}
 					check(where)
 				}
