@@ -37,6 +37,8 @@ type NodeStore struct {
 	simulatedAdds map[simulatedAdd]int64
 	// sets are the versions of the sets of nodes placements asked about (nodesets.go).
 	sets nodeSets
+	// journal lists the nodes whose pods with affinity terms changed (journal.go).
+	journal affinityJournal
 	// freeEntries are the entries of undone adds, for the next adds to reuse.
 	freeEntries []*podEntry
 }
@@ -122,6 +124,7 @@ func (s *NodeStore) AddNode(node *v1.Node) *framework.NodeInfo {
 	s.nodes = append(s.nodes, n)
 	s.layoutVersion++
 	s.sets.reset()
+	s.journal.reset()
 	return n
 }
 
@@ -145,6 +148,7 @@ func (s *NodeStore) RemoveNode(name string) {
 	}
 	s.layoutVersion++
 	s.sets.reset()
+	s.journal.reset()
 	s.setImages(n, n.Node(), nil)
 	if len(n.Pods) > 0 {
 		s.relabel(n, false)

@@ -252,6 +252,7 @@ func (s *NodeStore) add(pi *framework.PodInfo, n *framework.NodeInfo, check bool
 			s.affinityNodes.add(n)
 		}
 	}
+	s.recordAffinity(pi, n)
 	s.undo.logMove(podMove{entry: e, generation: gen})
 	for _, w := range s.watchers {
 		w.podAdded(pi)
@@ -264,6 +265,7 @@ func (s *NodeStore) removePod(pi *framework.PodInfo) {
 	m := podMove{removed: true, entry: e, generation: n.Generation, antiPos: -1, affinityPos: -1}
 	m.labelPos = s.labels.remove(e, s.undo.simulating())
 	m.slot = n.RemovePod(pi)
+	s.recordAffinity(pi, n)
 	if s.live(n) {
 		s.sets.podsChanged(n, m.generation, s.undo.simulating())
 	}
@@ -302,6 +304,7 @@ func (s *NodeStore) undoMove(m *podMove) {
 		}
 		s.labels.undoAdd(e)
 		n.UndoAdd(e.pi)
+		s.recordAffinity(e.pi, n)
 		delete(s.entries, e.pi)
 		if s.pods[e.pi.Key] == e.pi {
 			delete(s.pods, e.pi.Key)
@@ -317,6 +320,7 @@ func (s *NodeStore) undoMove(m *podMove) {
 		return
 	}
 	n.RestorePod(e.pi, m.slot)
+	s.recordAffinity(e.pi, n)
 	s.labels.restore(e, m.labelPos)
 	if m.antiPos >= 0 {
 		s.antiNodes.restore(n, m.antiPos)

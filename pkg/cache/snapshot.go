@@ -30,6 +30,12 @@ func (c *Cache) NodeSetOf(nodes []*framework.NodeInfo) *framework.NodeSet {
 	return c.nodes.NodeSetOf(nodes)
 }
 
+// AffinityChangesSince returns the live nodes that had a pod with affinity terms added or
+// removed since a journal position, and the position now (false: look at every node).
+func (c *Cache) AffinityChangesSince(from uint64) ([]*framework.NodeInfo, uint64, bool) {
+	return c.nodes.AffinityChangesSince(from)
+}
+
 // NodesWithRequiredAntiAffinityPods returns the live nodes running a pod with a required
 // anti-affinity term.
 func (c *Cache) NodesWithRequiredAntiAffinityPods() []*framework.NodeInfo {

@@ -251,6 +251,15 @@ type Snapshot interface {
 	NodesWithRequiredAntiAffinityPods() []*NodeInfo
 	// NodesWithAffinityPods returns the nodes that run a pod with any affinity term.
 	NodesWithAffinityPods() []*NodeInfo
+	// AffinityChangesSince returns, oldest first, the nodes of NodeInfos on which a pod
+	// with any affinity term was added or removed (a simulation's changes and their
+	// rollback included; a node once per change) since journal position from, and the
+	// position now. ok is false when the journal cannot tell (position 0, a position from
+	// before nodes were added or removed, or one it no longer keeps): the reader must look
+	// at every node, then continue from now. The nodes are valid until the next change.
+	// What a reader derived from a node's pods lists is thus stale exactly on the nodes
+	// returned, whatever their Generation says (rollbacks restore Generations).
+	AffinityChangesSince(from uint64) (nodes []*NodeInfo, now uint64, ok bool)
 	// ForEachPodMatching calls fn for every pod on a node whose labels match sel and whose
 	// namespace is accepted by ns, until fn returns false. It uses a label index, so the
 	// cost follows the number of candidate pods, not the cluster size.

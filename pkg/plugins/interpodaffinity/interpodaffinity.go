@@ -59,17 +59,22 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		return nil, err
 	}
 	hardWeight := int64(*args.HardPodAffinityWeight)
+	snap := h.Snapshot()
+	var changes func(uint64) ([]*framework.NodeInfo, uint64, bool)
+	if snap != nil {
+		changes = snap.AffinityChangesSince
+	}
 	return &InterPodAffinity{
 		args: args,
-		snap: h.Snapshot(),
-		existingAnti: newTermIndex(
+		snap: snap,
+		existingAnti: newTermIndex(changes,
 			func(n *framework.NodeInfo) []*framework.PodInfo { return n.PodsWithRequiredAntiAffinity },
 			func(p *framework.PodInfo, fn func(*framework.AffinityTerm, int64)) {
 				for i := range p.RequiredAntiAffinity {
 					fn(&p.RequiredAntiAffinity[i], 1)
 				}
 			}),
-		existingScoring: newTermIndex(
+		existingScoring: newTermIndex(changes,
 			func(n *framework.NodeInfo) []*framework.PodInfo { return n.PodsWithAffinity },
 			func(p *framework.PodInfo, fn func(*framework.AffinityTerm, int64)) {
 				// Required affinity counts hardPodAffinityWeight, preferred terms their

@@ -18,11 +18,15 @@ import (
 // only looks under its own labels; the few terms whose selectors require no label (NotIn,
 // DoesNotExist, empty) are always tested.
 //
-// The snapshot tells plugins nothing about changes, so each use first brings the index up
-// to date: a node whose pod list (by identity) differs from what was indexed is
-// re-indexed, and nodes gone from the list are dropped. That costs a pointer comparison
-// per pod, not a selector evaluation; and it is also right across Checkpoint/Rollback,
-// where a node's Generation may come back to an earlier value with other pods.
+// Each use first brings the index up to date. The snapshot's journal
+// (Snapshot.AffinityChangesSince, decision 54) names the nodes on which a pod with
+// affinity terms was added or removed since the index last caught up, rollbacks
+// included; only those are looked at, so a use costs what changed, not the cluster. When
+// the journal cannot tell (first use, nodes added or removed, the index too far behind)
+// every listed node is walked: a node whose pod list (by identity) differs from what was
+// indexed is re-indexed, and nodes gone from the list are dropped. Either way a node is
+// judged by its pods, never its Generation: across Checkpoint/Rollback a node's
+// Generation may come back to an earlier value with other pods.
 // PodInfos never change their labels or terms (the cache replaces the PodInfo instead).
 type termIndex struct {
 	mu sync.Mutex
@@ -30,9 +34,15 @@ type termIndex struct {
 	// with the weight each contributes.
 	podsOf  func(*framework.NodeInfo) []*framework.PodInfo
 	termsOf func(p *framework.PodInfo, fn func(t *framework.AffinityTerm, weight int64))
+	// changes is the snapshot's journal (nil: walk every time); pos is where the index
+	// caught up to in it.
+	changes func(from uint64) ([]*framework.NodeInfo, uint64, bool)
+	pos     uint64
+	// walked says order is valid: no catch-up from the journal since the last walk.
+	walked bool
 
 	nodes map[*framework.NodeInfo]*indexedNode
-	// order mirrors the snapshot's node list as of the last sync, so that the common case
+	// order mirrors the snapshot's node list as of the last walk, so that the common case
 	// (same node at the same position, same pods) is confirmed without a map lookup.
 	order   []orderSlot
 	byValue map[string]map[string][]termRef // label key, value
@@ -69,9 +79,11 @@ type termRef struct {
 	weight int64
 }
 
-func newTermIndex(podsOf func(*framework.NodeInfo) []*framework.PodInfo,
+func newTermIndex(changes func(uint64) ([]*framework.NodeInfo, uint64, bool),
+	podsOf func(*framework.NodeInfo) []*framework.PodInfo,
 	termsOf func(*framework.PodInfo, func(*framework.AffinityTerm, int64))) *termIndex {
 	return &termIndex{
+		changes: changes,
 		podsOf:  podsOf,
 		termsOf: termsOf,
 		nodes:   map[*framework.NodeInfo]*indexedNode{},
@@ -120,8 +132,59 @@ func scanTerms(nodes []*framework.NodeInfo, podsOf func(*framework.NodeInfo) []*
 	}
 }
 
-// sync brings the index in line with the nodes and their pods.
+// sync brings the index in line with the nodes and their pods: from the journal when it
+// can tell what changed, else by walking the nodes.
 func (x *termIndex) sync(nodes []*framework.NodeInfo) {
+	if x.changes == nil {
+		x.walk(nodes)
+		return
+	}
+	changed, now, ok := x.changes(x.pos)
+	if !ok {
+		x.walk(nodes)
+		x.pos = now
+		return
+	}
+	for _, n := range changed {
+		x.refresh(n)
+	}
+	x.pos = now
+	if len(changed) > 0 {
+		x.walked = false
+	}
+}
+
+// refresh re-indexes one node the journal names: a live node, listed exactly when it has
+// pods whose terms are indexed.
+func (x *termIndex) refresh(n *framework.NodeInfo) {
+	pods := x.podsOf(n)
+	e := x.nodes[n]
+	switch {
+	case e == nil:
+		if len(pods) > 0 {
+			e = &indexedNode{pods: slices.Clone(pods)}
+			x.nodes[n] = e
+			x.indexNode(n, e.pods, true)
+		}
+	case slices.Equal(e.pods, pods):
+	case len(pods) == 0:
+		x.indexNode(n, e.pods, false)
+		delete(x.nodes, n)
+	default:
+		x.indexNode(n, e.pods, false)
+		e.pods = append(e.pods[:0], pods...)
+		x.indexNode(n, e.pods, true)
+	}
+}
+
+// walk brings the index in line with every listed node.
+func (x *termIndex) walk(nodes []*framework.NodeInfo) {
+	if !x.walked {
+		// Entries were re-indexed or dropped since order was written: its slots would
+		// vouch for pods no longer indexed.
+		clear(x.order[:cap(x.order)])
+		x.walked = true
+	}
 	if cap(x.order) < len(nodes) {
 		x.order = slices.Grow(x.order[:0], len(nodes))
 	}
@@ -171,7 +234,7 @@ func (x *termIndex) indexNode(n *framework.NodeInfo, pods []*framework.PodInfo, 
 			if add {
 				x.file(r, func(refs []termRef) []termRef { return append(refs, r) })
 			} else {
-				x.file(r, func(refs []termRef) []termRef { return removeRef(refs, t) })
+				x.file(r, func(refs []termRef) []termRef { return removeRef(refs, n, t) })
 			}
 		})
 	}
@@ -225,10 +288,12 @@ func (x *termIndex) file(r termRef, update func([]termRef) []termRef) {
 	x.rest = update(x.rest)
 }
 
-// removeRef removes the term's entry (a term belongs to one pod, hence one node).
-func removeRef(refs []termRef, t *framework.AffinityTerm) []termRef {
+// removeRef removes the term's entry for the node. A term belongs to one pod, but the pod
+// may have moved: a simulation adds the same PodInfo to one node, rolls it back and adds
+// it to another, and a walk may file it on the new node before unfiling it from the old.
+func removeRef(refs []termRef, n *framework.NodeInfo, t *framework.AffinityTerm) []termRef {
 	for i := range refs {
-		if refs[i].term == t {
+		if refs[i].term == t && refs[i].node == n {
 			last := len(refs) - 1
 			refs[i] = refs[last]
 			refs[last] = termRef{}

@@ -179,3 +179,187 @@ func TestConcurrentCycles(t *testing.T) {
 		}
 	}
 }
+
+// TestTermIndexCatchUp drives the cache through random bound, assumed, forgotten and
+// deleted pods, simulated adds and removals under nested checkpoints and their
+// rollbacks, nodes added, removed and returning, and uses the index in between (through
+// the journal, or finding it busy and scanning), then holds what both term indexes file
+// to the full scan: every term of every pod on the listed nodes, each filed once, with
+// its node and weight, and the same matches for probe pods.
+func TestTermIndexCatchUp(t *testing.T) {
+	for seed := range uint64(12) {
+		r := newRandomCluster(seed, 12, 50)
+		c := r.cache()
+		pl := newPlugin(t, c, "")
+		probes := make([]*framework.PodInfo, 8)
+		for i := range probes {
+			probes[i] = framework.NewPodInfo(r.pod("", 2))
+		}
+		indexes := []struct {
+			x     *termIndex
+			nodes func() []*framework.NodeInfo
+		}{
+			{pl.existingAnti, c.NodesWithRequiredAntiAffinityPods},
+			{pl.existingScoring, c.NodesWithAffinityPods},
+		}
+		check := func(step string) {
+			t.Helper()
+			for k, ix := range indexes {
+				x, nodes := ix.x, ix.nodes()
+				for _, p := range probes {
+					var got []termRef
+					x.forEachMatching(nodes, p, c.NamespaceLabels(p.Pod.Namespace), func(r termRef) { got = append(got, r) })
+					var want []termRef
+					scanTerms(nodes, x.podsOf, x.termsOf, func(r termRef) {
+						if r.term.Matches(p, c.NamespaceLabels(p.Pod.Namespace)) {
+							want = append(want, r)
+						}
+					})
+					if !sameRefs(got, want) {
+						for _, r := range got {
+							t.Logf("indexed: node %s term %p weight %d", r.node.Name, r.term, r.weight)
+						}
+						for _, r := range want {
+							t.Logf("scanned: node %s term %p weight %d", r.node.Name, r.term, r.weight)
+						}
+						t.Fatalf("seed %d %s, index %d, pod %s: %d matches, the scan %d", seed, step, k, p.Key, len(got), len(want))
+					}
+				}
+				filed := map[*framework.AffinityTerm]termRef{}
+				x.mu.Lock()
+				for _, refs := range indexedLists(x) {
+					for _, r := range refs {
+						if old, ok := filed[r.term]; ok && old != r {
+							t.Fatalf("seed %d %s, index %d: a term filed for two nodes", seed, step, k)
+						}
+						filed[r.term] = r
+					}
+				}
+				x.mu.Unlock()
+				want := map[*framework.AffinityTerm]termRef{}
+				scanTerms(nodes, x.podsOf, x.termsOf, func(r termRef) {
+					if _, selectable := r.term.Selector.Requirements(); selectable {
+						want[r.term] = r // a selector matching nothing is filed nowhere
+					}
+				})
+				for tm, r := range want {
+					if filed[tm] != r {
+						t.Fatalf("seed %d %s, index %d: a term of node %s is not filed", seed, step, k, r.node.Name)
+					}
+				}
+				for tm, r := range filed {
+					if _, ok := want[tm]; !ok {
+						t.Fatalf("seed %d %s, index %d: a term of node %s is filed but no longer there", seed, step, k, r.node.Name)
+					}
+				}
+			}
+		}
+		var cps []framework.Checkpoint
+		var simulated []*framework.PodInfo
+		for step := range 400 {
+			nodes := c.NodeInfos()
+			switch op := r.rng.IntN(14); {
+			case op < 2 && len(nodes) > 0: // assume a pod, or bind one
+				n := nodes[r.rng.IntN(len(nodes))]
+				p := r.pod(n.Name, 2)
+				if r.rng.IntN(2) == 0 {
+					if err := c.Nodes().AssumePod(framework.NewPodInfo(p), n.Name); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
+					t.Fatal(err)
+				}
+			case op < 4 && len(nodes) > 0: // simulate adding a pod (a pending one, or one seen before)
+				n := nodes[r.rng.IntN(len(nodes))]
+				if len(cps) == 0 {
+					cps = append(cps, c.Checkpoint())
+				}
+				var p *framework.PodInfo
+				if len(simulated) > 0 && r.rng.IntN(2) == 0 {
+					p = simulated[r.rng.IntN(len(simulated))]
+				} else {
+					p = framework.NewPodInfo(r.pod("", 2))
+					simulated = append(simulated, p)
+				}
+				if c.Nodes().Pod(p.Key) == nil {
+					c.AddPod(p, n.Name)
+				}
+			case op < 6 && len(nodes) > 0: // remove a pod, inside a simulation or for good
+				n := nodes[r.rng.IntN(len(nodes))]
+				if len(n.Pods) == 0 {
+					continue
+				}
+				victim := n.Pods[r.rng.IntN(len(n.Pods))]
+				switch {
+				case len(cps) > 0:
+					c.RemovePod(victim)
+				case victim.Assumed:
+					c.Nodes().ForgetPod(victim.Key)
+				default:
+					c.Nodes().RemoveBoundPod(victim.Key)
+				}
+			case op == 6: // open a simulation
+				cps = append(cps, c.Checkpoint())
+			case op < 9 && len(cps) > 0: // roll one back, or all
+				i := len(cps) - 1
+				if op == 8 {
+					i = 0
+				}
+				c.Rollback(cps[i])
+				cps = cps[:i]
+			case op == 9 && len(cps) == 0 && len(nodes) > 1: // remove a node
+				c.Nodes().RemoveNode(nodes[r.rng.IntN(len(nodes))].Name)
+			case op == 10 && len(cps) == 0: // (re-)add a node
+				c.Nodes().AddNode(r.nodes[r.rng.IntN(len(r.nodes))])
+			case op == 11: // a use finds the index busy and scans: it does not catch up
+				ix := indexes[r.rng.IntN(len(indexes))]
+				ix.x.mu.Lock()
+				p := probes[r.rng.IntN(len(probes))]
+				ix.x.forEachMatching(ix.nodes(), p, nil, func(termRef) {})
+				ix.x.mu.Unlock()
+				continue
+			}
+			if r.rng.IntN(3) == 0 {
+				check(fmt.Sprintf("after step %d", step))
+			}
+		}
+		for i := len(cps) - 1; i >= 0; i-- {
+			c.Rollback(cps[i])
+		}
+		check("after rolling everything back")
+		if err := c.Verify(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// sameRefs reports whether two lists hold the same term references, in any order.
+func sameRefs(a, b []termRef) bool {
+	count := map[termRef]int{}
+	for _, r := range a {
+		count[r]++
+	}
+	for _, r := range b {
+		count[r]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// indexedLists returns every list of an index's filed terms.
+func indexedLists(x *termIndex) [][]termRef {
+	out := [][]termRef{x.rest}
+	for _, byValue := range x.byValue {
+		for _, refs := range byValue {
+			out = append(out, refs)
+		}
+	}
+	for _, refs := range x.byKey {
+		out = append(out, refs)
+	}
+	return out
+}
