@@ -91,7 +91,16 @@ func benchTopologyGang(b *testing.B, busyEvery int, wantVictims bool) {
 // the machine's load does not stretch; the cycle's work on other threads is not in it):
 // the first, cold cycle's, and the mean and p99 of the others; and the process's CPU
 // time per cycle (garbage collection and parallel work during the cycle included).
-func BenchmarkTopologyGangAtScale(b *testing.B) {
+func BenchmarkTopologyGangAtScale(b *testing.B) { gangAtScale(b, false) }
+
+// BenchmarkTopologyGangAtScaleAntiAffinity is BenchmarkTopologyGangAtScale with every
+// other busy node's pod carrying a required anti-affinity to its kind on other hosts
+// (one of 50 kinds), as bench-scale's plain pods do: every member's PreFilter checks the
+// existing pods' anti-affinity terms, through InterPodAffinity's term index, between the
+// simulated adds and rollbacks of the placement search (decision 54).
+func BenchmarkTopologyGangAtScaleAntiAffinity(b *testing.B) { gangAtScale(b, true) }
+
+func gangAtScale(b *testing.B, antiAffinity bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	const racks, free, perRack, gang = 8125, 8, 16, 64
@@ -102,7 +111,12 @@ func BenchmarkTopologyGangAtScale(b *testing.B) {
 			node := fmt.Sprintf("%s-%02d", rack, i)
 			s.AddNode(testutil.Node(node).Labels(rackKey, rack).Capacity("cpu", "32", "memory", "256Gi").Obj())
 			if r < racks-free {
-				s.AddPod(testutil.Pod(node+"-busy").Req("cpu", "28", "memory", "8Gi").Node(node).Obj())
+				busy := testutil.Pod(node+"-busy").Req("cpu", "28", "memory", "8Gi").Node(node)
+				if antiAffinity && i%2 == 0 {
+					kind := map[string]string{"anti": fmt.Sprintf("anti-%02d", (r*perRack+i)%50)}
+					busy.Labels("anti", kind["anti"]).PodAntiAffinity(v1.LabelHostname, kind)
+				}
+				s.AddPod(busy.Obj())
 			}
 		}
 	}
