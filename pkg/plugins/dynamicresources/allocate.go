@@ -23,14 +23,14 @@ import (
 // both (kubernetes#138765).
 func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
-	free, total, multi := pl.countDevices(dra, n.Name)
+	free, total, multi := pl.countDevices(dra, n)
 	want, exact := deviceCount(claims)
 	// A device that allows multiple allocations may serve several requests: counting
 	// devices proves nothing on a node that has one.
 	exact = exact && !multi
 	if exact && want > free {
 		// Not enough free devices of any kind: no search can succeed.
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
 	res, st := pl.cachedRun(ctx, s, n, claims)
 	if st != nil || res != nil {
@@ -38,7 +38,7 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 	}
 	peerKeys, peerClaims, peerAllocs := pl.peerClaims(s.pod, n)
 	if len(peerKeys) == 0 || len(peerKeys) > maxJointPeers {
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
 	var held []framework.DeviceID
 	for _, a := range peerAllocs {
@@ -47,14 +47,14 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 	if peerWant, peerExact := deviceCount(peerClaims); exact && peerExact && want+peerWant > min(total, free+len(held)) {
 		// The peers' devices and the free ones cannot serve them all: the exhaustive
 		// search would only prove it the long way.
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
 	res, st = pl.run(ctx, n, append(peerClaims, claims...), without(dra.AllocatedState(), peerAllocs))
 	if st != nil {
 		return nil, st
 	}
 	if res == nil {
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
 	return &nodeAllocation{keys: append(peerKeys, keys...), results: res}, nil
 }
@@ -119,10 +119,15 @@ const maxJointPeers = 16
 
 // countDevices returns how many devices a node can use (its slices', less those a
 // placement's domain excludes), how many of them are free, and whether one of them allows
-// multiple allocations.
-func (pl *DynamicResources) countDevices(dra framework.DRA, node string) (free, total int, multi bool) {
+// multiple allocations. The IDs come from the memo, unless the domain excludes devices on
+// the node.
+func (pl *DynamicResources) countDevices(dra framework.DRA, n *framework.NodeInfo) (free, total int, multi bool) {
 	taken := dra.Allocated()
-	for _, s := range pl.slicesFor(dra, node) {
+	if !dra.Domain().ExcludesOn(n.Name) {
+		nd := pl.devices.forNode(dra, n)
+		return nd.free(taken), len(nd.ids), nd.multi
+	}
+	for _, s := range pl.slicesFor(dra, n.Name) {
 		for i := range s.Spec.Devices {
 			total++
 			if m := s.Spec.Devices[i].AllowMultipleAllocations; m != nil && *m {

@@ -57,6 +57,10 @@ const (
 	msgLeftover     = "cannot schedule extended resource claim"
 )
 
+// statusCannotAlloc is the rejection of a node whose devices cannot serve the claims, built
+// once: Filter returns it for most nodes of a large cluster.
+var statusCannotAlloc = framework.NewStatus(framework.Unschedulable, msgCannotAlloc).WithPlugin(Name)
+
 // DynamicResources is a PreFilter, Filter, Reserve and PreBind plugin.
 type DynamicResources struct {
 	h        framework.Handle
@@ -79,6 +83,9 @@ type DynamicResources struct {
 	domainMu     sync.Mutex
 	domain       *framework.DeviceDomain
 	domainSlices map[string][]*resourceapi.ResourceSlice
+
+	// devices memoizes the device IDs of each node's slices (countDevices).
+	devices deviceMemo
 
 	// results caches allocations per node (cachedRun).
 	resultsMu sync.Mutex
