@@ -24,6 +24,28 @@ type nodeDevices struct {
 	// two slices twice, as the count has always counted it).
 	ids   []framework.DeviceID
 	multi bool
+	// counted is the number of ids free at a DevicesVersion of the node.
+	counted atomic.Pointer[freeCount]
+}
+
+type freeCount struct {
+	version uint64
+	free    int
+}
+
+// freeAt is free(taken) at the node's DevicesVersion, counted once per version: the
+// version changes whenever a device of the node's pools is taken or freed, rollbacks
+// included.
+func (nd *nodeDevices) freeAt(version uint64, taken sets.Set[framework.DeviceID]) int {
+	if len(nd.ids) == 0 {
+		return 0
+	}
+	if c := nd.counted.Load(); c != nil && c.version == version {
+		return c.free
+	}
+	free := nd.free(taken)
+	nd.counted.Store(&freeCount{version: version, free: free})
+	return free
 }
 
 // free counts the devices of ids not in taken.

@@ -144,7 +144,7 @@ func TestCountDevicesAfterChanges(t *testing.T) {
 				t.Helper()
 				dra := c.DRA()
 				for _, n := range c.NodeInfos() {
-					free, total, multi := pl.countDevices(dra, n)
+					free, total, multi := pl.countDevices(dra, n, dra.DevicesVersion(n.Name))
 					wf, wt, wm := countFromScratch(pl, dra, n.Name)
 					if free != wf || total != wt || multi != wm {
 						t.Errorf("%s: %s counts %d free of %d (multi %v), the snapshot has %d of %d (multi %v)", when, n.Name, free, total, multi, wf, wt, wm)
@@ -215,5 +215,52 @@ func TestFilterCountsFreeDevices(t *testing.T) {
 				t.Errorf("%s: %s: %q, want %q", tc.name, node, got[node], want)
 			}
 		}
+	}
+}
+
+// The result cache shares its allocations with the Filter calls that hit it; Reserve
+// records a copy, so what the snapshot assumes (and PreBind writes) is never the cache's,
+// and two pods of the same specs get allocations of their own.
+func TestReserveCopiesCachedResult(t *testing.T) {
+	c, pl, fc := cluster(t)
+	ctx := context.Background()
+	type pod struct {
+		p  *framework.PodInfo
+		cs *framework.CycleState
+	}
+	var pods []pod
+	for _, name := range []string{"a", "b"} {
+		addClaim(c, fc, testutil.Claim(name, "gpu", 1))
+		p := pod{framework.NewPodInfo(testutil.Pod(name).Claims(name).Obj()), framework.NewCycleState()}
+		if _, st := pl.PreFilter(ctx, p.cs, p.p); !st.IsSuccess() {
+			t.Fatal(st)
+		}
+		if st := pl.Filter(ctx, p.cs, p.p, c.Get("n2")); !st.IsSuccess() {
+			t.Fatal(st)
+		}
+		pods = append(pods, p)
+	}
+	if len(pl.results) != 1 {
+		t.Fatalf("%d cached results, want the one both pods used", len(pl.results))
+	}
+	var assumed []*resourceapi.AllocationResult
+	for _, p := range pods {
+		cp := c.Checkpoint()
+		if st := pl.Reserve(ctx, p.cs, p.p, "n2"); !st.IsSuccess() {
+			t.Fatal(st)
+		}
+		a := c.DRA().Claim("default/" + p.p.Pod.Name).Assumed
+		for _, cached := range pl.results {
+			for i := range cached {
+				if &cached[i] == a {
+					t.Errorf("pod %s: the assumed allocation is the result cache's", p.p.Pod.Name)
+				}
+			}
+		}
+		assumed = append(assumed, a)
+		c.Rollback(cp)
+	}
+	if assumed[0] == nil || assumed[0] == assumed[1] {
+		t.Errorf("assumed %p and %p, want two allocations", assumed[0], assumed[1])
 	}
 }
