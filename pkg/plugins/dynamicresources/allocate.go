@@ -24,18 +24,13 @@ import (
 func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
 	want, exact := deviceCount(claims)
-	var free, total int
-	var multi bool
-	if nd := pl.memoFor(dra, n); nd != nil {
-		total, multi = len(nd.ids), nd.multi
-		if exact && !multi && want > total {
-			// Too few devices at all (none, on most nodes of a large cluster): rejected
-			// without reading what is taken.
-			return nil, statusCannotAlloc
-		}
+	if nd := pl.memoFor(dra, n); nd != nil && exact && !nd.multi && want > len(nd.ids) {
+		// Too few devices at all (none, on most nodes of a large cluster): rejected
+		// without reading what is taken.
+		return nil, statusCannotAlloc
 	}
 	version := dra.DevicesVersion(n.Name)
-	free, total, multi = pl.countDevices(dra, n, version)
+	free, total, multi := pl.countDevices(dra, n, version)
 	// A device that allows multiple allocations may serve several requests: counting
 	// devices proves nothing on a node that has one.
 	exact = exact && !multi
@@ -82,11 +77,12 @@ type resultKey struct {
 // maxCachedResults bounds the cache of allocations; it is emptied when full.
 const maxCachedResults = 1 << 16
 
-// cachedRun is run for the pod's own claims, remembering the result per node (shared,
-// read-only: Reserve copies the one it records): the
+// cachedRun is run for the pod's own claims, remembering the result per node: the
 // members of a gang have claims of the same specs (one template), and a node where the
 // last member did not land still has the same free devices, so most Filter calls of a
-// group cycle reuse an earlier one's allocation instead of searching again.
+// group cycle reuse an earlier one's allocation instead of searching again. The results
+// it returns are shared with the cache, to be read only: Reserve copies the one it
+// records. version is the node's DRA.DevicesVersion.
 func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, version uint64) ([]resourceapi.AllocationResult, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
 	if s.specID == 0 || len(claims) != len(s.toAllocate) {
