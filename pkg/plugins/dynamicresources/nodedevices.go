@@ -12,10 +12,11 @@ import (
 )
 
 // nodeDevices is what the count before a search reads of the slices a node can use: their
-// devices' IDs, and whether one allows multiple allocations. It is computed once per
-// version of the slices (DRA.SlicesVersion) of a snapshot's DRA, and node, never changed after, and read by
-// concurrent Filter calls; a node without slices has no IDs, so Filter rejects it for a
-// pod that needs devices without looking anything up (decision 55).
+// devices' IDs, and whether one allows multiple allocations. It is computed once per node
+// and version of a snapshot's slices (DRA.SlicesVersion), never changed after (but for the
+// count it keeps), and read by concurrent Filter calls; a node without slices has no IDs,
+// so Filter rejects it for a pod that needs devices without looking anything up
+// (decision 55).
 type nodeDevices struct {
 	dra     framework.DRA
 	name    string
