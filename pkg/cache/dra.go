@@ -51,8 +51,8 @@ type DeviceStore struct {
 	shares     sets.Set[framework.SharedDeviceID]
 	shareHolds map[framework.SharedDeviceID]int
 	consumed   structured.ConsumedCapacityCollection
-	// poolVersion counts the changes of each pool's taken devices, by driver/pool.
-	poolVersion map[string]uint64
+	// poolVersion counts the changes of each pool's taken devices, by driver and pool.
+	poolVersion map[poolKey]uint64
 
 	generation uint64
 	sliceGen   uint64
@@ -87,7 +87,7 @@ func newDeviceStore(undo *undoLog, groups groupLookup) *DeviceStore {
 		shares:         sets.New[framework.SharedDeviceID](),
 		shareHolds:     map[framework.SharedDeviceID]int{},
 		consumed:       structured.NewConsumedCapacityCollection(),
-		poolVersion:    map[string]uint64{},
+		poolVersion:    map[poolKey]uint64{},
 	}
 }
 
@@ -195,13 +195,25 @@ func (d *DeviceStore) SlicesVersion() uint64                { return d.sliceGen 
 
 // DevicesVersion implements framework.DRA: the slices' version plus the versions of the
 // pools the node can use. Versions only grow, so the sum changes with any of them.
+// Filter asks it of every node with slices, so it allocates nothing.
 func (d *DeviceStore) DevicesVersion(node string) uint64 {
+	d.index()
 	v := d.sliceGen
-	for _, s := range d.SlicesFor(node) {
-		v += d.poolVersion[s.Spec.Driver+"/"+s.Spec.Pool.Name]
+	for _, s := range d.byNode[node] {
+		v += d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}]
+	}
+	for _, s := range d.shared {
+		v += d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}]
 	}
 	return v
 }
+
+// poolKey names a pool: driver and pool name.
+type poolKey struct{ driver, pool string }
+
+// poolOf is the pool of a device.
+func poolOf(id framework.DeviceID) poolKey { return poolKey{id.Driver.String(), id.Pool.String()} }
+
 func (d *DeviceStore) Empty() bool { return len(d.slices) == 0 && len(d.claims) == 0 }
 
 // index rebuilds the slice lists after a change: node-local slices by node, the others
@@ -342,7 +354,7 @@ func (d *DeviceStore) take(ci *framework.ClaimInfo) {
 	for _, id := range framework.AllocatedDevices(ci.Allocation()) {
 		if d.holds[id]++; d.holds[id] == 1 {
 			d.allocated.Insert(id)
-			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
+			d.poolVersion[poolOf(id)]++
 		}
 	}
 	for _, sd := range framework.SharedDevices(ci.Allocation()) {
@@ -353,7 +365,7 @@ func (d *DeviceStore) take(ci *framework.ClaimInfo) {
 			d.consumed.Insert(*sd.Consumed)
 		}
 		id := sd.ID.GetDeviceID()
-		d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
+		d.poolVersion[poolOf(id)]++
 	}
 }
 
@@ -365,7 +377,7 @@ func (d *DeviceStore) release(ci *framework.ClaimInfo) {
 		if d.holds[id]--; d.holds[id] <= 0 {
 			delete(d.holds, id)
 			d.allocated.Delete(id)
-			d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
+			d.poolVersion[poolOf(id)]++
 		}
 	}
 	for _, sd := range framework.SharedDevices(ci.Allocation()) {
@@ -377,7 +389,7 @@ func (d *DeviceStore) release(ci *framework.ClaimInfo) {
 			d.consumed.Remove(*sd.Consumed)
 		}
 		id := sd.ID.GetDeviceID()
-		d.poolVersion[id.Driver.String()+"/"+id.Pool.String()]++
+		d.poolVersion[poolOf(id)]++
 	}
 }
 

@@ -23,22 +23,28 @@ import (
 // both (kubernetes#138765).
 func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
-	free, total, multi := pl.countDevices(dra, n.Name)
 	want, exact := deviceCount(claims)
+	if nd := pl.memoFor(dra, n); nd != nil && exact && !nd.multi && want > len(nd.ids) {
+		// Too few devices at all (none, on most nodes of a large cluster): rejected
+		// without reading what is taken.
+		return nil, statusCannotAlloc
+	}
+	version := dra.DevicesVersion(n.Name)
+	free, total, multi := pl.countDevices(dra, n, version)
 	// A device that allows multiple allocations may serve several requests: counting
 	// devices proves nothing on a node that has one.
 	exact = exact && !multi
 	if exact && want > free {
 		// Not enough free devices of any kind: no search can succeed.
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
-	res, st := pl.cachedRun(ctx, s, n, claims)
+	res, st := pl.cachedRun(ctx, s, n, claims, version)
 	if st != nil || res != nil {
 		return &nodeAllocation{keys: keys, results: res}, st
 	}
 	peerKeys, peerClaims, peerAllocs := pl.peerClaims(s.pod, n)
 	if len(peerKeys) == 0 || len(peerKeys) > maxJointPeers {
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
 	var held []framework.DeviceID
 	for _, a := range peerAllocs {
@@ -47,14 +53,14 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 	if peerWant, peerExact := deviceCount(peerClaims); exact && peerExact && want+peerWant > min(total, free+len(held)) {
 		// The peers' devices and the free ones cannot serve them all: the exhaustive
 		// search would only prove it the long way.
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
 	res, st = pl.run(ctx, n, append(peerClaims, claims...), without(dra.AllocatedState(), peerAllocs))
 	if st != nil {
 		return nil, st
 	}
 	if res == nil {
-		return nil, framework.NewStatus(framework.Unschedulable, msgCannotAlloc)
+		return nil, statusCannotAlloc
 	}
 	return &nodeAllocation{keys: append(peerKeys, keys...), results: res}, nil
 }
@@ -62,7 +68,7 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 // resultKey identifies an allocation computed on a node: claims of the same specs, the
 // same devices taken on the node, the same placement domain give the same result.
 type resultKey struct {
-	spec    string
+	spec    uint64
 	node    string
 	version uint64
 	domain  *framework.DeviceDomain
@@ -74,18 +80,20 @@ const maxCachedResults = 1 << 16
 // cachedRun is run for the pod's own claims, remembering the result per node: the
 // members of a gang have claims of the same specs (one template), and a node where the
 // last member did not land still has the same free devices, so most Filter calls of a
-// group cycle reuse an earlier one's allocation instead of searching again.
-func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, *framework.Status) {
+// group cycle reuse an earlier one's allocation instead of searching again. The results
+// it returns are shared with the cache, to be read only: Reserve copies the one it
+// records. version is the node's DRA.DevicesVersion.
+func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, version uint64) ([]resourceapi.AllocationResult, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
-	if s.specKey == "" || len(claims) != len(s.toAllocate) {
+	if s.specID == 0 || len(claims) != len(s.toAllocate) {
 		return pl.run(ctx, n, claims, dra.AllocatedState())
 	}
-	key := resultKey{spec: s.specKey, node: n.Name, version: dra.DevicesVersion(n.Name), domain: dra.Domain()}
+	key := resultKey{spec: s.specID, node: n.Name, version: version, domain: dra.Domain()}
 	pl.resultsMu.Lock()
 	cached, ok := pl.results[key]
 	pl.resultsMu.Unlock()
 	if ok {
-		return slices.Clone(cached), nil
+		return cached, nil
 	}
 	res, st := pl.run(ctx, n, claims, dra.AllocatedState())
 	if st != nil {
@@ -97,7 +105,27 @@ func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *fram
 	}
 	pl.results[key] = res
 	pl.resultsMu.Unlock()
-	return slices.Clone(res), nil
+	return res, nil
+}
+
+// specID numbers the specs of the claims a pod must allocate (specKey), so that the result
+// cache's keys hash a number, not the specs' JSON; 0 when the specs have no key. Numbers
+// are never reused, so a forgotten spec's results are never served for another.
+func (pl *DynamicResources) specID(key string) uint64 {
+	if key == "" {
+		return 0
+	}
+	pl.resultsMu.Lock()
+	defer pl.resultsMu.Unlock()
+	if id, ok := pl.specIDs[key]; ok {
+		return id
+	}
+	if len(pl.specIDs) >= maxCachedResults {
+		clear(pl.specIDs)
+	}
+	pl.lastSpecID++
+	pl.specIDs[key] = pl.lastSpecID
+	return pl.lastSpecID
 }
 
 // specKey identifies the specs of the claims a pod must allocate, for cachedRun.
@@ -119,10 +147,14 @@ const maxJointPeers = 16
 
 // countDevices returns how many devices a node can use (its slices', less those a
 // placement's domain excludes), how many of them are free, and whether one of them allows
-// multiple allocations.
-func (pl *DynamicResources) countDevices(dra framework.DRA, node string) (free, total int, multi bool) {
+// multiple allocations. version is the node's DRA.DevicesVersion: the memo's count of free
+// devices holds while it does not change.
+func (pl *DynamicResources) countDevices(dra framework.DRA, n *framework.NodeInfo, version uint64) (free, total int, multi bool) {
+	if nd := pl.memoFor(dra, n); nd != nil {
+		return nd.freeAt(version, dra.Allocated()), len(nd.ids), nd.multi
+	}
 	taken := dra.Allocated()
-	for _, s := range pl.slicesFor(dra, node) {
+	for _, s := range pl.slicesFor(dra, n.Name) {
 		for i := range s.Spec.Devices {
 			total++
 			if m := s.Spec.Devices[i].AllowMultipleAllocations; m != nil && *m {
@@ -134,6 +166,15 @@ func (pl *DynamicResources) countDevices(dra framework.DRA, node string) (free, 
 		}
 	}
 	return free, total, multi
+}
+
+// memoFor returns the memo of the node's devices, or nil while a placement's domain
+// excludes some of them (the count then reads the slices without those).
+func (pl *DynamicResources) memoFor(dra framework.DRA, n *framework.NodeInfo) *nodeDevices {
+	if dra.Domain().ExcludesOn(n.Name) {
+		return nil
+	}
+	return pl.devices.forNode(dra, n)
 }
 
 // without returns a copy of the allocated state without what the allocations take: the

@@ -57,6 +57,10 @@ const (
 	msgLeftover     = "cannot schedule extended resource claim"
 )
 
+// statusCannotAlloc is the rejection of a node whose devices cannot serve the claims, built
+// once: Filter returns it for most nodes of a large cluster.
+var statusCannotAlloc = framework.NewStatus(framework.Unschedulable, msgCannotAlloc).WithPlugin(Name)
+
 // DynamicResources is a PreFilter, Filter, Reserve and PreBind plugin.
 type DynamicResources struct {
 	h        framework.Handle
@@ -80,9 +84,15 @@ type DynamicResources struct {
 	domain       *framework.DeviceDomain
 	domainSlices map[string][]*resourceapi.ResourceSlice
 
-	// results caches allocations per node (cachedRun).
-	resultsMu sync.Mutex
-	results   map[resultKey][]resourceapi.AllocationResult
+	// devices memoizes the device IDs of each node's slices (countDevices).
+	devices deviceMemo
+
+	// results caches allocations per node (cachedRun); specIDs numbers the claims' specs
+	// they are for (lastSpecID the last number given).
+	resultsMu  sync.Mutex
+	results    map[resultKey][]resourceapi.AllocationResult
+	specIDs    map[string]uint64
+	lastSpecID uint64
 }
 
 var (
@@ -143,6 +153,7 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		celCache:       cel.NewCache(1000, cel.Features{}),
 		owners:         map[string]*stateData{},
 		results:        map[resultKey][]resourceapi.AllocationResult{},
+		specIDs:        map[string]uint64{},
 	}, nil
 }
 
@@ -178,6 +189,9 @@ type claimState struct {
 type nodeAllocation struct {
 	keys    []string
 	results []resourceapi.AllocationResult
+	// owned says results are this node allocation's own: Filter may share them with the
+	// result cache, and Reserve copies them before it records pointers into them.
+	owned bool
 }
 
 // stateData is the pod's DRA state for one cycle, and what PreBind writes.
@@ -187,8 +201,8 @@ type stateData struct {
 	// toAllocate are the claims to allocate, in claims order.
 	toAllocate []*resourceapi.ResourceClaim
 	toKeys     []string
-	// specKey identifies the specs of toAllocate, for the per-node result cache.
-	specKey string
+	// specID identifies the specs of toAllocate, for the per-node result cache (0: none).
+	specID uint64
 	// extended is the claim made for extended resources backed by DRA, if any.
 	extended *extendedClaim
 
@@ -284,7 +298,7 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	if len(s.toAllocate) > 0 {
-		s.specKey = specKey(s.toAllocate)
+		s.specID = pl.specID(specKey(s.toAllocate))
 	}
 	cs.Write(stateKey, s)
 	return nil, nil
@@ -436,6 +450,11 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 		return framework.AsStatus(fmt.Errorf("no device allocation was computed for node %s", node))
 	}
 	if na != nil {
+		s.mu.Lock()
+		if !na.owned {
+			na.results, na.owned = slices.Clone(na.results), true
+		}
+		s.mu.Unlock()
 		for i, key := range na.keys {
 			res := &na.results[i]
 			if key == extendedKey {

@@ -2,6 +2,7 @@ package dynamicresources
 
 import (
 	"context"
+	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
 
@@ -51,8 +52,8 @@ func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _
 
 // firstAvailableScore is a claim's part of Score.
 func firstAvailableScore(claim *resourceapi.ResourceClaim, alloc *resourceapi.AllocationResult) int64 {
-	if alloc == nil {
-		return 0
+	if alloc == nil || !slices.ContainsFunc(claim.Spec.Devices.Requests, func(r resourceapi.DeviceRequest) bool { return len(r.FirstAvailable) > 0 }) {
+		return 0 // nothing to score: no map built for every node scored
 	}
 	allocated := map[string]bool{}
 	for _, r := range alloc.Devices.Results {

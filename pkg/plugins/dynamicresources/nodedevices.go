@@ -1,0 +1,162 @@
+package dynamicresources
+
+import (
+	"sync"
+	"sync/atomic"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+)
+
+// nodeDevices is what the count before a search reads of the slices a node can use: their
+// devices' IDs, and whether one allows multiple allocations. It is computed once per node
+// and version of a snapshot's slices (DRA.SlicesVersion), never changed after (but for the
+// count it keeps), and read by concurrent Filter calls; a node without slices has no IDs,
+// so Filter rejects it for a pod that needs devices without looking anything up
+// (decision 55).
+type nodeDevices struct {
+	dra     framework.DRA
+	name    string
+	version uint64
+	// ids are the devices of the node's slices, in SlicesFor's order (a device listed by
+	// two slices twice, as the count has always counted it).
+	ids   []framework.DeviceID
+	multi bool
+	// counted is the number of ids free at a DevicesVersion of the node.
+	counted atomic.Pointer[freeCount]
+}
+
+type freeCount struct {
+	version uint64
+	free    int
+}
+
+// freeAt is free(taken) at the node's DevicesVersion, counted once per version: the
+// version changes whenever a device of the node's pools is taken or freed, rollbacks
+// included.
+func (nd *nodeDevices) freeAt(version uint64, taken sets.Set[framework.DeviceID]) int {
+	if len(nd.ids) == 0 {
+		return 0
+	}
+	if c := nd.counted.Load(); c != nil && c.version == version {
+		return c.free
+	}
+	free := nd.free(taken)
+	nd.counted.Store(&freeCount{version: version, free: free})
+	return free
+}
+
+// free counts the devices of ids not in taken.
+func (nd *nodeDevices) free(taken sets.Set[framework.DeviceID]) int {
+	if len(taken) == 0 {
+		return len(nd.ids)
+	}
+	n := 0
+	for _, id := range nd.ids {
+		if !taken.Has(id) {
+			n++
+		}
+	}
+	return n
+}
+
+// deviceMemo holds a nodeDevices per node, by NodeInfo.Index, and the device IDs of each
+// slice object, so that a slice is read once however many nodes use it and however often
+// other slices change: slices are replaced, never changed in place (framework.DRA).
+type deviceMemo struct {
+	// slots is the array of per-node entries; it is replaced (never changed in length)
+	// when a node's index is beyond it, so concurrent readers never see it move.
+	slots atomic.Pointer[[]atomic.Pointer[nodeDevices]]
+
+	mu      sync.Mutex
+	version uint64
+	// cur are the IDs of the slices read at version; prev those of the last version
+	// before it that read any, reused for a slice still there.
+	cur, prev map[*resourceapi.ResourceSlice][]framework.DeviceID
+}
+
+// forNode returns the node's entry for the slices' current version, computing it when the
+// node has none, or one for another version or another node at the same index.
+func (m *deviceMemo) forNode(dra framework.DRA, n *framework.NodeInfo) *nodeDevices {
+	version := dra.SlicesVersion()
+	slot := m.slot(n.Index)
+	if nd := slot.Load(); nd != nil && nd.version == version && nd.name == n.Name && nd.dra == dra {
+		return nd
+	}
+	nd := &nodeDevices{dra: dra, name: n.Name, version: version}
+	for i, s := range dra.SlicesFor(n.Name) {
+		if ids := m.sliceIDs(version, s); i == 0 {
+			nd.ids = ids[:len(ids):len(ids)] // shared with the slice's; an append copies
+		} else {
+			nd.ids = append(nd.ids, ids...)
+		}
+		if !nd.multi {
+			for i := range s.Spec.Devices {
+				if a := s.Spec.Devices[i].AllowMultipleAllocations; a != nil && *a {
+					nd.multi = true
+					break
+				}
+			}
+		}
+	}
+	slot.Store(nd)
+	return nd
+}
+
+// slot returns the entry of index i, growing the array when it is too short.
+func (m *deviceMemo) slot(i int) *atomic.Pointer[nodeDevices] {
+	if s := m.slots.Load(); s != nil && i < len(*s) {
+		return &(*s)[i]
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.slots.Load()
+	if s == nil || i >= len(*s) {
+		var old []atomic.Pointer[nodeDevices]
+		if s != nil {
+			old = *s
+		}
+		grown := make([]atomic.Pointer[nodeDevices], max(i+1, 2*len(old), 1024))
+		for j := range old {
+			grown[j].Store(old[j].Load())
+		}
+		s = &grown
+		m.slots.Store(s)
+	}
+	return &(*s)[i]
+}
+
+// sliceIDs returns the IDs of a slice's devices, read once per slice object.
+func (m *deviceMemo) sliceIDs(version uint64, s *resourceapi.ResourceSlice) []framework.DeviceID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur == nil || version != m.version {
+		if len(m.cur) > 0 {
+			m.prev = m.cur
+		}
+		m.cur, m.version = map[*resourceapi.ResourceSlice][]framework.DeviceID{}, version
+	}
+	ids, ok := m.cur[s]
+	if !ok {
+		ids, ok = m.prev[s]
+	}
+	if !ok || !sameDevices(ids, s) {
+		ids = make([]framework.DeviceID, len(s.Spec.Devices))
+		for i := range s.Spec.Devices {
+			ids[i] = structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, s.Spec.Devices[i].Name)
+		}
+	}
+	m.cur[s] = ids
+	return ids
+}
+
+// sameDevices checks IDs read from a slice object against it, cheaply: a slice changed in
+// place (which the DRA interface rules out) is read again when its devices' number, driver
+// or pool changed.
+func sameDevices(ids []framework.DeviceID, s *resourceapi.ResourceSlice) bool {
+	return len(ids) == len(s.Spec.Devices) &&
+		(len(ids) == 0 || ids[0].Driver.String() == s.Spec.Driver && ids[0].Pool.String() == s.Spec.Pool.Name)
+}
