@@ -215,8 +215,8 @@ func (f *Finder) scan(ctx context.Context, nodes candidateList, check func(*fram
 		f.filterScratch = make([]*framework.Status, n)
 	}
 	statuses := f.filterScratch[:n]
-	processed := 0
-	defer func() { clear(statuses[:processed]) }()
+	processed, filled := 0, 0
+	defer func() { clear(statuses[:filled]) }()
 	feasible := f.feasibleScratch[:0]
 	batch := max(64, want/2)
 	if limit > 0 {
@@ -224,6 +224,7 @@ func (f *Finder) scan(ctx context.Context, nodes candidateList, check func(*fram
 	}
 	for processed < n && len(feasible) < want {
 		size := min(batch, n-processed)
+		filled = processed + size
 		f.opts.Parallelizer.Until(ctx, size, func(i int) {
 			k := processed + i
 			statuses[k] = check(nodes.at((start + k) % n))
