@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
@@ -460,6 +461,8 @@ func TestNodeInfoVerifyDetectsCorruption(t *testing.T) {
 		{"affinity position", func(n *NodeInfo) { n.PodsWithAffinity[0].affinityPos = 5 }},
 		{"anti-affinity position", func(n *NodeInfo) { n.PodsWithRequiredAntiAffinity[0].antiAffinityPos = 5 }},
 		{"pod's node name", func(n *NodeInfo) { n.Pods[2].NodeName = "elsewhere" }},
+		{"free", func(n *NodeInfo) { n.free[resource.Pods]-- }},
+		{"allocatable copy", func(n *NodeInfo) { n.alloc[resource.Memory]++ }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -473,6 +476,98 @@ func TestNodeInfoVerifyDetectsCorruption(t *testing.T) {
 			tt.corrupt(n)
 			if n.Verify() == nil {
 				t.Error("Verify() = nil after corruption")
+			}
+		})
+	}
+}
+
+// TestNodeInfoHotAccessors holds Free, AllocatableAt and RequestedAt (read from the copies
+// in the node's first cache lines for the first resources) to the vectors, for every
+// resource, as pods come and go and the node's allocatable changes.
+func TestNodeInfoHotAccessors(t *testing.T) {
+	check := func(t *testing.T, step string, n *NodeInfo) {
+		t.Helper()
+		for i := range resource.Max {
+			if got, want := n.Free(i), n.Allocatable[i]-n.Requested[i]; got != want {
+				t.Errorf("%s: Free(%d) = %d, want %d", step, i, got, want)
+			}
+			if got := n.AllocatableAt(i); got != n.Allocatable[i] {
+				t.Errorf("%s: AllocatableAt(%d) = %d, want %d", step, i, got, n.Allocatable[i])
+			}
+			if got := n.RequestedAt(i); got != n.Requested[i] {
+				t.Errorf("%s: RequestedAt(%d) = %d, want %d", step, i, got, n.Requested[i])
+			}
+		}
+		if err := n.Verify(); err != nil {
+			t.Errorf("%s: %v", step, err)
+		}
+	}
+	node := testNode("n")
+	n := NewNodeInfo(node)
+	check(t, "new", n)
+	var pods []*PodInfo
+	for _, s := range nodeInfoPods {
+		p := s.info()
+		pods = append(pods, p)
+		n.AddPod(p)
+		check(t, "add "+s.name, n)
+	}
+	slot := n.RemovePod(pods[2])
+	check(t, "remove p2", n)
+	grown := node.DeepCopy()
+	grown.Status.Allocatable[v1.ResourceCPU] = apiresource.MustParse("64")
+	grown.Status.Allocatable[v1.ResourceMemory] = apiresource.MustParse("1Ti")
+	n.SetNode(grown)
+	check(t, "allocatable grown", n)
+	n.RestorePod(pods[2], slot)
+	check(t, "restore p2", n)
+	n.UndoAdd(pods[4])
+	check(t, "undo p4", n)
+}
+
+// TestNodeInfoLayout keeps what filtering and scoring read of every node in the struct's
+// first two cache lines (objects of its size are allocated 64-byte aligned).
+func TestNodeInfoLayout(t *testing.T) {
+	var n NodeInfo
+	if off := unsafe.Offsetof(n.free); off != 0 {
+		t.Errorf("free at offset %d, want 0", off)
+	}
+	for name, off := range map[string]uintptr{
+		"Name": unsafe.Offsetof(n.Name), "NonZeroCPU": unsafe.Offsetof(n.NonZeroCPU),
+		"NonZeroMemory": unsafe.Offsetof(n.NonZeroMemory), "alloc": unsafe.Offsetof(n.alloc) + unsafe.Sizeof(n.alloc) - 1,
+		"PreferNoSchedule": unsafe.Offsetof(n.PreferNoSchedule),
+	} {
+		if off < 64 || off >= 128 {
+			t.Errorf("%s at offset %d, want in the second cache line [64, 128)", name, off)
+		}
+	}
+	if size := unsafe.Sizeof(n); size <= 512 {
+		t.Errorf("NodeInfo is %d bytes: at 512 or less the allocator no longer aligns it to 64", size)
+	}
+}
+
+func TestNodeInfoPreferNoSchedule(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		taints []v1.Taint
+		want   bool
+	}{
+		{"none", nil, false},
+		{"NoSchedule only", []v1.Taint{{Key: "a", Effect: v1.TaintEffectNoSchedule}}, false},
+		{"PreferNoSchedule among others", []v1.Taint{{Key: "a", Effect: v1.TaintEffectNoExecute}, {Key: "b", Effect: v1.TaintEffectPreferNoSchedule}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			node := testNode("n")
+			n := NewNodeInfo(node)
+			tainted := node.DeepCopy()
+			tainted.Spec.Taints = tt.taints
+			n.SetNode(tainted)
+			if n.PreferNoSchedule != tt.want {
+				t.Errorf("PreferNoSchedule = %v, want %v", n.PreferNoSchedule, tt.want)
+			}
+			n.SetNode(node)
+			if n.PreferNoSchedule {
+				t.Error("PreferNoSchedule still set once the taints are gone")
 			}
 		})
 	}

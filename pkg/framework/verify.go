@@ -30,6 +30,17 @@ func (n *NodeInfo) Verify() error {
 		return fmt.Errorf("node %s: requested %s (non-zero %d/%d) but pods sum to %s (%d/%d)",
 			n.Name, n.Requested.String(), n.NonZeroCPU, n.NonZeroMemory, req.String(), nzCPU, nzMem)
 	}
+	for i, free := range n.free {
+		if free != n.Allocatable[i]-n.Requested[i] {
+			return fmt.Errorf("node %s: free %s is %d but allocatable %d minus requested %d is %d",
+				n.Name, resource.Name(i), free, n.Allocatable[i], n.Requested[i], n.Allocatable[i]-n.Requested[i])
+		}
+	}
+	for i, alloc := range n.alloc {
+		if alloc != n.Allocatable[i] {
+			return fmt.Errorf("node %s: allocatable %s is %d but the vector says %d", n.Name, resource.Name(i), alloc, n.Allocatable[i])
+		}
+	}
 	if !ports.Equal(&n.UsedPorts) {
 		return fmt.Errorf("node %s: used ports %v but pods use %v", n.Name, n.UsedPorts.entries, ports.entries)
 	}

@@ -113,6 +113,7 @@ func (pf Profile) filterNodes(ctx context.Context, state *framework.CycleState, 
 		}
 		in.diag.NumNodes = len(dom.Nodes)
 	}
+	list := candidateList{nodes: candidates}
 	var v *staticVerdicts
 	check := func(n *framework.NodeInfo) *framework.Status { return fwk.RunFilterPlugins(ctx, state, p, n) }
 	if fwk.HasStaticFilters() {
@@ -129,23 +130,24 @@ func (pf Profile) filterNodes(ctx context.Context, state *framework.CycleState, 
 			if err := pf.refresh(ctx, v, state, p); err != nil {
 				return nil, err
 			}
-			candidates = f.eligibleScratch[:0]
 			if dom != nil {
+				kept := f.eligibleScratch[:0]
 				for _, n := range dom.Nodes {
 					if v.status[n.Index] == nil {
-						candidates = append(candidates, n)
+						kept = append(kept, n)
 					}
 				}
+				f.eligibleScratch = kept
+				list = candidateList{nodes: kept}
 			} else {
-				for _, i := range v.eligible {
-					candidates = append(candidates, all[i])
-				}
+				// The eligible nodes are walked through their indices, never copied: the scan
+				// stops after the few it needs.
+				list = candidateList{nodes: all, index: v.eligible, indexed: true}
 			}
-			f.eligibleScratch = candidates
 			check = func(n *framework.NodeInfo) *framework.Status { return fwkruntime.RunFilters(ctx, dynamic, state, p, n) }
 		}
 	}
-	feasible, err := f.scan(ctx, candidates, check, in.q.Limit, in.diag)
+	feasible, err := f.scan(ctx, list, check, in.q.Limit, in.diag)
 	if err != nil || len(feasible) > 0 || v == nil || in.narrowed {
 		return feasible, err
 	}
@@ -168,13 +170,36 @@ func (pf Profile) filterNodes(ctx context.Context, state *framework.CycleState, 
 	return feasible, nil
 }
 
+// candidateList is the nodes a scan filters: nodes itself, or, when index is set, the
+// nodes at those positions of nodes (the eligible nodes of the static verdicts, walked
+// without being copied).
+type candidateList struct {
+	nodes   []*framework.NodeInfo
+	index   []int32
+	indexed bool
+}
+
+func (c candidateList) len() int {
+	if c.indexed {
+		return len(c.index)
+	}
+	return len(c.nodes)
+}
+
+func (c candidateList) at(i int) *framework.NodeInfo {
+	if c.indexed {
+		return c.nodes[c.index[i]]
+	}
+	return c.nodes[i]
+}
+
 // scan filters candidates from the rotating start index until enough feasible nodes are
 // found. Candidates are filtered in parallel batches and the cut is made in candidate
 // order, so the result is the same as a sequential scan: the simulator stays deterministic
 // whatever the parallelism. When none is feasible, every candidate's status goes into the
 // diagnosis.
-func (f *Finder) scan(ctx context.Context, nodes []*framework.NodeInfo, check func(*framework.NodeInfo) *framework.Status, limit int, diag *framework.Diagnosis) ([]*framework.NodeInfo, error) {
-	n := len(nodes)
+func (f *Finder) scan(ctx context.Context, nodes candidateList, check func(*framework.NodeInfo) *framework.Status, limit int, diag *framework.Diagnosis) ([]*framework.NodeInfo, error) {
+	n := nodes.len()
 	if n == 0 {
 		return nil, nil
 	}
@@ -183,30 +208,32 @@ func (f *Finder) scan(ctx context.Context, nodes []*framework.NodeInfo, check fu
 		want = min(want, limit)
 	}
 	start := f.nextStartNodeIndex % n
-	// The per-node status buffer is reused across cycles: only the loop filters.
+	// The per-node status buffer is reused across cycles: only the loop filters. Statuses
+	// are kept in scan order (the k-th node filtered at k), so only the nodes filtered are
+	// cleared after.
 	if cap(f.filterScratch) < n {
 		f.filterScratch = make([]*framework.Status, n)
 	}
 	statuses := f.filterScratch[:n]
-	defer clear(statuses)
+	processed, filled := 0, 0
+	defer func() { clear(statuses[:filled]) }()
 	feasible := f.feasibleScratch[:0]
 	batch := max(64, want/2)
 	if limit > 0 {
 		batch = max(16, want)
 	}
-	processed := 0
 	for processed < n && len(feasible) < want {
 		size := min(batch, n-processed)
+		filled = processed + size
 		f.opts.Parallelizer.Until(ctx, size, func(i int) {
-			idx := (start + processed + i) % n
-			statuses[idx] = check(nodes[idx])
+			k := processed + i
+			statuses[k] = check(nodes.at((start + k) % n))
 		})
-		for i := range size {
-			idx := (start + processed + i) % n
-			st := statuses[idx]
+		for k := processed; k < processed+size; k++ {
+			st := statuses[k]
 			if st.IsSuccess() {
 				if len(feasible) < want {
-					feasible = append(feasible, nodes[idx])
+					feasible = append(feasible, nodes.at((start+k)%n))
 				}
 				continue
 			}
@@ -221,10 +248,9 @@ func (f *Finder) scan(ctx context.Context, nodes []*framework.NodeInfo, check fu
 	// Why nodes failed matters only when none fits; then every node was filtered.
 	if len(feasible) == 0 {
 		diag.NodeToStatus.Grow(n)
-		for i := range n {
-			idx := (start + i) % n
-			diag.NodeToStatus.SetNode(nodes[idx], statuses[idx])
-			diag.UnschedulablePlugins.Insert(statuses[idx].Plugin())
+		for k := range n {
+			diag.NodeToStatus.SetNode(nodes.at((start+k)%n), statuses[k])
+			diag.UnschedulablePlugins.Insert(statuses[k].Plugin())
 		}
 	}
 	return feasible, nil

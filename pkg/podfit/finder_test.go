@@ -2,6 +2,7 @@ package podfit_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -203,6 +204,12 @@ func TestFindNodes(t *testing.T) {
 			wantNumNodes: 4, wantRecorded: []string{"n1", "n2", "n3", "n4"},
 			wantMessage: "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu.",
 		},
+		{
+			name:         "static verdicts rule out every node: nothing is scanned, all are in the diagnosis",
+			pod:          testutil.Pod("p").Req("cpu", "1").Req("example.com/gpu", "1"),
+			wantNumNodes: 4, wantRecorded: []string{"n1", "n2", "n3", "n4"},
+			wantMessage: "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient example.com/gpu.",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -236,6 +243,33 @@ func TestFindNodes(t *testing.T) {
 				t.Errorf("message %q\n want %q", got, tc.wantMessage)
 			}
 		})
+	}
+}
+
+// TestFindNodesRotates: each scan starts where the last one stopped (after the batch of 16
+// it filtered), counting among the nodes the static verdicts leave: n05's taint rules it
+// out, so the 20 others are the ring.
+func TestFindNodesRotates(t *testing.T) {
+	var nodes []*v1.Node
+	for i := range 21 {
+		b := testutil.Node(fmt.Sprintf("n%02d", i)).Capacity("cpu", "4")
+		if i == 5 {
+			b = b.Taint("dedicated", "x", v1.TaintEffectNoSchedule)
+		}
+		nodes = append(nodes, b.Obj())
+	}
+	pf := profileOver(t, testutil.NewCache(nodes, nil), config.Profile{})
+	var got []string
+	for range 5 {
+		feasible, _, err := pf.FindNodes(context.Background(), framework.NewCycleState(), testutil.Pod("p").Req("cpu", "1").Info(), podfit.Query{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, names(feasible)...)
+	}
+	// Starts 0, 16, 12, 8, 4 of the 20 eligible nodes (n00-n04, n06-n20).
+	if want := []string{"n00", "n17", "n13", "n09", "n04"}; !slices.Equal(got, want) {
+		t.Errorf("nodes found %v, want %v", got, want)
 	}
 }
 

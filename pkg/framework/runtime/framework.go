@@ -394,7 +394,7 @@ func (f *Framework) ActiveDynamicFilters(state *framework.CycleState) []framewor
 
 // RunFilters runs the given filters (from ActiveDynamicFilters) in order.
 func RunFilters(ctx context.Context, plugins []framework.FilterPlugin, state *framework.CycleState, p *framework.PodInfo, node *framework.NodeInfo) *framework.Status {
-	if state.PluginMetrics != nil {
+	if nodeTimed(state, node) {
 		return runFilters(ctx, plugins, state, p, node)
 	}
 	for _, pl := range plugins {
@@ -598,15 +598,29 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 	errs := f.errsScratch[:len(nodes)]
 	clear(errs)
 	f.parallelizer.Until(ctx, len(nodes), func(i int) {
+		n := nodes[i]
+		// Whether this node is timed is decided once, not per plugin: most nodes are not,
+		// and then nothing but the plugins runs here.
+		if nodeTimed(state, n) {
+			for j, pl := range active {
+				start := time.Now()
+				s, st := pl.Score(ctx, state, p, n)
+				observePlugin(state, metrics.Score, pl.Name(), st, start)
+				if !st.IsSuccess() {
+					errs[i] = st.WithPlugin(pl.Name())
+					return
+				}
+				scores[j][i] = framework.NodeScore{Name: n.Name, Score: s}
+			}
+			return
+		}
 		for j, pl := range active {
-			start := nodePluginStart(state, nodes[i])
-			s, st := pl.Score(ctx, state, p, nodes[i])
-			observePlugin(state, metrics.Score, pl.Name(), st, start)
+			s, st := pl.Score(ctx, state, p, n)
 			if !st.IsSuccess() {
 				errs[i] = st.WithPlugin(pl.Name())
 				return
 			}
-			scores[j][i] = framework.NodeScore{Name: nodes[i].Name, Score: s}
+			scores[j][i] = framework.NodeScore{Name: n.Name, Score: s}
 		}
 	})
 	for _, st := range errs {

@@ -56,10 +56,16 @@ func pluginStart(state *framework.CycleState) time.Time {
 // nodePluginStart is pluginStart for the per-node extension points: zero but for the
 // sampled nodes of a sampled cycle.
 func nodePluginStart(state *framework.CycleState, node *framework.NodeInfo) time.Time {
-	if state.PluginMetrics == nil || node.Index%nodeSampleEvery != 0 {
+	if !nodeTimed(state, node) {
 		return time.Time{}
 	}
 	return time.Now()
+}
+
+// nodeTimed says whether the plugins' runs on node are timed: in a sampled cycle, on a
+// sampled node.
+func nodeTimed(state *framework.CycleState, node *framework.NodeInfo) bool {
+	return state.PluginMetrics != nil && node.Index%nodeSampleEvery == 0
 }
 
 // observePlugin records a plugin's run that started at start (zero: not timed).

@@ -98,7 +98,13 @@ func (b *BalancedAllocation) Score(_ context.Context, _ *framework.CycleState, p
 		// Only reached when PreScore did not run; kube-scheduler scores 0 then.
 		return 0, nil
 	}
-	var with, without [resource.Max]float64
+	// The usual two resources (cpu and memory) fit the arrays on the stack; clearing arrays
+	// of resource.Max on every node cost more than the score.
+	var withBuf, withoutBuf [4]float64
+	with, without := withBuf[:], withoutBuf[:]
+	if len(b.idx) > len(withBuf) {
+		with, without = make([]float64, len(b.idx)), make([]float64, len(b.idx))
+	}
 	count := 0
 	for _, i := range b.idx {
 		req := podRequest(p, i)
@@ -107,11 +113,11 @@ func (b *BalancedAllocation) Score(_ context.Context, _ *framework.CycleState, p
 		if (resource.IsScalar(i) && req == 0) || i == resource.Pods {
 			continue
 		}
-		alloc := n.Allocatable[i]
+		alloc := n.AllocatableAt(i)
 		if alloc == 0 {
 			continue
 		}
-		used := n.Requested[i]
+		used := n.RequestedAt(i)
 		with[count] = min(float64(used+req)/float64(alloc), 1)
 		without[count] = min(float64(used)/float64(alloc), 1)
 		count++

@@ -65,7 +65,9 @@ func (*Fit) Name() string { return FitName }
 func (f *Fit) Filter(_ context.Context, _ *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) *framework.Status {
 	var insufficient uint64 // bit i: resource i does not fit
 	unresolvable := false
-	if n.Requested[resource.Pods]+1 > n.Allocatable[resource.Pods] {
+	// Free, not Allocatable and Requested: it reads one cache line of the node, where the
+	// two vectors take two (this runs on every node a scan visits).
+	if n.Free(resource.Pods) < 1 {
 		insufficient |= 1 << resource.Pods
 	}
 	for _, i := range p.RequestIdx {
@@ -78,7 +80,7 @@ func (f *Fit) Filter(_ context.Context, _ *framework.CycleState, p *framework.Po
 			continue
 		}
 		insufficient |= 1 << idx
-		if req > n.Allocatable[idx] {
+		if req > n.AllocatableAt(idx) {
 			unresolvable = true
 		}
 	}

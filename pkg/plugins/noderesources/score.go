@@ -40,16 +40,16 @@ func newAllocationScorer(s *ScoringStrategy) (*allocationScorer, error) {
 func requestedAndAllocatable(p *framework.PodInfo, n *framework.NodeInfo, i int) (requested, allocatable int64, ok bool) {
 	switch i {
 	case resource.CPU:
-		return n.NonZeroCPU + p.Requests.NonZeroCPU, n.Allocatable[i], true
+		return n.NonZeroCPU + p.Requests.NonZeroCPU, n.AllocatableAt(i), true
 	case resource.Memory:
-		return n.NonZeroMemory + p.Requests.NonZeroMemory, n.Allocatable[i], true
+		return n.NonZeroMemory + p.Requests.NonZeroMemory, n.AllocatableAt(i), true
 	case resource.Pods:
 		return 0, 0, false
 	}
 	if resource.IsScalar(i) && p.Requests.Vector[i] == 0 {
 		return 0, 0, false
 	}
-	return n.Requested[i] + p.Requests.Vector[i], n.Allocatable[i], true
+	return n.RequestedAt(i) + p.Requests.Vector[i], n.AllocatableAt(i), true
 }
 
 func (a *allocationScorer) score(p *framework.PodInfo, n *framework.NodeInfo) int64 {

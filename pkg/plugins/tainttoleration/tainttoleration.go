@@ -95,6 +95,10 @@ func (pl *TaintToleration) PreScore(_ context.Context, state *framework.CycleSta
 // Score counts the node's PreferNoSchedule taints that the pod does not tolerate;
 // NormalizeScore turns fewer into better.
 func (pl *TaintToleration) Score(_ context.Context, state *framework.CycleState, p *framework.PodInfo, n *framework.NodeInfo) (int64, *framework.Status) {
+	if !n.PreferNoSchedule {
+		// Most nodes: nothing to count, and no taint of theirs read.
+		return 0, nil
+	}
 	var tols []v1.Toleration
 	if s, ok := state.Read(preScoreStateKey).(*preScoreState); ok {
 		tols = s.tolerations
