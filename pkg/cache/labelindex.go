@@ -18,10 +18,27 @@ type labelIndex struct {
 type keyPostings struct {
 	values map[string]*posting
 	total  int
+	// dropped: no longer in the index (dropEmpty), so a pod's remembered postings that
+	// name it are stale.
+	dropped bool
+}
+
+// labelPostings are a pod's postings (the list of all pods first, then one per label)
+// and, in the same order as its labels' postings, their keys' postings (for their totals).
+type labelPostings struct {
+	postings []*posting
+	keys     []*keyPostings
+}
+
+// keep remembers e's postings, for the next add of the same pod (labelIndex.add).
+func (lp *labelPostings) keep(e *podEntry) {
+	lp.postings = append(lp.postings[:0], e.postings...)
+	lp.keys = append(lp.keys[:0], e.keys...)
 }
 
 type posting struct {
-	items []postingItem
+	items   []postingItem
+	dropped bool
 }
 
 // postingItem is a pod in a posting list; slot says which of the pod's postings this is,
@@ -35,11 +52,23 @@ func newLabelIndex() labelIndex {
 	return labelIndex{keys: map[string]*keyPostings{}}
 }
 
-func (x *labelIndex) add(e *podEntry) {
+// add indexes a pod. known are the postings and keys an earlier add of the same PodInfo
+// took (its entry's, in the same order), if any: while none of them was dropped they are
+// the pod's labels' postings still, and each label is not looked up again.
+func (x *labelIndex) add(e *podEntry, known *labelPostings) {
 	lbls := e.pi.Pod.Labels
 	// An entry reused (NodeStore.newEntry) comes with empty slices and their room.
-	e.postings = append(slices.Grow(e.postings[:0], len(lbls)+1), &x.all)
 	e.pos = slices.Grow(e.pos[:0], len(lbls)+1)
+	if x.stillIndexed(known, len(lbls)) {
+		e.postings = append(e.postings[:0], known.postings...)
+		e.keys = append(e.keys[:0], known.keys...)
+		for _, kp := range e.keys {
+			kp.total++
+		}
+		x.append(e)
+		return
+	}
+	e.postings = append(slices.Grow(e.postings[:0], len(lbls)+1), &x.all)
 	e.keys = slices.Grow(e.keys[:0], len(lbls))
 	for k, v := range lbls {
 		kp := x.keys[k]
@@ -56,6 +85,25 @@ func (x *labelIndex) add(e *podEntry) {
 		e.keys = append(e.keys, kp)
 		e.postings = append(e.postings, p)
 	}
+	x.append(e)
+}
+
+// stillIndexed reports whether known holds postings and keys for n labels none of which
+// was dropped from the index.
+func (x *labelIndex) stillIndexed(known *labelPostings, n int) bool {
+	if known == nil || len(known.postings) != n+1 || len(known.keys) != n || known.postings[0] != &x.all {
+		return false
+	}
+	for i, kp := range known.keys {
+		if kp.dropped || known.postings[i+1].dropped {
+			return false
+		}
+	}
+	return true
+}
+
+// append puts the pod at the end of each of its postings.
+func (x *labelIndex) append(e *podEntry) {
 	for s, p := range e.postings {
 		e.pos = append(e.pos, int32(len(p.items)))
 		p.items = append(p.items, postingItem{e: e, slot: int32(s)})
@@ -95,9 +143,11 @@ func (x *labelIndex) dropEmpty(e *podEntry) {
 		kp := x.keys[k]
 		if p := kp.values[v]; p != nil && len(p.items) == 0 {
 			delete(kp.values, v)
+			p.dropped = true
 		}
 		if len(kp.values) == 0 {
 			delete(x.keys, k)
+			kp.dropped = true
 		}
 	}
 }

@@ -105,9 +105,8 @@ func (s *NodeStore) NodesWithAffinityPods() []*framework.NodeInfo { return s.aff
 func (s *NodeStore) AddNode(node *v1.Node) *framework.NodeInfo {
 	if n := s.Get(node.Name); n != nil {
 		s.setImages(n, n.Node(), node)
-		gen := n.Generation
 		n.SetNode(node)
-		s.sets.podsChanged(n, gen, false)
+		s.sets.podsChanged(n)
 		return n
 	}
 	n := s.ghosts[node.Name]

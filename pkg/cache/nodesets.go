@@ -35,6 +35,11 @@ type nodeSets struct {
 	// byNodes finds the sets NodeSetOf made, by their nodes.
 	byNodes map[framework.PlacementKey][]int32
 	steps   map[setStep]int64
+	// undo holds, for each pod move under a checkpoint, the versions its change took the
+	// sets from and to (a record: stepHeader, then pairs), so that its rollback gives them
+	// back without looking the step up; a stack in the undo log's order, kept across
+	// resets (a record names its registry).
+	undo []int64
 }
 
 // setStep is a change of one node of a set: from the set's version, the node (by Index)
@@ -117,33 +122,126 @@ func (ns *nodeSets) setOf(live []*framework.NodeInfo, nodes []*framework.NodeInf
 	return s
 }
 
-// podsChanged is told that a live node's Generation changed from from; remember says the
-// change is a simulation's (or its rollback), whose steps are remembered.
-func (ns *nodeSets) podsChanged(n *framework.NodeInfo, from int64, remember bool) {
+// podsChanged is told that a live node's Generation changed by a real change (an event
+// between cycles): every set holding it takes a fresh version.
+func (ns *nodeSets) podsChanged(n *framework.NodeInfo) {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
 	if n.Index >= len(ns.of) {
 		return
 	}
 	for _, slot := range ns.of[n.Index] {
-		v := &ns.versions[slot].Pods
-		step := setStep{from: *v, node: n.Index, to: n.Generation}
-		if remember {
-			if w, ok := ns.steps[step]; ok {
-				*v = w
-				continue
-			}
-		}
-		w := framework.NextGeneration()
-		if remember {
-			if len(ns.steps) >= maxSetSteps {
-				clear(ns.steps)
-			}
-			ns.steps[step] = w
-			ns.steps[setStep{from: w, node: n.Index, to: from}] = *v
-		}
-		*v = w
+		ns.versions[slot].Pods = framework.NextGeneration()
 	}
+}
+
+// simulated is told that a live node's Generation changed from from under a checkpoint.
+// Each set holding the node takes the version the step gives (a step remembered, or
+// hint's), and the versions before and after are pushed on the undo stack, at the
+// position its pod move took (top, before the change), for the rollback (rolledBack).
+// hint is what an earlier record of the same change left (stepsOf), or nil.
+func (ns *nodeSets) simulated(n *framework.NodeInfo, from int64, hint []int64) {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	if n.Index >= len(ns.of) {
+		return
+	}
+	slots := ns.of[n.Index]
+	// A hint holds while the registry, the node and the Generation it took are the same:
+	// then its steps are facts about these very states.
+	if len(hint) < stepHeader || hint[0] != ns.registry || hint[1] != int64(n.Index) || hint[2] != n.Generation {
+		hint = nil
+	}
+	ns.undo = append(ns.undo, ns.registry, int64(n.Index), n.Generation, int64(len(slots)))
+	for j, slot := range slots {
+		v := &ns.versions[slot].Pods
+		before := *v
+		if at := stepHeader + 2*j; at+1 < len(hint) && hint[at] == before {
+			*v = hint[at+1]
+		} else {
+			*v = ns.step(n.Index, before, n.Generation, from)
+		}
+		ns.undo = append(ns.undo, before, *v)
+	}
+}
+
+// rolledBack is told that a rollback gave a live node its Generation before the pod move
+// whose record is at pos on the undo stack (pos is where the stack stood before the move;
+// the moves made after it were rolled back first, so their records are above it). A set
+// still at the version the move gave takes back the one it had; any other (a set
+// registered since, a version a real change gave) takes the remembered step's.
+func (ns *nodeSets) rolledBack(n *framework.NodeInfo, from int64, pos int) {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	rec := ns.recordAt(pos, n)
+	if pos < len(ns.undo) {
+		ns.undo = ns.undo[:pos]
+	}
+	if n.Index >= len(ns.of) {
+		return
+	}
+	for j, slot := range ns.of[n.Index] {
+		v := &ns.versions[slot].Pods
+		if at := stepHeader + 2*j; at+1 < len(rec) && rec[at+1] == *v {
+			*v = rec[at]
+			continue
+		}
+		*v = ns.step(n.Index, *v, n.Generation, from)
+	}
+}
+
+// recordAt returns the undo stack's record at pos when it is one of this registry for n,
+// else nil.
+func (ns *nodeSets) recordAt(pos int, n *framework.NodeInfo) []int64 {
+	if pos < 0 || pos+stepHeader > len(ns.undo) || ns.undo[pos] != ns.registry || ns.undo[pos+1] != int64(n.Index) {
+		return nil
+	}
+	end := pos + stepHeader + 2*int(ns.undo[pos+3])
+	if end > len(ns.undo) {
+		return nil
+	}
+	return ns.undo[pos:end]
+}
+
+// stepHeader is the length of a record's header on the undo stack: the registry, the
+// node's Index, the Generation the change gave it, how many sets follow (each as its
+// version before and after).
+const stepHeader = 4
+
+// top is where the undo stack stands: the position a pod move about to be made records.
+// Only the loop changes the stack (readers in parallel ask versions), so no lock.
+func (ns *nodeSets) top() int { return len(ns.undo) }
+
+// drop pops the records of a pod move rolled back on a node that is no longer live.
+func (ns *nodeSets) drop(pos int) {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	if pos < len(ns.undo) {
+		ns.undo = ns.undo[:pos]
+	}
+}
+
+// stepsOf copies into dst the record a change pushed at pos (dst's room reused), for a
+// later identical change to take as its hint; nil when there is none.
+func (ns *nodeSets) stepsOf(pos int, n *framework.NodeInfo, dst []int64) []int64 {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	return append(dst[:0], ns.recordAt(pos, n)...)
+}
+
+// step returns the version a set at version v takes when node i takes Generation to
+// (from from): the one remembered for this step, else a fresh one, remembered both ways.
+func (ns *nodeSets) step(i int, v, to, from int64) int64 {
+	if w, ok := ns.steps[setStep{from: v, node: i, to: to}]; ok {
+		return w
+	}
+	w := framework.NextGeneration()
+	if len(ns.steps) >= maxSetSteps {
+		clear(ns.steps)
+	}
+	ns.steps[setStep{from: v, node: i, to: to}] = w
+	ns.steps[setStep{from: w, node: i, to: from}] = v
+	return w
 }
 
 // leavingChanged is told that a live node's LeavingGeneration changed.

@@ -33,6 +33,11 @@ type nominatedAdd struct {
 	node     *framework.NodeInfo
 	from, to int64
 	leaving  bool
+	// steps is the node sets' record of that add (nodeSets.simulated): the versions it
+	// took the sets of the node from and to, which the same add gives again.
+	steps []int64
+	// labels are the label index's postings the add took (labelIndex.add).
+	labels labelPostings
 }
 
 func newNominationStore() *NominationStore {

@@ -11,12 +11,10 @@ import (
 // podEntry is the store's bookkeeping for a pod on a node: where it sits in the label
 // index, so that removing it is O(labels).
 type podEntry struct {
-	pi       *framework.PodInfo
-	node     *framework.NodeInfo
-	postings []*posting
-	pos      []int32
-	// keys are the label keys' postings of the pod's labels, for their totals.
-	keys []*keyPostings
+	pi   *framework.PodInfo
+	node *framework.NodeInfo
+	labelPostings
+	pos []int32
 }
 
 // podMove is a pod added to or removed from a node under a checkpoint, with what its exact
@@ -25,6 +23,8 @@ type podMove struct {
 	removed    bool
 	entry      *podEntry
 	generation int64
+	// sets is where the node sets' undo stack stood before the move (nodeSets.rolledBack).
+	sets int
 	// for a removal: where the pod sat, so it goes back to the same positions
 	slot                 framework.PodSlot
 	labelPos             []int32
@@ -94,7 +94,7 @@ func (s *NodeStore) RemoveBoundPod(key string) *framework.PodInfo {
 // AddPod places a pod on a node inside a simulation, where it is undone by Rollback.
 func (s *NodeStore) AddPod(pi *framework.PodInfo, node string) {
 	if n := s.Get(node); n != nil {
-		s.simulateAdd(pi, n, true)
+		s.simulateAdd(pi, n, true, nil)
 	}
 }
 
@@ -118,32 +118,47 @@ func (s *NodeStore) AddNominated(noms *NominationStore, include func(*framework.
 			continue
 		}
 		seen.node = n
+		pos := s.sets.top()
 		// No pod of that key is in the store, so neither is this one (an entry's pod is
 		// always the store's pod of its key): no need to look it up again.
 		if from, leaving := n.Generation, nom.pi.Terminating; seen.to != 0 && seen.from == from && seen.leaving == leaving {
 			// The add the last cycle made, to the node as it was then: the Generation
-			// it took then names the state again, as simulatedAdds would say.
-			s.add(nom.pi, n, false)
+			// it took then names the state again, as simulatedAdds would say, and the
+			// node sets' versions it gave them name theirs.
+			e := s.add(nom.pi, n, false, &seen.labels)
 			n.Generation = seen.to
-			s.podsChanged(n, from)
+			s.podsChanged(n, from, seen.steps)
+			seen.labels.keep(e)
 		} else {
-			s.simulateAdd(nom.pi, n, false)
+			s.simulateAdd(nom.pi, n, false, seen)
 			seen.from, seen.to, seen.leaving = from, n.Generation, leaving
+		}
+		if s.live(n) {
+			seen.steps = s.sets.stepsOf(pos, n, seen.steps)
 		}
 	}
 }
 
 // simulateAdd is AddPod on a node found; check says whether the pod may be in the store
-// already.
-func (s *NodeStore) simulateAdd(pi *framework.PodInfo, n *framework.NodeInfo, check bool) {
+// already; seen, when the pod is a nomination's, is what its last add left (nil for
+// others), and takes this add's label postings.
+func (s *NodeStore) simulateAdd(pi *framework.PodInfo, n *framework.NodeInfo, check bool, seen *nominatedAdd) {
 	key := simulatedAdd{pi: pi, state: n.Generation << 1}
 	if pi.Terminating {
 		key.state |= 1
 	}
 	before := n.Generation
-	s.add(pi, n, check)
-	if n.Generation == before {
+	var known *labelPostings
+	var hint []int64
+	if seen != nil {
+		known, hint = &seen.labels, seen.steps
+	}
+	e := s.add(pi, n, check, known)
+	if e == nil {
 		return // refused
+	}
+	if seen != nil {
+		seen.labels.keep(e)
 	}
 	// The same pod added to the node as it was gives the node it gave before: the
 	// generation it took then names it again, so what was derived from that node (static
@@ -156,14 +171,21 @@ func (s *NodeStore) simulateAdd(pi *framework.PodInfo, n *framework.NodeInfo, ch
 		}
 		s.simulatedAdds[key] = n.Generation
 	}
-	s.podsChanged(n, before)
+	s.podsChanged(n, before, hint)
 }
 
 // podsChanged tells the node sets that a node's Generation changed from from, once the
-// change is final (a simulated add may have taken a remembered Generation).
-func (s *NodeStore) podsChanged(n *framework.NodeInfo, from int64) {
-	if s.live(n) {
-		s.sets.podsChanged(n, from, s.undo.simulating())
+// change is final (a simulated add may have taken a remembered Generation). Under a
+// checkpoint, hint is the node sets' record of the same change made before, if known
+// (nodeSets.simulated).
+func (s *NodeStore) podsChanged(n *framework.NodeInfo, from int64, hint []int64) {
+	if !s.live(n) {
+		return
+	}
+	if s.undo.simulating() {
+		s.sets.simulated(n, from, hint)
+	} else {
+		s.sets.podsChanged(n)
 	}
 }
 
@@ -220,22 +242,24 @@ func (s *NodeStore) ForEachPodMatching(ns func(string) bool, sel labels.Selector
 // addPod adds a bound or assumed pod to a node.
 func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
 	gen := n.Generation
-	s.add(pi, n, true)
+	s.add(pi, n, true, nil)
 	if n.Generation != gen {
-		s.podsChanged(n, gen)
+		s.podsChanged(n, gen, nil)
 	}
 }
 
 // add is addPod without telling the node sets (its callers do, once the node's Generation
-// is final); check says whether the pod may be in the store already.
-func (s *NodeStore) add(pi *framework.PodInfo, n *framework.NodeInfo, check bool) {
+// is final); check says whether the pod may be in the store already; known are the label
+// postings an earlier add of pi took, if any (labelIndex.add). It returns the pod's entry,
+// nil when refused.
+func (s *NodeStore) add(pi *framework.PodInfo, n *framework.NodeInfo, check bool, known *labelPostings) *podEntry {
 	if check {
 		if old, ok := s.entries[pi]; ok {
 			// A pod already on a node: adding it again would corrupt its positions. This
 			// is a scheduler bug; it is refused and reported by Verify instead of
 			// spreading.
 			s.faults = append(s.faults, fmt.Sprintf("pod %s added to node %s while on node %s", pi.Key, n.Name, old.node.Name))
-			return
+			return nil
 		}
 	}
 	e := s.newEntry(pi, n)
@@ -243,7 +267,7 @@ func (s *NodeStore) add(pi *framework.PodInfo, n *framework.NodeInfo, check bool
 	s.pods[pi.Key] = pi
 	gen := n.Generation
 	n.AddPod(pi)
-	s.labels.add(e)
+	s.labels.add(e, known)
 	if n.Node() != nil {
 		if len(n.PodsWithRequiredAntiAffinity) == 1 && len(pi.RequiredAntiAffinity) > 0 {
 			s.antiNodes.add(n)
@@ -253,22 +277,21 @@ func (s *NodeStore) add(pi *framework.PodInfo, n *framework.NodeInfo, check bool
 		}
 	}
 	s.recordAffinity(pi, n)
-	s.undo.logMove(podMove{entry: e, generation: gen})
+	s.undo.logMove(podMove{entry: e, generation: gen, sets: s.sets.top()})
 	for _, w := range s.watchers {
 		w.podAdded(pi)
 	}
+	return e
 }
 
 func (s *NodeStore) removePod(pi *framework.PodInfo) {
 	e := s.entries[pi]
 	n := e.node
-	m := podMove{removed: true, entry: e, generation: n.Generation, antiPos: -1, affinityPos: -1}
+	m := podMove{removed: true, entry: e, generation: n.Generation, sets: s.sets.top(), antiPos: -1, affinityPos: -1}
 	m.labelPos = s.labels.remove(e, s.undo.simulating())
 	m.slot = n.RemovePod(pi)
 	s.recordAffinity(pi, n)
-	if s.live(n) {
-		s.sets.podsChanged(n, m.generation, s.undo.simulating())
-	}
+	s.podsChanged(n, m.generation, nil)
 	if n.Node() != nil {
 		if len(pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 0 {
 			m.antiPos = s.antiNodes.remove(n)
@@ -309,11 +332,7 @@ func (s *NodeStore) undoMove(m *podMove) {
 		if s.pods[e.pi.Key] == e.pi {
 			delete(s.pods, e.pi.Key)
 		}
-		gen := n.Generation
-		n.Generation = m.generation
-		if s.live(n) {
-			s.sets.podsChanged(n, gen, true)
-		}
+		s.restoreGeneration(n, m)
 		// Nothing holds the entry of an add undone (its postings and the undo record
 		// are cleared): the next add reuses it.
 		s.freeEntry(e)
@@ -330,10 +349,18 @@ func (s *NodeStore) undoMove(m *podMove) {
 	}
 	s.entries[e.pi] = e
 	s.pods[e.pi.Key] = e.pi
+	s.restoreGeneration(n, m)
+}
+
+// restoreGeneration gives a node back the Generation it had before a move, and the node
+// sets holding it their versions.
+func (s *NodeStore) restoreGeneration(n *framework.NodeInfo, m *podMove) {
 	gen := n.Generation
 	n.Generation = m.generation
 	if s.live(n) {
-		s.sets.podsChanged(n, gen, true)
+		s.sets.rolledBack(n, gen, m.sets)
+	} else {
+		s.sets.drop(m.sets)
 	}
 }
 
