@@ -15,7 +15,8 @@ import (
 
 // BenchmarkNominatedAdds: what every cycle of a preemption wave does before it filters,
 // on 10,000 nodes running 4 pods each with 3,200 pods nominated (400 gangs of 8 waiting
-// for their victims): the nominated pods added and rolled back. "one by one" is the walk
+// for their victims), the nodes in racks of 16 and blocks of 128 whose versions
+// placements ask about: the nominated pods added and rolled back. "one by one" is the walk
 // the cycles made before (a lookup of the node and the pod, then AddPod, per nomination),
 // "walk" is AddNominatedPods. On a shared machine read cpu-ms/op, the process's CPU time
 // per cycle's adds and rollback (garbage collection included), not ns/op.
@@ -32,6 +33,11 @@ func BenchmarkNominatedAdds(b *testing.B) {
 			if err := c.Nodes().AddBoundPod(framework.NewPodInfo(p)); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+	for _, size := range []int{16, 128} {
+		for i := 0; i < nodes; i += size {
+			c.NodeSetVersion(framework.NewNodeSet(c.NodeInfos()[i:min(i+size, nodes)]))
 		}
 	}
 	for i := range nominated {
