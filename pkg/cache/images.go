@@ -28,7 +28,7 @@ func (s *NodeStore) setImages(n *framework.NodeInfo, old, node *v1.Node) {
 			delete(s.images, name)
 		}
 	}
-	n.Images = nil
+	n.SetImages(nil)
 	if node == nil || len(node.Status.Images) == 0 {
 		return
 	}
@@ -47,7 +47,7 @@ func (s *NodeStore) setImages(n *framework.NodeInfo, old, node *v1.Node) {
 			images[name] = st
 		}
 	}
-	n.Images = images
+	n.SetImages(images)
 }
 
 func sameImages(a, b []v1.ContainerImage) bool {
@@ -69,6 +69,9 @@ func (s *NodeStore) verifyImages() error {
 		}
 		if len(names) != len(n.Images) {
 			return fmt.Errorf("node %s: %d image names, %d recorded", n.Name, len(names), len(n.Images))
+		}
+		if n.HasImages() != (len(n.Images) > 0) {
+			return fmt.Errorf("node %s: HasImages %v with %d image names", n.Name, n.HasImages(), len(n.Images))
 		}
 		for name := range names {
 			if got, ok := n.Images[name]; !ok || got != s.images[name] {

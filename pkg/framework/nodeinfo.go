@@ -35,6 +35,9 @@ type NodeInfo struct {
 	// PreferNoSchedule says whether a taint of the node has that effect: TaintToleration
 	// scores the other nodes without reading their taints.
 	PreferNoSchedule bool
+	// hasImages says whether Images holds any name: ImageLocality scores the other nodes
+	// without reading the map (which sits beyond these two lines).
+	hasImages bool
 
 	node *v1.Node
 	// StaticGeneration changes when what static filters read (labels, taints,
@@ -49,8 +52,8 @@ type NodeInfo struct {
 	// features library knows, as its feature set (NodeDeclaredFeatures reads them).
 	DeclaredFeatures ndf.FeatureSet
 	// Images are the image names the node lists in status.images, each with the state the
-	// live nodes listing it share (ImageLocality reads them); the cache sets them (nil for a
-	// node it does not hold, and for a ghost).
+	// live nodes listing it share (ImageLocality reads them); the cache sets them with
+	// SetImages (nil for a node it does not hold, and for a ghost).
 	Images map[string]*ImageState
 
 	Allocatable resource.Vector
@@ -159,6 +162,16 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 	n.PreferNoSchedule = slices.ContainsFunc(node.Spec.Taints, func(t v1.Taint) bool { return t.Effect == v1.TaintEffectPreferNoSchedule })
 	n.Generation = NextGeneration()
 }
+
+// SetImages gives the node its image names (see Images).
+func (n *NodeInfo) SetImages(images map[string]*ImageState) {
+	n.Images = images
+	n.hasImages = len(images) > 0
+}
+
+// HasImages reports whether the node lists any image; it reads the node's second cache
+// line, not the map.
+func (n *NodeInfo) HasImages() bool { return n.hasImages }
 
 // Free returns allocatable minus requested at position i. Free, AllocatableAt and
 // RequestedAt read the node's first two cache lines for the first resources, where the

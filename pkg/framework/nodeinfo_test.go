@@ -535,7 +535,7 @@ func TestNodeInfoLayout(t *testing.T) {
 	for name, off := range map[string]uintptr{
 		"Name": unsafe.Offsetof(n.Name), "NonZeroCPU": unsafe.Offsetof(n.NonZeroCPU),
 		"NonZeroMemory": unsafe.Offsetof(n.NonZeroMemory), "alloc": unsafe.Offsetof(n.alloc) + unsafe.Sizeof(n.alloc) - 1,
-		"PreferNoSchedule": unsafe.Offsetof(n.PreferNoSchedule),
+		"PreferNoSchedule": unsafe.Offsetof(n.PreferNoSchedule), "hasImages": unsafe.Offsetof(n.hasImages),
 	} {
 		if off < 64 || off >= 128 {
 			t.Errorf("%s at offset %d, want in the second cache line [64, 128)", name, off)
