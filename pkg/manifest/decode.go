@@ -269,7 +269,7 @@ func decodeDoc(d rawDoc) decoded {
 	var head *typeMeta
 	if !d.json {
 		var ok bool
-		if js, head, ok = fastYAMLToJSONWithHead(d.data); !ok {
+		if js, head, ok = fastYAMLToJSON(d.data); !ok {
 			var err error
 			if js, err = yaml.YAMLToJSONStrict(d.data); err != nil {
 				e := yamlError(d, err)

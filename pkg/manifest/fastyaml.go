@@ -14,15 +14,11 @@ import (
 // flow collections, comments after values, and plain scalars that YAML 1.1 could read as
 // anything but a string or a decimal integer. The caller then uses the general converter,
 // so the result never differs (FuzzFastYAML checks it).
-func fastYAMLToJSON(data []byte) (js []byte, ok bool) {
-	js, _, ok = fastYAMLToJSONWithHead(data)
-	return js, ok
-}
-
-// fastYAMLToJSONWithHead is fastYAMLToJSON that also gives the document's apiVersion and
-// kind when it is certain they are what decoding the JSON into a typeMeta gives (head nil
-// otherwise), which spares the decoder a pass over the whole document.
-func fastYAMLToJSONWithHead(data []byte) (js []byte, head *typeMeta, ok bool) {
+//
+// It also gives the document's apiVersion and kind when it is certain they are what
+// decoding the JSON into a typeMeta gives (head nil otherwise), which spares the decoder a
+// pass over the whole document.
+func fastYAMLToJSON(data []byte) (js []byte, head *typeMeta, ok bool) {
 	// ASCII only, and no control characters but newlines: encodings, byte order marks and
 	// special characters are the general converter's business.
 	for _, c := range data {

@@ -17,7 +17,7 @@ import (
 // reads it the same way.
 func sameAsGeneral(t *testing.T, doc []byte) (accepted bool) {
 	t.Helper()
-	fast, head, ok := fastYAMLToJSONWithHead(doc)
+	fast, head, ok := fastYAMLToJSON(doc)
 	if !ok {
 		return false
 	}
@@ -126,7 +126,7 @@ func TestFastYAMLHead(t *testing.T) {
 			if !sameAsGeneral(t, []byte(tc.doc)) {
 				t.Fatalf("fast path refused the document")
 			}
-			_, head, _ := fastYAMLToJSONWithHead([]byte(tc.doc))
+			_, head, _ := fastYAMLToJSON([]byte(tc.doc))
 			if !reflect.DeepEqual(head, tc.want) {
 				t.Errorf("head = %+v, want %+v", head, tc.want)
 			}
@@ -150,7 +150,7 @@ func TestFastYAMLCoversGeneratedManifests(t *testing.T) {
 		if !sameAsGeneral(t, d) {
 			t.Errorf("fast path refused a generated manifest:\n%s", d)
 		}
-		if _, head, _ := fastYAMLToJSONWithHead(d); head == nil {
+		if _, head, _ := fastYAMLToJSON(d); head == nil {
 			t.Errorf("fast path left a generated manifest's type to the decoder:\n%s", d)
 		}
 	}
