@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -178,9 +177,7 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 func write(w io.Writer, format string, r *report.Report) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return report.WriteJSON(w, r)
 	case "html":
 		return html.Write(w, r, html.Header{})
 	}

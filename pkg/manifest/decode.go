@@ -266,9 +266,10 @@ func decodeDoc(d rawDoc) decoded {
 		return res
 	}
 	js := d.data
+	var head *typeMeta
 	if !d.json {
 		var ok bool
-		if js, ok = fastYAMLToJSON(d.data); !ok {
+		if js, head, ok = fastYAMLToJSON(d.data); !ok {
 			var err error
 			if js, err = yaml.YAMLToJSONStrict(d.data); err != nil {
 				e := yamlError(d, err)
@@ -278,7 +279,7 @@ func decodeDoc(d rawDoc) decoded {
 			}
 		}
 	}
-	decodeObject(js, d.where, &res)
+	decodeObject(js, head, d.where, &res)
 	return res
 }
 
@@ -291,12 +292,16 @@ func yamlError(d rawDoc, err error) *InputError {
 	return &InputError{Where: d.where.String(), Msg: "not valid YAML: " + strings.Join(strings.Fields(msg), " ")}
 }
 
-func decodeObject(js []byte, where Origin, res *decoded) {
+// decodeObject decodes a document's JSON (or a List's item) into its object; head is its
+// apiVersion and kind when the YAML converter read them, nil to read them here.
+func decodeObject(js []byte, head *typeMeta, where Origin, res *decoded) {
 	fail := func(fld, object, msg string) {
 		res.errs = append(res.errs, &InputError{Where: where.String(), Object: object, Field: fld, Msg: msg, at: where})
 	}
 	var tm typeMeta
-	if err := json.Unmarshal(js, &tm); err != nil {
+	if head != nil {
+		tm = *head
+	} else if err := json.Unmarshal(js, &tm); err != nil {
 		fail("", "", "not a Kubernetes object: "+err.Error())
 		return
 	}
@@ -316,7 +321,7 @@ func decodeObject(js []byte, where Origin, res *decoded) {
 		for i, item := range tm.Items {
 			w := where
 			w.Item = i
-			decodeObject(item, w, res)
+			decodeObject(item, nil, w, res)
 		}
 		return
 	}

@@ -17,13 +17,23 @@ import (
 // reads it the same way.
 func sameAsGeneral(t *testing.T, doc []byte) (accepted bool) {
 	t.Helper()
-	fast, ok := fastYAMLToJSON(doc)
+	fast, head, ok := fastYAMLToJSON(doc)
 	if !ok {
 		return false
 	}
 	slow, err := yaml.YAMLToJSON(doc)
 	if err != nil {
 		t.Fatalf("fast path accepted a document the general converter refuses (%v):\n%s", err, doc)
+	}
+	if head != nil {
+		// The head stands for the decoder's own reading of the document's type.
+		var tm typeMeta
+		if err := json.Unmarshal(slow, &tm); err != nil {
+			t.Fatalf("fast path gave a head %+v where the decoder fails (%v):\n%s", *head, err, doc)
+		}
+		if tm.APIVersion != head.APIVersion || tm.Kind != head.Kind || tm.Items != nil {
+			t.Fatalf("fast path's head %+v, the decoder's %+v:\n%s", *head, tm, doc)
+		}
 	}
 	var a, b any
 	if err := json.Unmarshal(fast, &a); err != nil {
@@ -88,6 +98,42 @@ func TestFastYAML(t *testing.T) {
 	}
 }
 
+func TestFastYAMLHead(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want *typeMeta // nil: left to the decoder
+	}{
+		{"pod", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n", &typeMeta{APIVersion: "v1", Kind: "Pod"}},
+		{"group version", "apiVersion: scheduling.phalanx.dev/v1alpha1\nkind: PodGroup\n", &typeMeta{APIVersion: "scheduling.phalanx.dev/v1alpha1", Kind: "PodGroup"}},
+		{"quoted", "apiVersion: \"v1\"\nkind: \"Node\"\n", &typeMeta{APIVersion: "v1", Kind: "Node"}},
+		{"kind last", "metadata:\n  kind: x\napiVersion: v1\nkind: Pod\n", &typeMeta{APIVersion: "v1", Kind: "Pod"}},
+		{"nested kind ignored", "spec:\n  kind: Deployment\n  apiVersion: apps/v1\n", &typeMeta{}},
+		{"missing both", "metadata:\n  name: x\n", &typeMeta{}},
+		{"kind in a top-level sequence item", "containers:\n- kind: x\napiVersion: v1\nkind: Pod\n", &typeMeta{APIVersion: "v1", Kind: "Pod"}},
+		{"a List", "apiVersion: v1\nkind: List\nitems: []\n", nil},
+		{"items in another case", "apiVersion: v1\nkind: PodList\nItems: []\n", nil},
+		{"kind in another case", "apiVersion: v1\nKind: Pod\n", nil},
+		{"apiversion in another case", "apiversion: v1\nkind: Pod\n", nil},
+		{"numeric kind", "apiVersion: v1\nkind: 5\n", nil},
+		{"null kind", "apiVersion: v1\nkind:\n", nil},
+		{"kind a mapping", "apiVersion: v1\nkind:\n  a: b\n", nil},
+		{"kind empty flow", "apiVersion: v1\nkind: {}\n", nil},
+		{"top-level sequence", "- apiVersion: v1\n  kind: Pod\n", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !sameAsGeneral(t, []byte(tc.doc)) {
+				t.Fatalf("fast path refused the document")
+			}
+			_, head, _ := fastYAMLToJSON([]byte(tc.doc))
+			if !reflect.DeepEqual(head, tc.want) {
+				t.Errorf("head = %+v, want %+v", head, tc.want)
+			}
+		})
+	}
+}
+
 // The fast path must take the documents the benchmark generator and the scenarios are
 // made of, or it is not worth having.
 func TestFastYAMLCoversGeneratedManifests(t *testing.T) {
@@ -103,6 +149,9 @@ func TestFastYAMLCoversGeneratedManifests(t *testing.T) {
 	for _, d := range docs {
 		if !sameAsGeneral(t, d) {
 			t.Errorf("fast path refused a generated manifest:\n%s", d)
+		}
+		if _, head, _ := fastYAMLToJSON(d); head == nil {
+			t.Errorf("fast path left a generated manifest's type to the decoder:\n%s", d)
 		}
 	}
 }
