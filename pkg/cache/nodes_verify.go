@@ -138,8 +138,13 @@ func (s *NodeStore) verifyLabels() error {
 }
 
 // verifyNodeSets: the anti-affinity and affinity node sets are exactly the live nodes with
-// such pods, and their positions are right.
+// such pods, and their positions are right; outside a simulation the placement node sets
+// hold no undo record (each is popped by its move's rollback, so one left over would
+// grow the stack for ever and misplace the next records).
 func (s *NodeStore) verifyNodeSets() error {
+	if !s.undo.simulating() && s.sets.top() > 0 {
+		return fmt.Errorf("node sets: %d undo record words outside a simulation", s.sets.top())
+	}
 	for _, n := range s.nodes {
 		if (len(n.PodsWithRequiredAntiAffinity) > 0) != s.antiNodes.has(n) {
 			return fmt.Errorf("node %s: anti-affinity node set out of date", n.Name)

@@ -167,3 +167,34 @@ func TestNodeSetVersions(t *testing.T) {
 		})
 	}
 }
+
+// Every simulated move's node-set record is popped by its rollback, and Verify says so
+// when one is left behind.
+func TestNodeSetUndoRecordsPopped(t *testing.T) {
+	c := New()
+	for i := range 2 {
+		c.Nodes().AddNode(node(fmt.Sprintf("n%d", i)))
+	}
+	set := framework.NewNodeSet([]*framework.NodeInfo{c.Get("n0"), c.Get("n1")})
+	before := c.NodeSetVersion(set)
+	cp := c.Checkpoint()
+	c.Nodes().AddPod(framework.NewPodInfo(testPod(1)), "n0")
+	c.Nodes().AddPod(framework.NewPodInfo(testPod(2)), "n1")
+	if c.nodes.sets.top() == 0 {
+		t.Fatal("a simulated add on a registered set's node pushed no undo record")
+	}
+	c.Rollback(cp)
+	if got := c.nodes.sets.top(); got != 0 {
+		t.Fatalf("%d undo record words left after the rollback", got)
+	}
+	if got := c.NodeSetVersion(set); got != before {
+		t.Fatalf("set version %v after the rollback, want %v", got, before)
+	}
+	if err := c.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	c.nodes.sets.undo = append(c.nodes.sets.undo, 1, 2, 3, 0)
+	if err := c.Verify(); err == nil {
+		t.Fatal("Verify did not report a node-set undo record left outside a simulation")
+	}
+}
