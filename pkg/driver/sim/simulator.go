@@ -118,7 +118,8 @@ type Simulator struct {
 	waitingForNode map[string][]*podRecord
 	// nodeAdded and nodeDeleted are when each node came and went (names are unique).
 	nodeAdded, nodeDeleted map[string]float64
-	// nodeUsage is the invariant checks' own account of the nodes (invariants.go).
+	// nodeUsage is the invariant checks' own account of the nodes (invariants.go); nil,
+	// and not kept, without CheckInvariants: nothing else reads it.
 	nodeUsage nodeUsage
 
 	// groups are the PodGroups and CompositePodGroups of both APIs (groups.go); objs the
@@ -161,11 +162,11 @@ func New(sc *admission.Scenario, opts Options) (*Simulator, error) {
 		waitingForNode: map[string][]*podRecord{},
 		nodeAdded:      map[string]float64{},
 		nodeDeleted:    map[string]float64{},
-		nodeUsage:      nodeUsage{},
 	}
 	var observer scheduler.Observer
 	if opts.CheckInvariants {
 		observer = &invariantObserver{s: s}
+		s.nodeUsage = nodeUsage{}
 	}
 	s.objs = newObjectStore()
 	sched, err := scheduler.New(scheduler.Options{
