@@ -135,6 +135,8 @@ func (o *simulateOptions) run(ctx context.Context, stdin io.Reader, stdout, stde
 		Config: cfg, Seed: o.seed, Until: o.until, SchedulerName: o.schedulerName,
 		CheckInvariants: o.checkInvariants, ReportWallTime: o.wallTime, Logger: klog.Background(),
 		ClaimReleaseDelay: simClaimReleaseDelay(o.claimReleaseDelay), DeviceBindingDelay: simClaimReleaseDelay(o.deviceBindingDelay),
+		// Nothing here reads the scenario after New: its pods need no copies (decision 60).
+		TakeOver: true,
 	})
 	if err != nil {
 		return usageError{configError(o.configFile, err)}
