@@ -202,7 +202,7 @@ func TestLabelIndexMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	selectors := []string{"app=a1", "app in (a0,a2)", "tier", "app=a1,tier=t0", "app!=a1", "!tier", "", "app=none", "app in (a1,a1)"}
+	selectors := []string{"app=a1", "app==a1", "app in (a0,a2)", "tier", "app=a1,tier=t0", "tier,app in (a1,a2)", "app!=a1", "!tier", "", "app=none", "app in (a1,a1)", "app=a1,app!=a1"}
 	for _, s := range selectors {
 		sel, err := labelsParse(s)
 		if err != nil {

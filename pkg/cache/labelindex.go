@@ -188,8 +188,11 @@ func (x *labelIndex) adjustTotals(e *podEntry, d int) {
 }
 
 // forEach calls fn for each pod in the smallest set of candidates that the selector's
-// equality, In or Exists requirements allow; the caller still checks the whole selector.
-func (x *labelIndex) forEach(sel labels.Selector, fn func(*podEntry) bool) {
+// equality, In or Exists requirements allow. matched tells fn that the candidate is known
+// to match: the selector is that one requirement, whose postings hold exactly the pods it
+// matches. Otherwise the caller still checks the whole selector. (Spreading's selectors
+// are mostly one label: the check, a map lookup per pod, was half of the walk.)
+func (x *labelIndex) forEach(sel labels.Selector, fn func(e *podEntry, matched bool) bool) {
 	reqs, selectable := sel.Requirements()
 	if !selectable {
 		return
@@ -233,12 +236,13 @@ func (x *labelIndex) forEach(sel labels.Selector, fn func(*podEntry) bool) {
 			best, bestCount = lists, count
 		}
 	}
+	matched := len(reqs) == 1 && bestCount <= len(x.all.items)
 	if bestCount > len(x.all.items) {
 		best = []*posting{&x.all}
 	}
 	for _, p := range best {
 		for _, it := range p.items {
-			if !fn(it.e) {
+			if !fn(it.e, matched) {
 				return
 			}
 		}

@@ -228,11 +228,11 @@ func (s *NodeStore) SetLeaving(pi *framework.PodInfo, leaving bool) {
 // ForEachPodMatching calls fn for every pod on a live node whose labels match sel and
 // whose namespace ns accepts, until fn returns false, through the label index.
 func (s *NodeStore) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn func(*framework.PodInfo) bool) {
-	s.labels.forEach(sel, func(e *podEntry) bool {
+	s.labels.forEach(sel, func(e *podEntry, matched bool) bool {
 		if e.node.Node() == nil || !ns(e.pi.Pod.Namespace) {
 			return true
 		}
-		if !sel.Matches(labels.Set(e.pi.Pod.Labels)) {
+		if !matched && !sel.Matches(labels.Set(e.pi.Pod.Labels)) {
 			return true
 		}
 		return fn(e.pi)
