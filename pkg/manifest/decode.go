@@ -141,6 +141,7 @@ func expand(p string) ([]string, error) {
 func readDocs(file string, stdin io.Reader) ([]rawDoc, *InputError) {
 	var r io.Reader
 	name := file
+	var size int64
 	if file == "-" {
 		if stdin == nil {
 			stdin = os.Stdin
@@ -152,28 +153,16 @@ func readDocs(file string, stdin io.Reader) ([]rawDoc, *InputError) {
 			return nil, &InputError{Where: file, Msg: err.Error()}
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
 		r = f
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	if head, _ := br.Peek(512); utilyaml.IsJSONBuffer(head) {
 		return readJSONStream(name, br)
 	}
-	reader := utilyaml.NewYAMLReader(br)
-	var docs []rawDoc
-	for n := 1; ; {
-		data, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, &InputError{Where: fmt.Sprintf("%s: document %d", name, n), Msg: err.Error()}
-		}
-		if !hasContent(data) {
-			continue
-		}
-		docs = append(docs, rawDoc{where: Origin{File: name, Doc: n, Item: -1}, data: data})
-		n++
-	}
+	return readYAMLDocs(name, br, size)
 }
 
 // readJSONStream reads JSON objects one after the other; anything else, trailing data
