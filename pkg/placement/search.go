@@ -76,7 +76,10 @@ func (ps *placementSearch) run(ctx context.Context, placements []*framework.Plac
 	}
 
 	// Phase 2: evaluate, rank by rank, until enough feasible placements are found.
+	// The counters are looked up once: a wave gang's search prunes thousands of racks.
 	limit := ps.pl.opts.FeasiblePlacementsToFind
+	pruned, evaluated, feasibleCount := m.PodGroupPlacements.WithLabelValues("pruned"),
+		m.PodGroupPlacements.WithLabelValues("evaluated"), m.PodGroupPlacements.WithLabelValues("feasible")
 	var feasible []*placementEval
 	for rank := 0; rank <= maxRank && len(feasible) == 0; rank++ {
 		for _, e := range byRank[rank] {
@@ -84,16 +87,16 @@ func (ps *placementSearch) run(ctx context.Context, placements []*framework.Plac
 				break
 			}
 			if e.capacity < need {
-				m.PodGroupPlacements.WithLabelValues("pruned").Inc()
+				pruned.Inc()
 				continue
 			}
 			if err := ps.evaluate(ctx, e); err != nil {
 				return nil, err
 			}
-			m.PodGroupPlacements.WithLabelValues("evaluated").Inc()
+			evaluated.Inc()
 			if len(e.placed.Assignments) >= need {
 				feasible = append(feasible, e)
-				m.PodGroupPlacements.WithLabelValues("feasible").Inc()
+				feasibleCount.Inc()
 			}
 		}
 	}
