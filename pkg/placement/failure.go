@@ -31,7 +31,7 @@ func (ps *placementSearch) failure(ctx context.Context, placements []*framework.
 	pruned, rejected := 0, 0
 	reasons := map[string]int{}
 	var lastRejected *placementEval
-	pre := map[*framework.Placement]int64{}
+	pre := make(map[*framework.Placement]int64, len(placements))
 	for _, p := range placements {
 		e := ps.eval(p)
 		placed := e.placed
