@@ -394,15 +394,17 @@ func (d *Driver) Run(ctx context.Context) error {
 		"asyncPreemption", d.opts.AsyncPreemption, "leaderElection", d.opts.LeaderElection.Enabled, "address", d.server.Addr(),
 		"podGroupAPIs", apis.String(), "compositePodGroupAPIs", apis.composites(), "deviceTaintRules", taintRules)
 	d.factory.Start(ctx.Done())
-	synced := make([]cache.InformerSynced, len(d.informers))
+	synced := make([]cache.DoneChecker, len(d.informers))
 	for i, inf := range d.informers {
 		if d.standalone(inf.name) { // not from the factory
 			go inf.informer.RunWithContext(ctx)
 		}
-		synced[i] = inf.informer.HasSynced
+		synced[i] = inf.informer.HasSyncedChecker()
 	}
 	go d.reportUnsynced(ctx)
-	if !cache.WaitForCacheSync(start.Done(), synced...) {
+	// On the informers' done channels rather than cache.WaitForCacheSync, which looks
+	// every 100 ms (as registerHandlers does for the handlers).
+	if !cache.WaitFor(start, "", synced...) {
 		return stopped("informer caches")
 	}
 	d.synced.Store(true)
@@ -499,16 +501,7 @@ func (d *Driver) runLeaderElection(ctx context.Context) error {
 // handler has received its informer's whole list, so the first cycle sees the cluster.
 func (d *Driver) schedule(ctx context.Context) {
 	logger := d.logger
-	synced := make([]cache.InformerSynced, 0, len(d.informers))
-	for i, inf := range d.informers {
-		reg, err := inf.informer.AddEventHandler(d.handlers[i])
-		if err != nil {
-			logger.Error(err, "Registering an event handler", "informer", inf.name)
-			return
-		}
-		synced = append(synced, reg.HasSynced)
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+	if !registerHandlers(ctx, d.informers, d.handlers, logger) {
 		return
 	}
 	logger.Info("Scheduling", "identity", d.identity)
@@ -517,6 +510,24 @@ func (d *Driver) schedule(ctx context.Context) {
 	d.sched.Run(ctx)
 	d.scheduling.Store(false)
 	logger.Info("Stopped scheduling")
+}
+
+// registerHandlers adds each informer's handler and waits until every handler has been
+// given its informer's objects (false: ctx ended first, or a registration failed). It
+// waits on the registrations' done channels: cache.WaitForCacheSync looks every 100 ms,
+// and a scheduler that starts with pods pending lost up to that much before its first
+// cycle.
+func registerHandlers(ctx context.Context, infs []namedInformer, handlers []cache.ResourceEventHandler, logger klog.Logger) bool {
+	synced := make([]cache.DoneChecker, 0, len(infs))
+	for i, inf := range infs {
+		reg, err := inf.informer.AddEventHandler(handlers[i])
+		if err != nil {
+			logger.Error(err, "Registering an event handler", "informer", inf.name)
+			return false
+		}
+		synced = append(synced, reg.HasSyncedChecker())
+	}
+	return cache.WaitFor(ctx, "", synced...)
 }
 
 // live fails when this replica leads but has not renewed its Lease for a while (a stuck
