@@ -177,12 +177,28 @@ func (r *randomRun) step() string {
 			return "assume twice refused"
 		}
 		name := r.nodes[r.rng.IntN(len(r.nodes))]
-		c.Nominations().ClearNomination(pi.Key)
+		// A pod may be bound while still nominated (the informer reports it before its
+		// nomination is cleared, or it was bound by someone else): the nominated adds
+		// must then leave it out, whatever they found in earlier cycles.
+		keep := r.rng.IntN(2) == 0
+		if !keep {
+			c.Nominations().ClearNomination(pi.Key)
+		}
+		if r.rng.IntN(2) == 0 {
+			pod := pi.Pod.DeepCopy()
+			pod.Spec.NodeName = name
+			bound := framework.NewPodInfo(pod)
+			if err := c.Nodes().AddBoundPod(bound); err != nil {
+				r.t.Fatal(err)
+			}
+			r.m[pi.Key] = modelPod{node: name, pi: bound, group: bound.Group}
+			return fmt.Sprintf("bound pending %s on %s (nomination kept: %v)", pi.Key, name, keep)
+		}
 		if err := c.Nodes().AssumePod(pi, name); err != nil {
 			r.t.Fatal(err)
 		}
 		r.m[pi.Key] = modelPod{node: name, pi: pi, group: pi.Group}
-		return "assume " + pi.Key + " on " + name
+		return fmt.Sprintf("assume %s on %s (nomination kept: %v)", pi.Key, name, keep)
 	case op == 8 && !r.simulating():
 		k, mp, ok := r.randomPod()
 		if !ok {
