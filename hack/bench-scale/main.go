@@ -46,6 +46,9 @@ type Result struct {
 	// (work the cycle hands to other threads, parallel filters, and background garbage
 	// collection are not in it).
 	GangCPUP99 time.Duration
+	// GangKindP99 and GangKindCPUP99 are GangP99 and GangCPUP99 for each kind of gang, in
+	// the order of PendingGangKinds.
+	GangKindP99, GangKindCPUP99 [3]time.Duration
 	// Cycles is the number of scheduling cycles of the burst, Busy their time in all.
 	Cycles int
 	Busy   float64

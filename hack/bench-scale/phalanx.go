@@ -107,8 +107,11 @@ const (
 	cycleGang                   // placed a gang
 )
 
-// observer classifies the cycle under way.
-type observer struct{ kind cycleKind }
+// observer classifies the cycle under way, and names the kind of gang it placed.
+type observer struct {
+	kind     cycleKind
+	gangKind string
+}
 
 func (o *observer) BeforeAssume(*framework.PodInfo, string, *cache.Cache) {
 	if o.kind == cycleOther {
@@ -118,7 +121,12 @@ func (o *observer) BeforeAssume(*framework.PodInfo, string, *cache.Cache) {
 func (o *observer) Preempting(*framework.PodInfo, string, []*framework.PodInfo) {}
 func (o *observer) PreemptingForGroup(*framework.GroupInfo, map[*framework.PodInfo]string, []*framework.PodInfo) {
 }
-func (o *observer) GroupPlaced(*framework.GroupInfo, []framework.Assignment) { o.kind = cycleGang }
+func (o *observer) GroupPlaced(g *framework.GroupInfo, _ []framework.Assignment) {
+	o.kind = cycleGang
+	if g.PodGroup != nil {
+		o.gangKind = GangKind(g.PodGroup.Name)
+	}
+}
 
 type realClock struct{}
 
@@ -182,6 +190,9 @@ func runPhalanx(ctx context.Context, spec Spec, timeout time.Duration) (*Result,
 	res.Seconds, res.TimedOut, res.CPU = burst.wall.Seconds(), burst.timedOut, cpuSeconds()-cpu
 	res.Unbound = pending - int(api.binds.Load())
 	res.PodP99, res.GangP99, res.GangCPUP99 = burst.p99(cyclePod), burst.p99(cycleGang), burst.p99CPU(cycleGang)
+	for i, k := range PendingGangKinds {
+		res.GangKindP99[i], res.GangKindCPUP99[i] = percentile(burst.gangs[k], 0.99), percentile(burst.gangsCPU[k], 0.99)
+	}
 	res.Cycles, res.Busy = len(burst.cycles[cyclePod])+len(burst.cycles[cycleOther])+len(burst.cycles[cycleGang]), burst.busy.Seconds()
 	res.BurstVictims = int(api.victims.Load())
 
@@ -211,7 +222,9 @@ type loopRun struct {
 	wall, busy time.Duration
 	// cycles are each cycle's wall time, cpu the loop thread's CPU time in it, by kind.
 	cycles, cpu map[cycleKind][]time.Duration
-	timedOut    bool
+	// gangs and gangsCPU are the same for the cycles that placed a gang, by GangKind.
+	gangs, gangsCPU map[string][]time.Duration
+	timedOut        bool
 }
 
 func (r loopRun) p99(k cycleKind) time.Duration    { return percentile(r.cycles[k], 0.99) }
@@ -223,7 +236,8 @@ func (r loopRun) p99CPU(k cycleKind) time.Duration { return percentile(r.cpu[k],
 // its thread), which the machine's load does not stretch.
 func loopPhalanx(ctx context.Context, s *scheduler.Scheduler, obs *observer, done func() bool, timeout time.Duration) loopRun {
 	defer lockThread()()
-	run := loopRun{cycles: map[cycleKind][]time.Duration{}, cpu: map[cycleKind][]time.Duration{}}
+	run := loopRun{cycles: map[cycleKind][]time.Duration{}, cpu: map[cycleKind][]time.Duration{},
+		gangs: map[string][]time.Duration{}, gangsCPU: map[string][]time.Duration{}}
 	start := time.Now()
 	for !done() {
 		if time.Since(start) > timeout {
@@ -231,13 +245,17 @@ func loopPhalanx(ctx context.Context, s *scheduler.Scheduler, obs *observer, don
 			break
 		}
 		s.DrainInbox()
-		obs.kind = cycleOther
+		obs.kind, obs.gangKind = cycleOther, ""
 		t, cpu := time.Now(), threadCPU()
 		if s.ScheduleOne(ctx) {
-			d := time.Since(t)
+			d, c := time.Since(t), threadCPU()-cpu
 			run.busy += d
 			run.cycles[obs.kind] = append(run.cycles[obs.kind], d)
-			run.cpu[obs.kind] = append(run.cpu[obs.kind], threadCPU()-cpu)
+			run.cpu[obs.kind] = append(run.cpu[obs.kind], c)
+			if obs.kind == cycleGang {
+				run.gangs[obs.gangKind] = append(run.gangs[obs.gangKind], d)
+				run.gangsCPU[obs.gangKind] = append(run.gangsCPU[obs.gangKind], c)
+			}
 			continue
 		}
 		wait := 100 * time.Millisecond

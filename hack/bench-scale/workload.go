@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -240,6 +241,18 @@ func DRA(k int) (*v1.Pod, *resourceapi.ResourceClaim) {
 type Gang struct {
 	Group   *v1alpha1.PodGroup
 	Members []*v1.Pod
+}
+
+// PendingGangKinds are the burst's kinds of gang, in PendingGang's turn, as GangKind
+// names them: 64 pods of 1 GPU in one rack, 8 of 8 GPUs in one rack, 16 of 8 GPUs in one
+// block.
+var PendingGangKinds = [3]string{"g64", "g8", "g16"}
+
+// GangKind is the kind of the gang of this PodGroup name (PendingGangKinds, or "w" for
+// the wave's).
+func GangKind(name string) string {
+	kind, _, _ := strings.Cut(name, "-")
+	return kind
 }
 
 // PendingGang returns gang g: 64 pods of 1 GPU in one rack, 8 pods of 8 GPUs in one

@@ -144,12 +144,14 @@ func TestSmallRun(t *testing.T) {
 	}
 }
 
-// TestTable: every row has the header's columns, and the ratio is phalanx's pods/s over
-// kube-scheduler's.
+// TestTable: every row has the header's columns, the ratio is phalanx's pods/s over
+// kube-scheduler's, and phalanx's gang p99s by kind are in the kinds' order.
 func TestTable(t *testing.T) {
 	var out bytes.Buffer
 	writeTable(&out, []int{5000}, [][]*Result{{
-		{Scheduler: "phalanx", Pods: 1000, Seconds: 1},
+		{Scheduler: "phalanx", Pods: 1000, Seconds: 1,
+			GangKindP99:    [3]time.Duration{31 * time.Millisecond, 9500 * time.Microsecond, 40200 * time.Microsecond},
+			GangKindCPUP99: [3]time.Duration{25 * time.Millisecond, 8 * time.Millisecond, 33 * time.Millisecond}},
 		{Scheduler: "kube-scheduler", Pods: 1000, Seconds: 20, TimedOut: false},
 	}})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -163,5 +165,20 @@ func TestTable(t *testing.T) {
 	}
 	if !strings.Contains(lines[2], "| 20.0x |") {
 		t.Errorf("phalanx's row has no ratio of 20.0x: %s", lines[2])
+	}
+	if !strings.Contains(lines[2], "| g64 31.0, g8 9.5, g16 40.2 | g64 25.0, g8 8.0, g16 33.0 |") {
+		t.Errorf("phalanx's row has not the gang p99s by kind: %s", lines[2])
+	}
+}
+
+// TestGangKind: the table's kinds name the burst's gangs in PendingGang's turn.
+func TestGangKind(t *testing.T) {
+	for g := range 6 {
+		if got, want := GangKind(PendingGang(g).Group.Name), PendingGangKinds[g%3]; got != want {
+			t.Errorf("gang %d: kind %q, want %q", g, got, want)
+		}
+	}
+	if got := GangKind(WaveGang(0).Group.Name); got != "w" {
+		t.Errorf("the wave's gang: kind %q, want w", got)
 	}
 }
