@@ -52,8 +52,16 @@ type Status struct {
 
 // NewStatus makes a Status with a code and the reasons a user will read.
 func NewStatus(code Code, reasons ...string) *Status {
+	if code == Skip && len(reasons) == 0 {
+		return skipped
+	}
 	return &Status{code: code, reasons: reasons}
 }
+
+// skipped is every Skip without reasons: most plugins' PreFilter and PreScore skip for
+// most pods, and a group cycle runs them for each member in each placement it evaluates,
+// so one shared status saves an allocation a plugin a member. WithPlugin copies it.
+var skipped = &Status{code: Skip}
 
 // AsStatus wraps an error as an Error status; nil gives nil.
 func AsStatus(err error) *Status {
@@ -122,6 +130,12 @@ func (s *Status) Plugin() string {
 // already names its plugin is left alone, so plugins may return shared, pre-built statuses
 // from concurrent Filter calls without a data race.
 func (s *Status) WithPlugin(name string) *Status {
+	if s == skipped {
+		if name == "" {
+			return s
+		}
+		return &Status{code: Skip, plugin: name}
+	}
 	if s != nil && s.plugin == "" {
 		s.plugin = name
 	}

@@ -146,3 +146,25 @@ func TestStatusWithPlugin(t *testing.T) {
 		t.Errorf("plugin after empty name = %q, want P", e.Plugin())
 	}
 }
+
+// TestSkipShared: every Skip without reasons is one shared status, and naming its plugin
+// gives a status of its own, so the next plugin's Skip names no plugin.
+func TestSkipShared(t *testing.T) {
+	a, b := NewStatus(Skip), NewStatus(Skip)
+	if a != b {
+		t.Errorf("two Skips without reasons are two statuses")
+	}
+	named := a.WithPlugin("First")
+	if named.Code() != Skip || named.Plugin() != "First" {
+		t.Errorf("named Skip: %v of %q, want Skip of First", named.Code(), named.Plugin())
+	}
+	if got := NewStatus(Skip).Plugin(); got != "" {
+		t.Errorf("a later Skip names %q, want no plugin", got)
+	}
+	if got := NewStatus(Skip).WithPlugin("").Plugin(); got != "" {
+		t.Errorf("a Skip named with an empty name names %q", got)
+	}
+	if r := NewStatus(Skip, "why"); r == a || r.Message() != "why" {
+		t.Errorf("a Skip with reasons: %v", r)
+	}
+}

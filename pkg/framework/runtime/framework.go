@@ -303,7 +303,10 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 		observePlugin(state, metrics.PreFilter, pl.Name(), s, start)
 		if s.IsSkip() {
 			if state.SkipFilterPlugins == nil {
-				state.SkipFilterPlugins = map[string]bool{}
+				// Sized for every plugin: most skip for a plain pod, and a map grown
+				// past its first group is made twice (a group cycle runs PreFilter
+				// for every member in every placement it evaluates).
+				state.SkipFilterPlugins = make(map[string]bool, len(f.preFilter))
 			}
 			state.SkipFilterPlugins[pl.Name()] = true
 			continue
@@ -541,7 +544,7 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 		observePlugin(state, metrics.PreScore, pl.Name(), s, start)
 		if s.IsSkip() {
 			if state.SkipScorePlugins == nil {
-				state.SkipScorePlugins = map[string]bool{}
+				state.SkipScorePlugins = make(map[string]bool, len(f.preScore)) // as SkipFilterPlugins
 			}
 			state.SkipScorePlugins[pl.Name()] = true
 			continue
