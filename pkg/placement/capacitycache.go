@@ -24,7 +24,9 @@ type capacityCache struct {
 	mu     sync.Mutex
 	layout uint64
 	static int64
-	shapes map[string]map[*framework.NodeSet]*capacityEntry
+	// The entries are values in the map, not pointers: a search looks up thousands of
+	// racks, and each pointer followed was a cache miss of its own.
+	shapes map[string]map[*framework.NodeSet]capacityEntry
 	// computed counts the bounds computed rather than looked up (tests read it).
 	computed int
 }
@@ -65,28 +67,23 @@ func (cc *capacityCache) of(c *capacity, snap framework.Snapshot, p *framework.P
 	defer cc.mu.Unlock()
 	if layout, static := snap.LayoutVersion(), framework.LastStaticGeneration(); cc.shapes == nil || cc.layout != layout || cc.static != static {
 		cc.layout, cc.static = layout, static
-		cc.shapes = map[string]map[*framework.NodeSet]*capacityEntry{}
+		cc.shapes = map[string]map[*framework.NodeSet]capacityEntry{}
 	}
 	entries := cc.shapes[c.shape]
 	if entries == nil || len(entries) >= maxCapacityEntries {
 		if len(cc.shapes) >= maxCapacityShapes {
 			clear(cc.shapes)
 		}
-		entries = map[*framework.NodeSet]*capacityEntry{}
+		entries = map[*framework.NodeSet]capacityEntry{}
 		cc.shapes[c.shape] = entries
 	}
 	set := framework.SetOf(snap, p)
 	version := snap.NodeSetVersion(set).Pods
-	e := entries[set]
-	if e != nil && e.version == version {
+	if e, ok := entries[set]; ok && e.version == version {
 		return e.count
 	}
 	cc.computed++
 	count := c.Of(p.Nodes, nil)
-	if e == nil {
-		e = &capacityEntry{}
-		entries[set] = e
-	}
-	e.version, e.count = version, count
+	entries[set] = capacityEntry{version: version, count: count}
 	return count
 }

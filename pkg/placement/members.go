@@ -90,13 +90,18 @@ func (pl *Placer) placeInOrder(ctx context.Context, members []*framework.PodInfo
 	}
 	// Placing members only adds pods to the snapshot, so a member that fits nowhere means
 	// the same for every later member alike (a gang's replicas, typically): they are not
-	// tried again.
+	// tried again. A member's key is only needed once one has failed, or when it fails
+	// (it costs a few microseconds, and a group cycle places each member in up to
+	// FeasiblePlacementsToFind placements).
 	failed := map[string]bool{}
 	for _, m := range members {
-		alike := pl.alikeKey(m)
-		if alike != "" && failed[alike] {
-			out.Unplaced = append(out.Unplaced, m)
-			continue
+		alike, keyed := "", false
+		if len(failed) > 0 {
+			alike, keyed = pl.alikeKey(m), true
+			if alike != "" && failed[alike] {
+				out.Unplaced = append(out.Unplaced, m)
+				continue
+			}
 		}
 		if m.ParseErr != nil {
 			out.Unplaced = append(out.Unplaced, m)
@@ -112,6 +117,9 @@ func (pl *Placer) placeInOrder(ctx context.Context, members []*framework.PodInfo
 		}
 		if len(feasible) == 0 {
 			out.Unplaced = append(out.Unplaced, m)
+			if !keyed {
+				alike = pl.alikeKey(m)
+			}
 			if alike != "" {
 				failed[alike] = true
 			}
