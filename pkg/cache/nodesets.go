@@ -139,8 +139,10 @@ func (ns *nodeSets) podsChanged(n *framework.NodeInfo) {
 // Each set holding the node takes the version the step gives (a step remembered, or
 // hint's), and the versions before and after are pushed on the undo stack, at the
 // position its pod move took (top, before the change), for the rollback (rolledBack).
-// hint is what an earlier record of the same change left (stepsOf), or nil.
-func (ns *nodeSets) simulated(n *framework.NodeInfo, from int64, hint []int64) {
+// hint is what an earlier record of the same change left (stepsOf), or nil. fresh says
+// that the node's Generation was taken just now (framework.NextGeneration): no step to
+// it can be remembered but those this call makes, so the others are not looked up.
+func (ns *nodeSets) simulated(n *framework.NodeInfo, from int64, hint []int64, fresh bool) {
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
 	if n.Index >= len(ns.of) {
@@ -152,13 +154,17 @@ func (ns *nodeSets) simulated(n *framework.NodeInfo, from int64, hint []int64) {
 	if len(hint) < stepHeader || hint[0] != ns.registry || hint[1] != int64(n.Index) || hint[2] != n.Generation {
 		hint = nil
 	}
+	rec := len(ns.undo)
 	ns.undo = append(ns.undo, ns.registry, int64(n.Index), n.Generation, int64(len(slots)))
 	for j, slot := range slots {
 		v := &ns.versions[slot].Pods
 		before := *v
-		if at := stepHeader + 2*j; at+1 < len(hint) && hint[at] == before {
+		switch at := stepHeader + 2*j; {
+		case at+1 < len(hint) && hint[at] == before:
 			*v = hint[at+1]
-		} else {
+		case fresh && !steppedFrom(ns.undo[rec+stepHeader:], before):
+			*v = ns.newStep(n.Index, before, n.Generation, from)
+		default:
 			*v = ns.step(n.Index, before, n.Generation, from)
 		}
 		ns.undo = append(ns.undo, before, *v)
@@ -235,6 +241,22 @@ func (ns *nodeSets) step(i int, v, to, from int64) int64 {
 	if w, ok := ns.steps[setStep{from: v, node: i, to: to}]; ok {
 		return w
 	}
+	return ns.newStep(i, v, to, from)
+}
+
+// steppedFrom reports whether pairs (a record's sets, each as its version before and
+// after) has a set that was at version v.
+func steppedFrom(pairs []int64, v int64) bool {
+	for k := 0; k+1 < len(pairs); k += 2 {
+		if pairs[k] == v {
+			return true
+		}
+	}
+	return false
+}
+
+// newStep is step for a step not remembered: a fresh version, remembered both ways.
+func (ns *nodeSets) newStep(i int, v, to, from int64) int64 {
 	w := framework.NextGeneration()
 	if len(ns.steps) >= maxSetSteps {
 		clear(ns.steps)

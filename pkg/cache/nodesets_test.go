@@ -198,3 +198,47 @@ func TestNodeSetUndoRecordsPopped(t *testing.T) {
 		t.Fatal("Verify did not report a node-set undo record left outside a simulation")
 	}
 }
+
+// TestNodeSetFreshSteps: a change to a Generation taken just now looks no step up, yet
+// gives what looking up would: two sets at one version step to one version (the second
+// finds the step the first made), sets at different versions to fresh ones, and each
+// step is remembered both ways, so the same change from the same state later (no longer
+// fresh) gives the same version, and the change back gives the version before.
+func TestNodeSetFreshSteps(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		same bool // both sets at one version before the change
+	}{{"one version", true}, {"two versions", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New()
+			c.Nodes().AddNode(node("n0"))
+			n := c.Get("n0")
+			a, b := framework.NewNodeSet([]*framework.NodeInfo{n}), framework.NewNodeSet([]*framework.NodeInfo{n})
+			c.NodeSetVersion(a)
+			c.NodeSetVersion(b)
+			ns := &c.nodes.sets
+			if tc.same {
+				ns.versions[b.Slot] = ns.versions[a.Slot]
+			}
+			va, vb := ns.versions[a.Slot].Pods, ns.versions[b.Slot].Pods
+			from := n.Generation
+			n.Generation = framework.NextGeneration()
+			ns.simulated(n, from, nil, true)
+			wa, wb := ns.versions[a.Slot].Pods, ns.versions[b.Slot].Pods
+			if wa == va || wb == vb {
+				t.Fatalf("a set kept its version through a change: %d->%d, %d->%d", va, wa, vb, wb)
+			}
+			if (wa == wb) != tc.same {
+				t.Errorf("versions after %d and %d, want them equal: %v", wa, wb, tc.same)
+			}
+			for _, s := range []struct{ v, w int64 }{{va, wa}, {vb, wb}} {
+				if got := ns.step(n.Index, s.v, n.Generation, from); got != s.w {
+					t.Errorf("the same change from %d again gives %d, want %d", s.v, got, s.w)
+				}
+				if got := ns.step(n.Index, s.w, from, n.Generation); got != s.v {
+					t.Errorf("the change back from %d gives %d, want %d", s.w, got, s.v)
+				}
+			}
+		})
+	}
+}

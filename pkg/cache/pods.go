@@ -127,7 +127,7 @@ func (s *NodeStore) AddNominated(noms *NominationStore, include func(*framework.
 			// node sets' versions it gave them name theirs.
 			e := s.add(nom.pi, n, false, &seen.labels)
 			n.Generation = seen.to
-			s.podsChanged(n, from, seen.steps)
+			s.podsChanged(n, from, seen.steps, false)
 			seen.labels.keep(e)
 		} else {
 			s.simulateAdd(nom.pi, n, false, seen)
@@ -163,7 +163,8 @@ func (s *NodeStore) simulateAdd(pi *framework.PodInfo, n *framework.NodeInfo, ch
 	// The same pod added to the node as it was gives the node it gave before: the
 	// generation it took then names it again, so what was derived from that node (static
 	// verdicts, capacity and disruption bounds, preemption's per-node results) holds.
-	if g, ok := s.simulatedAdds[key]; ok {
+	g, remembered := s.simulatedAdds[key]
+	if remembered {
 		n.Generation = g
 	} else {
 		if len(s.simulatedAdds) >= maxSimulatedAdds {
@@ -171,19 +172,19 @@ func (s *NodeStore) simulateAdd(pi *framework.PodInfo, n *framework.NodeInfo, ch
 		}
 		s.simulatedAdds[key] = n.Generation
 	}
-	s.podsChanged(n, before, hint)
+	s.podsChanged(n, before, hint, !remembered)
 }
 
 // podsChanged tells the node sets that a node's Generation changed from from, once the
 // change is final (a simulated add may have taken a remembered Generation). Under a
 // checkpoint, hint is the node sets' record of the same change made before, if known
-// (nodeSets.simulated).
-func (s *NodeStore) podsChanged(n *framework.NodeInfo, from int64, hint []int64) {
+// (nodeSets.simulated); fresh says that the node's Generation was taken just now.
+func (s *NodeStore) podsChanged(n *framework.NodeInfo, from int64, hint []int64, fresh bool) {
 	if !s.live(n) {
 		return
 	}
 	if s.undo.simulating() {
-		s.sets.simulated(n, from, hint)
+		s.sets.simulated(n, from, hint, fresh)
 	} else {
 		s.sets.podsChanged(n)
 	}
@@ -244,7 +245,7 @@ func (s *NodeStore) addPod(pi *framework.PodInfo, n *framework.NodeInfo) {
 	gen := n.Generation
 	s.add(pi, n, true, nil)
 	if n.Generation != gen {
-		s.podsChanged(n, gen, nil)
+		s.podsChanged(n, gen, nil, false)
 	}
 }
 
@@ -291,7 +292,7 @@ func (s *NodeStore) removePod(pi *framework.PodInfo) {
 	m.labelPos = s.labels.remove(e, s.undo.simulating())
 	m.slot = n.RemovePod(pi)
 	s.recordAffinity(pi, n)
-	s.podsChanged(n, m.generation, nil)
+	s.podsChanged(n, m.generation, nil, false)
 	if n.Node() != nil {
 		if len(pi.RequiredAntiAffinity) > 0 && len(n.PodsWithRequiredAntiAffinity) == 0 {
 			m.antiPos = s.antiNodes.remove(n)
