@@ -5,7 +5,10 @@ import (
 	"maps"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
 )
 
 // refFilter is upstream's Filter over the reference counts.
@@ -51,9 +54,18 @@ func statusRejection(t *testing.T, st *framework.Status) rejection {
 	return ""
 }
 
-func sameCounts(s *preFilterState, existingAnti, affinity, anti pairCounts) bool {
-	eq := func(a, b pairCounts) bool { return maps.EqualFunc(a, b, maps.Equal) }
-	return eq(s.existingAnti, existingAnti) && eq(s.affinity, affinity) && eq(s.anti, anti)
+func sameCounts(t testing.TB, s *preFilterState, existingAnti, affinity, anti pairCounts) bool {
+	t.Helper()
+	return sameCountsOf(countsOf(t, s), [3]pairCounts{existingAnti, affinity, anti})
+}
+
+func sameCountsOf(a, b [3]pairCounts) bool {
+	for i := range a {
+		if !maps.EqualFunc(a[i], b[i], maps.Equal) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestPreFilterAndFilterMatchReference compares the counts and every Filter answer with a
@@ -74,8 +86,8 @@ func TestPreFilterAndFilterMatchReference(t *testing.T) {
 			if s == nil {
 				continue
 			}
-			if !sameCounts(s, ea, af, an) {
-				t.Fatalf("seed %d pod %s: counts\n got %v %v %v\nwant %v %v %v", seed, p.Key, s.existingAnti, s.affinity, s.anti, ea, af, an)
+			if !sameCounts(t, s, ea, af, an) {
+				t.Fatalf("seed %d pod %s: counts\n got %v\nwant %v %v %v", seed, p.Key, countsOf(t, s), ea, af, an)
 			}
 			for _, n := range c.NodeInfos() {
 				got := statusRejection(t, pl.Filter(context.Background(), state, p, n))
@@ -103,25 +115,11 @@ func TestAddRemovePodRoundTrip(t *testing.T) {
 				continue
 			}
 			// A copy made independently of Clone, which is under test.
-			deepCopy := func(m pairCounts) pairCounts {
-				out := pairCounts{}
-				for k, values := range m {
-					out[k] = map[string]int64{}
-					for v, c := range values {
-						out[k][v] = c
-					}
-				}
-				return out
-			}
-			orig := &preFilterState{existingAnti: deepCopy(s.existingAnti), affinity: deepCopy(s.affinity), anti: deepCopy(s.anti)}
-			check := func(what string, got *preFilterState, want *preFilterState) {
+			orig := countsOf(t, s)
+			check := func(what string, got *preFilterState, want [3]pairCounts) {
 				t.Helper()
-				if want == nil { // PreFilter skipped: nothing counted
-					want = &preFilterState{}
-				}
-				if !sameCounts(got, want.existingAnti, want.affinity, want.anti) {
-					t.Fatalf("seed %d pod %s: %s\n got %v %v %v\nwant %v %v %v", seed, p.Key, what,
-						got.existingAnti, got.affinity, got.anti, want.existingAnti, want.affinity, want.anti)
+				if have := countsOf(t, got); !sameCountsOf(have, want) {
+					t.Fatalf("seed %d pod %s: %s\n got %v\nwant %v", seed, p.Key, what, have, want)
 				}
 			}
 
@@ -138,12 +136,12 @@ func TestAddRemovePodRoundTrip(t *testing.T) {
 						t.Fatal(st)
 					}
 					simState, _ := readPreFilterState(sim)
-					check("after RemovePod "+victim.Key, simState, without)
+					check("after RemovePod "+victim.Key, simState, countsOf(t, without))
 					check("original after RemovePod on a clone", s, orig)
 					if st := pl.AddPod(ctx, sim, p, victim, n); !st.IsSuccess() {
 						t.Fatal(st)
 					}
-					check("after RemovePod+AddPod "+victim.Key, simState, s)
+					check("after RemovePod+AddPod "+victim.Key, simState, orig)
 				}
 			}
 
@@ -160,12 +158,12 @@ func TestAddRemovePodRoundTrip(t *testing.T) {
 					t.Fatal(st)
 				}
 				simState, _ := readPreFilterState(sim)
-				check("after AddPod "+added.Key, simState, with)
+				check("after AddPod "+added.Key, simState, countsOf(t, with))
 				check("original after AddPod on a clone", s, orig)
 				if st := pl.RemovePod(ctx, sim, p, added, n); !st.IsSuccess() {
 					t.Fatal(st)
 				}
-				check("after AddPod+RemovePod "+added.Key, simState, s)
+				check("after AddPod+RemovePod "+added.Key, simState, orig)
 			}
 		}
 	}
@@ -180,5 +178,41 @@ func TestExtensionsWithoutPreFilterAreAnError(t *testing.T) {
 	}
 	if st := pl.RemovePod(context.Background(), framework.NewCycleState(), p, p, c.Get("n1")); st.Code() != framework.Error {
 		t.Errorf("RemovePod: got %v, want Error", st)
+	}
+}
+
+// TestFilterNodeOutsideSnapshot: Filter finds the domain of a node its index does not hold
+// (a copy of a node, a zone no node has, no zone at all) from its labels, with upstream's
+// answers.
+func TestFilterNodeOutsideSnapshot(t *testing.T) {
+	for seed := range uint64(10) {
+		r := newRandomCluster(seed, 12, 150)
+		c := r.cache()
+		pl := newPlugin(t, c, "")
+		var outside []*framework.NodeInfo
+		for _, n := range r.nodes {
+			outside = append(outside, framework.NewNodeInfo(n))
+		}
+		outside = append(outside,
+			framework.NewNodeInfo(testutil.Node("new-zone").Labels("zone", "z9", "region", "r0").Obj()),
+			framework.NewNodeInfo(testutil.Node("no-labels").Obj()))
+		// The first of a self-affine group may go to any node with the key, a new zone's too.
+		probes := []*framework.PodInfo{framework.NewPodInfo(pod("solo", "default", "", aff{req: []v1.PodAffinityTerm{term("zone", "app", "solo")}}, "app", "solo"))}
+		for range 30 {
+			probes = append(probes, framework.NewPodInfo(r.pod("", 2)))
+		}
+		for _, p := range probes {
+			ea, af, an := refPreFilter(c, p)
+			state, s := preFilter(t, pl, p)
+			if s == nil {
+				continue
+			}
+			for _, n := range outside {
+				got := statusRejection(t, pl.Filter(context.Background(), state, p, n))
+				if want := refFilter(p, ea, af, an, n); got != want {
+					t.Fatalf("seed %d pod %s node %s: got %q, want %q", seed, p.Key, n.Name, got, want)
+				}
+			}
+		}
 	}
 }

@@ -13,17 +13,21 @@ import (
 // pod's own terms from the snapshot's label index. It returns Skip when nothing
 // constrains the pod.
 func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, p *framework.PodInfo) (*framework.PreFilterResult, *framework.Status) {
-	s := &preFilterState{
-		existingAnti: pairCounts{},
-		affinity:     pairCounts{},
-		anti:         pairCounts{},
-		pod:          p,
-		nsLabels:     pl.snap.NamespaceLabels(p.Pod.Namespace),
-	}
-	pl.existingAnti.forEachMatching(pl.snap.NodesWithRequiredAntiAffinityPods(), p, s.nsLabels, func(r termRef) {
-		s.existingAnti.add(r.node.Node(), r.term.TopologyKey, 1)
+	nsLabels := pl.snap.NamespaceLabels(p.Pod.Namespace)
+	var existing []termRef
+	pl.existingAnti.forEachMatching(pl.snap.NodesWithRequiredAntiAffinityPods(), p, nsLabels, func(r termRef) {
+		existing = append(existing, r)
 	})
-	if len(s.existingAnti) == 0 && len(p.RequiredAffinity) == 0 && len(p.RequiredAntiAffinity) == 0 {
+	ownTerms := len(p.RequiredAffinity) > 0 || len(p.RequiredAntiAffinity) > 0
+	if len(existing) == 0 && !ownTerms {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	s := newPreFilterState(pl.domains.nodes(pl.snap), p, nsLabels)
+	for _, r := range existing {
+		s.existingAnti.add(s.doms, r.node, r.term.TopologyKey, 1)
+	}
+	if !ownTerms && s.existingAnti.empty() {
+		// The matching terms' keys are on no node of theirs.
 		return nil, framework.NewStatus(framework.Skip)
 	}
 
@@ -40,8 +44,8 @@ func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleS
 			}
 			pl.snap.ForEachPodMatching(nsOK, sel, func(other *framework.PodInfo) bool {
 				if n := pl.snap.Get(other.NodeName); n != nil {
-					for i := range terms {
-						s.affinity.add(n.Node(), terms[i].TopologyKey, 1)
+					for _, c := range s.affinityOf {
+						c.add(c.dom.domainOf(n), 1)
 					}
 				}
 				return true
@@ -49,11 +53,11 @@ func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleS
 		}
 	}
 	for i := range p.RequiredAntiAffinity {
-		t := &p.RequiredAntiAffinity[i]
+		t, c := &p.RequiredAntiAffinity[i], s.antiOf[i]
 		nsOK := func(ns string) bool { return nsAccepts(pl.snap, t, ns) }
 		pl.snap.ForEachPodMatching(nsOK, t.Selector, func(other *framework.PodInfo) bool {
 			if n := pl.snap.Get(other.NodeName); n != nil {
-				s.anti.add(n.Node(), t.TopologyKey, 1)
+				c.add(c.dom.domainOf(n), 1)
 			}
 			return true
 		})
@@ -81,7 +85,7 @@ func (pl *InterPodAffinity) updateState(state *framework.CycleState, other *fram
 		return framework.AsStatus(err)
 	}
 	if n.Node() != nil {
-		s.update(pl.snap, other, n.Node(), delta)
+		s.update(pl.snap, other, n, delta)
 	}
 	return nil
 }
@@ -111,14 +115,13 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	nodeLabels := n.Node().Labels
-	if !s.satisfiesAffinity(nodeLabels) {
+	if !s.satisfiesAffinity(n) {
 		return statusAffinity
 	}
-	if !s.satisfiesAntiAffinity(nodeLabels) {
+	if !s.satisfiesAntiAffinity(n) {
 		return statusAntiAffinity
 	}
-	if !s.satisfiesExistingAntiAffinity(nodeLabels) {
+	if !s.satisfiesExistingAntiAffinity(n) {
 		return statusExistingAntiAffinity
 	}
 	return nil
@@ -128,30 +131,25 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 // domains must hold a pod matching all terms. The exception lets a group of pods with
 // affinity to themselves start: when no pod matches anywhere and the pod matches its own
 // terms, any node with the keys will do.
-func (s *preFilterState) satisfiesAffinity(nodeLabels map[string]string) bool {
+func (s *preFilterState) satisfiesAffinity(n *framework.NodeInfo) bool {
 	podsExist := true
-	for i := range s.pod.RequiredAffinity {
-		key := s.pod.RequiredAffinity[i].TopologyKey
-		v, ok := nodeLabels[key]
-		if !ok {
+	for _, c := range s.affinityOf {
+		d := c.dom.domainOf(n)
+		if d == -1 {
 			return false
 		}
-		if s.affinity.get(key, v) <= 0 {
+		if !c.has(d) {
 			podsExist = false
 		}
 	}
-	return podsExist || (len(s.affinity) == 0 && s.selfMatch)
+	return podsExist || (s.selfMatch && s.affinity.empty())
 }
 
 // satisfiesAntiAffinity: no domain of the node may hold a pod the incoming pod's required
 // anti-affinity rejects. A node without the term's key is in no domain and passes.
-func (s *preFilterState) satisfiesAntiAffinity(nodeLabels map[string]string) bool {
-	if len(s.anti) == 0 {
-		return true
-	}
-	for i := range s.pod.RequiredAntiAffinity {
-		key := s.pod.RequiredAntiAffinity[i].TopologyKey
-		if v, ok := nodeLabels[key]; ok && s.anti.get(key, v) > 0 {
+func (s *preFilterState) satisfiesAntiAffinity(n *framework.NodeInfo) bool {
+	for _, c := range s.antiOf {
+		if c.has(c.dom.domainOf(n)) {
 			return false
 		}
 	}
@@ -162,9 +160,9 @@ func (s *preFilterState) satisfiesAntiAffinity(nodeLabels map[string]string) boo
 // anti-affinity rejects the incoming pod. Upstream looks every node label up in the
 // counts; looking up only the keys that have counts gives the same answer with fewer
 // lookups, nodes carrying far more labels than there are topology keys in use.
-func (s *preFilterState) satisfiesExistingAntiAffinity(nodeLabels map[string]string) bool {
-	for key, values := range s.existingAnti {
-		if v, ok := nodeLabels[key]; ok && values[v] > 0 {
+func (s *preFilterState) satisfiesExistingAntiAffinity(n *framework.NodeInfo) bool {
+	for _, c := range s.existingAnti {
+		if c.has(c.dom.domainOf(n)) {
 			return false
 		}
 	}

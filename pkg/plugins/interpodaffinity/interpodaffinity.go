@@ -6,8 +6,10 @@
 // PreFilter counts, per topology pair (key, value), the pods that bear on the incoming
 // pod without scanning every pod: the pods matching the incoming pod's terms come from the
 // snapshot's label index, the existing pods' terms matching the incoming pod from the
-// plugin's own term index (termindex.go). Filter then answers each node with a few map
-// lookups. PreScore works the same way for the preferred terms.
+// plugin's own term index (termindex.go). The counts are by domain of an index, kept
+// across cycles, of each node's domain per topology key (domains.go), so that Filter
+// // answers each node with a few slice reads and hashes no label. PreScore works the same
+// way for the preferred terms.
 package interpodaffinity
 
 import (
@@ -40,6 +42,8 @@ type InterPodAffinity struct {
 	// existingScoring their terms that score the incoming pod (PreScore).
 	existingAnti    *termIndex
 	existingScoring *termIndex
+	// domains resolves nodes to topology domains for Filter.
+	domains domainIndex
 }
 
 var (

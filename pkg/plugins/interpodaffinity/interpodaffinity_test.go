@@ -168,7 +168,7 @@ func TestBlockingPodsRandom(t *testing.T) {
 			}
 			for _, n := range c.NodeInfos() {
 				blockers := BlockingPods(c, p, n)
-				blocked := !s.satisfiesAntiAffinity(n.Node().Labels) || !s.satisfiesExistingAntiAffinity(n.Node().Labels)
+				blocked := !s.satisfiesAntiAffinity(n) || !s.satisfiesExistingAntiAffinity(n)
 				if blocked != (len(blockers) > 0) {
 					t.Fatalf("seed %d pod %s node %s: blocked %v but blockers %d", seed, p.Key, n.Name, blocked, len(blockers))
 				}
@@ -177,7 +177,7 @@ func TestBlockingPodsRandom(t *testing.T) {
 					pl.RemovePod(ctx, sim, p, b, c.Get(b.NodeName))
 				}
 				after, _ := readPreFilterState(sim)
-				if !after.satisfiesAntiAffinity(n.Node().Labels) || !after.satisfiesExistingAntiAffinity(n.Node().Labels) {
+				if !after.satisfiesAntiAffinity(n) || !after.satisfiesExistingAntiAffinity(n) {
 					t.Fatalf("seed %d pod %s node %s: still blocked after removing %d pods", seed, p.Key, n.Name, len(blockers))
 				}
 			}

@@ -3,6 +3,7 @@ package interpodaffinity
 import (
 	"fmt"
 	"math/rand/v2"
+	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -165,6 +166,64 @@ func refMatchesAll(terms []framework.AffinityTerm, p *framework.PodInfo) bool {
 		}
 	}
 	return true
+}
+
+// pairCounts are the reference's counts: by topology key, then value, as upstream keeps
+// them. Entries that drop to zero are deleted.
+type pairCounts map[string]map[string]int64
+
+func (m pairCounts) add(node *v1.Node, key string, delta int64) {
+	v, ok := node.Labels[key]
+	if !ok {
+		return
+	}
+	if m[key] == nil {
+		m[key] = map[string]int64{}
+	}
+	if c := m[key][v] + delta; c != 0 {
+		m[key][v] = c
+	} else {
+		delete(m[key], v)
+		if len(m[key]) == 0 {
+			delete(m, key)
+		}
+	}
+}
+
+func (m pairCounts) get(key, value string) int64 { return m[key][value] }
+
+// pairs converts the plugin's counts to the reference's form. It fails the test when the
+// bits Filter reads disagree with the counts.
+func (m keyedCounts) pairs(t testing.TB) pairCounts {
+	t.Helper()
+	out := pairCounts{}
+	for _, c := range m {
+		for d, n := range c.counts {
+			if n == 0 {
+				t.Fatalf("key %s: a zero count kept for domain %d", c.dom.key, d)
+			}
+			if out[c.dom.key] == nil {
+				out[c.dom.key] = map[string]int64{}
+			}
+			out[c.dom.key][c.dom.values[d]] = n
+		}
+		for d := range c.dom.values {
+			if c.has(int32(d)) != (c.counts[int32(d)] > 0) {
+				t.Fatalf("key %s domain %s: positive bit %v, count %d", c.dom.key, c.dom.values[d], c.has(int32(d)), c.counts[int32(d)])
+			}
+		}
+	}
+	return out
+}
+
+// countsOf returns a state's three counts in the reference's form (empty for nil, a
+// skipped PreFilter).
+func countsOf(t testing.TB, s *preFilterState) [3]pairCounts {
+	t.Helper()
+	if s == nil {
+		return [3]pairCounts{{}, {}, {}}
+	}
+	return [3]pairCounts{s.existingAnti.pairs(t), s.affinity.pairs(t), s.anti.pairs(t)}
 }
 
 func refPreFilter(c *cache.Cache, p *framework.PodInfo) (existingAnti, affinity, anti pairCounts) {

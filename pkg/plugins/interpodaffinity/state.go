@@ -2,8 +2,8 @@ package interpodaffinity
 
 import (
 	"maps"
+	"slices"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
@@ -11,56 +11,109 @@ import (
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
 
-// pairCounts counts matches per topology domain: topology key, then value. Keyed by the
-// key first so that Filter looks up only the keys that have counts, not every label of
-// the node. Entries that drop to zero are deleted, so that adding then removing a pod
-// leaves the maps exactly as they were.
-type pairCounts map[string]map[string]int64
+// domainCounts counts matches per domain of one topology key. counts holds only the
+// nonzero counts, so that adding then removing a pod leaves it as it was and Clone copies
+// what was counted rather than every domain (a hostname key has one per node). positive
+// marks, a bit per domain, those with a count above zero: all that Filter reads of a node.
+type domainCounts struct {
+	dom      *keyDomains
+	counts   map[int32]int64
+	positive []uint64
+}
 
-// add adds delta to the domain the node is in for key; a node without the key is in no
-// domain and counts nowhere, as upstream.
-func (m pairCounts) add(node *v1.Node, key string, delta int64) {
-	v, ok := node.Labels[key]
-	if !ok {
+func newDomainCounts(dom *keyDomains) *domainCounts {
+	return &domainCounts{dom: dom, counts: map[int32]int64{}}
+}
+
+// add adds delta to domain d; a node without the key (d < 0) is in no domain and counts
+// nowhere, as upstream.
+func (c *domainCounts) add(d int32, delta int64) {
+	if d < 0 {
 		return
 	}
-	values := m[key]
-	if values == nil {
-		values = map[string]int64{}
-		m[key] = values
-	}
-	if c := values[v] + delta; c != 0 {
-		values[v] = c
+	n := c.counts[d] + delta
+	if n != 0 {
+		c.counts[d] = n
 	} else {
-		delete(values, v)
-		if len(values) == 0 {
-			delete(m, key)
+		delete(c.counts, d)
+	}
+	if c.positive == nil {
+		if n <= 0 {
+			return
 		}
+		c.positive = make([]uint64, (len(c.dom.values)+63)/64)
+	}
+	if n > 0 {
+		c.positive[d/64] |= 1 << (d % 64)
+	} else {
+		c.positive[d/64] &^= 1 << (d % 64)
 	}
 }
 
-// get returns the count of a domain.
-func (m pairCounts) get(key, value string) int64 { return m[key][value] }
+// has reports whether domain d has a count above zero.
+func (c *domainCounts) has(d int32) bool {
+	return d >= 0 && c.positive != nil && c.positive[d/64]&(1<<(d%64)) != 0
+}
 
-func (m pairCounts) clone() pairCounts {
-	out := make(pairCounts, len(m))
-	for k, values := range m {
-		out[k] = maps.Clone(values)
+func (c *domainCounts) clone() *domainCounts {
+	return &domainCounts{dom: c.dom, counts: maps.Clone(c.counts), positive: slices.Clone(c.positive)}
+}
+
+// keyedCounts are the counts of one kind, one domainCounts per topology key in use (few).
+type keyedCounts []*domainCounts
+
+// of returns the counts of key, adding them if they are new.
+func (m *keyedCounts) of(doms *nodeDomains, key string) *domainCounts {
+	for _, c := range *m {
+		if c.dom.key == key {
+			return c
+		}
+	}
+	c := newDomainCounts(doms.key(key))
+	*m = append(*m, c)
+	return c
+}
+
+// add adds delta to the node's domain for key.
+func (m *keyedCounts) add(doms *nodeDomains, n *framework.NodeInfo, key string, delta int64) {
+	c := m.of(doms, key)
+	c.add(c.dom.domainOf(n), delta)
+}
+
+// empty reports whether nothing is counted.
+func (m keyedCounts) empty() bool {
+	for _, c := range m {
+		if len(c.counts) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (m keyedCounts) clone() keyedCounts {
+	out := make(keyedCounts, len(m))
+	for i, c := range m {
+		out[i] = c.clone()
 	}
 	return out
 }
 
-// preFilterState is what Filter reads; AddPod and RemovePod update the three maps.
+// preFilterState is what Filter reads; AddPod and RemovePod update the three counts.
 type preFilterState struct {
+	// doms are the domains of the snapshot's nodes the counts are by.
+	doms *nodeDomains
 	// existingAnti counts, per domain, the required anti-affinity terms of existing pods
 	// that match the incoming pod.
-	existingAnti pairCounts
+	existingAnti keyedCounts
 	// affinity counts, per domain of each of the incoming pod's required affinity terms,
 	// the existing pods that match all of those terms.
-	affinity pairCounts
+	affinity keyedCounts
 	// anti counts, per domain of each of the incoming pod's required anti-affinity terms,
 	// the existing pods that match that term.
-	anti pairCounts
+	anti keyedCounts
+	// affinityOf and antiOf are, by term of the incoming pod, the counts of its key (in
+	// affinity and anti), so that Filter looks no key up.
+	affinityOf, antiOf []*domainCounts
 
 	pod *framework.PodInfo
 	// nsLabels are the incoming pod's namespace labels, against which the namespace
@@ -71,33 +124,58 @@ type preFilterState struct {
 	selfMatch bool
 }
 
-// Clone deep-copies the maps that AddPod and RemovePod mutate.
+// newPreFilterState has counts, empty, for every topology key of the pod's terms.
+func newPreFilterState(doms *nodeDomains, p *framework.PodInfo, nsLabels labels.Set) *preFilterState {
+	s := &preFilterState{doms: doms, pod: p, nsLabels: nsLabels}
+	s.affinityOf = make([]*domainCounts, len(p.RequiredAffinity))
+	for i := range p.RequiredAffinity {
+		s.affinityOf[i] = s.affinity.of(doms, p.RequiredAffinity[i].TopologyKey)
+	}
+	s.antiOf = make([]*domainCounts, len(p.RequiredAntiAffinity))
+	for i := range p.RequiredAntiAffinity {
+		s.antiOf[i] = s.anti.of(doms, p.RequiredAntiAffinity[i].TopologyKey)
+	}
+	return s
+}
+
+// Clone deep-copies the counts that AddPod and RemovePod mutate.
 func (s *preFilterState) Clone() framework.StateData {
 	c := *s
 	c.existingAnti = s.existingAnti.clone()
 	c.affinity = s.affinity.clone()
 	c.anti = s.anti.clone()
+	c.affinityOf = relink(s.affinityOf, s.affinity, c.affinity)
+	c.antiOf = relink(s.antiOf, s.anti, c.anti)
 	return &c
 }
 
-// update accounts an existing pod on a node into the three maps with weight delta (+1 when
-// it is added, -1 when removed). PreFilter gets the same counts from the label index.
-func (s *preFilterState) update(snap framework.Snapshot, other *framework.PodInfo, node *v1.Node, delta int64) {
+// relink maps per-term counts of from to the same keys' counts in to, a clone of from.
+func relink(byTerm []*domainCounts, from, to keyedCounts) []*domainCounts {
+	out := make([]*domainCounts, len(byTerm))
+	for i, c := range byTerm {
+		out[i] = to[slices.Index(from, c)]
+	}
+	return out
+}
+
+// update accounts an existing pod on a node into the three counts with weight delta (+1
+// when it is added, -1 when removed). PreFilter gets the same counts from the label index.
+func (s *preFilterState) update(snap framework.Snapshot, other *framework.PodInfo, n *framework.NodeInfo, delta int64) {
 	for i := range other.RequiredAntiAffinity {
 		t := &other.RequiredAntiAffinity[i]
 		if t.Matches(s.pod, s.nsLabels) {
-			s.existingAnti.add(node, t.TopologyKey, delta)
+			s.existingAnti.add(s.doms, n, t.TopologyKey, delta)
 		}
 	}
 	if matchesAll(snap, s.pod.RequiredAffinity, other) {
-		for i := range s.pod.RequiredAffinity {
-			s.affinity.add(node, s.pod.RequiredAffinity[i].TopologyKey, delta)
+		for _, c := range s.affinityOf {
+			c.add(c.dom.domainOf(n), delta)
 		}
 	}
 	for i := range s.pod.RequiredAntiAffinity {
-		t := &s.pod.RequiredAntiAffinity[i]
-		if incomingTermMatches(snap, t, other) {
-			s.anti.add(node, t.TopologyKey, delta)
+		if incomingTermMatches(snap, &s.pod.RequiredAntiAffinity[i], other) {
+			c := s.antiOf[i]
+			c.add(c.dom.domainOf(n), delta)
 		}
 	}
 }

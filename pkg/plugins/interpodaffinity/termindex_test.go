@@ -31,15 +31,23 @@ func TestTermIndexFollowsSnapshot(t *testing.T) {
 			t.Helper()
 			for _, p := range probes {
 				ea, af, an := refPreFilter(c, p)
-				_, s := preFilter(t, pl, p)
-				if s == nil {
-					s = &preFilterState{}
+				state, s := preFilter(t, pl, p)
+				if !sameCounts(t, s, ea, af, an) {
+					t.Fatalf("seed %d %s, pod %s: counts\n got %v\nwant %v %v %v", seed, step, p.Key, countsOf(t, s), ea, af, an)
 				}
-				if !sameCounts(s, ea, af, an) {
-					t.Fatalf("seed %d %s, pod %s: counts\n got %v %v %v\nwant %v %v %v", seed, step, p.Key, s.existingAnti, s.affinity, s.anti, ea, af, an)
+				// Filter reads the nodes' domains from an index kept across cycles,
+				// which must follow relabelled, removed and re-added nodes.
+				for _, n := range c.NodeInfos() {
+					if s == nil {
+						break
+					}
+					got := statusRejection(t, pl.Filter(context.Background(), state, p, n))
+					if want := refFilter(p, ea, af, an, n); got != want {
+						t.Fatalf("seed %d %s, pod %s node %s: got %q, want %q", seed, step, p.Key, n.Name, got, want)
+					}
 				}
 				want, matched := refPreScore(c, p, 1)
-				state := framework.NewCycleState()
+				state = framework.NewCycleState()
 				if st := pl.PreScore(context.Background(), state, p, nil); st.IsSkip() == matched {
 					t.Fatalf("seed %d %s, pod %s: PreScore %v, want matched %v", seed, step, p.Key, st, matched)
 				} else if matched && !maps.EqualFunc(state.Read(preScoreStateKey).(*preScoreState).domains, want, maps.Equal) {
@@ -108,7 +116,7 @@ func TestTermIndexBusyFallsBackToScan(t *testing.T) {
 		pl.existingAnti.mu.Lock()
 		_, scanned := preFilter(t, pl, p)
 		pl.existingAnti.mu.Unlock()
-		if (indexed == nil) != (scanned == nil) || (indexed != nil && !sameCounts(indexed, scanned.existingAnti, scanned.affinity, scanned.anti)) {
+		if (indexed == nil) != (scanned == nil) || (indexed != nil && !sameCountsOf(countsOf(t, indexed), countsOf(t, scanned))) {
 			t.Fatalf("pod %s: indexed and scanned PreFilter differ", p.Key)
 		}
 	}
@@ -123,7 +131,7 @@ func TestTermIndexDuplicateValues(t *testing.T) {
 	c := newCache(t, stdNodes(), []*v1.Pod{x}, nil)
 	pl := newPlugin(t, c, "")
 	_, s := preFilter(t, pl, testutil.Pod("p").Labels("app", "web").Info())
-	if got := s.existingAnti.get("zone", "z1"); got != 1 {
+	if got := s.existingAnti.pairs(t).get("zone", "z1"); got != 1 {
 		t.Fatalf("count %d, want 1", got)
 	}
 }
