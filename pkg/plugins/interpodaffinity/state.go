@@ -25,8 +25,9 @@ func newDomainCounts(dom *keyDomains) *domainCounts {
 	return &domainCounts{dom: dom, counts: map[int32]int64{}}
 }
 
-// add adds delta to domain d; a node without the key (d < 0) is in no domain and counts
-// nowhere, as upstream.
+// add adds delta to domain d. A node without the key (d == -1) is in no domain and counts
+// nowhere, as upstream; nor does a node outside the snapshot whose value no indexed node
+// has (-2): a cycle's PreFilter, AddPod and RemovePod only see the snapshot's nodes.
 func (c *domainCounts) add(d int32, delta int64) {
 	if d < 0 {
 		return
