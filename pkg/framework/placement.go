@@ -3,7 +3,10 @@ package framework
 import "context"
 
 // Placement is a candidate domain for a pod group (KEP-5732): the nodes every member must
-// run on. Placements are valid for one group cycle.
+// run on. Placements are valid for one group cycle, but a generator may hand out the same
+// ones again in later cycles (TopologyPlacement does while its domains stand), so they are
+// read-only once generated: nothing writes their fields, the slices they hold or the list
+// a generator returned (a caller orders a copy).
 type Placement struct {
 	// Name says which domain it is, for messages: "example.com/block=b1,
 	// example.com/rack=r3", or "the cluster" for the whole cluster.

@@ -78,6 +78,7 @@ type env struct {
 	c      *cache.Cache
 	probe  *probe
 	placer *placement.Placer
+	fwk    *fwkruntime.Framework
 }
 
 type envOptions struct {
@@ -110,7 +111,7 @@ func newEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, opts ...envOptions) 
 	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd})
 	placer := placement.New(placement.Options{Framework: fwk, Pods: finder.For(fwk), Snapshot: c, Rand: rnd,
 		Metrics: metrics.New(), FeasiblePlacementsToFind: o.feasiblePlacements})
-	return &env{c: c, probe: pr, placer: placer}
+	return &env{c: c, probe: pr, placer: placer, fwk: fwk}
 }
 
 // group is a gang of minCount members in namespace default.

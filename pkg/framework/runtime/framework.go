@@ -56,6 +56,8 @@ type Framework struct {
 	signers  []framework.SignPlugin
 	signable bool
 	unsigned []string
+	// preFilterSkips and preScoreSkips hand out the cycle states' skip sets (skipsets.go).
+	preFilterSkips, preScoreSkips *skipSets
 }
 
 type weightedScore struct {
@@ -162,6 +164,7 @@ func New(profile config.Profile, path *field.Path, registry Registry, opts Optio
 		}
 	}
 	f.computeSigners()
+	f.preFilterSkips, f.preScoreSkips = newSkipSets(pluginNames(f.preFilter)), newSkipSets(pluginNames(f.preScore))
 	return f, nil
 }
 
@@ -297,15 +300,22 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 	defer func(start time.Time) { f.observePoint(metrics.PreFilter, st, start) }(f.pointStart())
 	var result *framework.PreFilterResult
 	var narrowing []string
-	for _, pl := range f.preFilter {
+	// skipped marks the plugins that returned Skip, recorded in the state however the
+	// run ends.
+	var skipped uint64
+	if f.preFilterSkips.tracked() {
+		defer func() { state.SkipFilterPlugins = f.preFilterSkips.with(state.SkipFilterPlugins, skipped) }()
+	}
+	for i, pl := range f.preFilter {
 		start := pluginStart(state)
 		r, s := pl.PreFilter(ctx, state, p)
 		observePlugin(state, metrics.PreFilter, pl.Name(), s, start)
 		if s.IsSkip() {
+			if f.preFilterSkips.tracked() {
+				skipped |= 1 << i
+				continue
+			}
 			if state.SkipFilterPlugins == nil {
-				// Sized for every plugin: most skip for a plain pod, and a map grown
-				// past its first group is made twice (a group cycle runs PreFilter
-				// for every member in every placement it evaluates).
 				state.SkipFilterPlugins = make(map[string]bool, len(f.preFilter))
 			}
 			state.SkipFilterPlugins[pl.Name()] = true
@@ -538,13 +548,21 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 // RunPreScorePlugins runs PreScore; Skip turns off the plugin's Score for this cycle.
 func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (st *framework.Status) {
 	defer func(start time.Time) { f.observePoint(metrics.PreScore, st, start) }(f.pointStart())
-	for _, pl := range f.preScore {
+	var skipped uint64 // as in RunPreFilterPlugins
+	if f.preScoreSkips.tracked() {
+		defer func() { state.SkipScorePlugins = f.preScoreSkips.with(state.SkipScorePlugins, skipped) }()
+	}
+	for i, pl := range f.preScore {
 		start := pluginStart(state)
 		s := pl.PreScore(ctx, state, p, nodes)
 		observePlugin(state, metrics.PreScore, pl.Name(), s, start)
 		if s.IsSkip() {
+			if f.preScoreSkips.tracked() {
+				skipped |= 1 << i
+				continue
+			}
 			if state.SkipScorePlugins == nil {
-				state.SkipScorePlugins = make(map[string]bool, len(f.preScore)) // as SkipFilterPlugins
+				state.SkipScorePlugins = make(map[string]bool, len(f.preScore))
 			}
 			state.SkipScorePlugins[pl.Name()] = true
 			continue

@@ -77,15 +77,23 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.
 			lastRequired = i
 		}
 	}
-	root := pl.tree(keys)
+	t := pl.tree(keys)
+	root := t.root
 
 	// Running members pin the group: to their domain at each Required level (or nowhere,
 	// if they are spread), and, at a Preferred level, to their domain if they share one. A
 	// level inherited from a composite is pinned by the running members of the whole
 	// composite, so that its groups share one domain.
 	on := make([]map[*framework.NodeInfo]bool, len(levels))
+	pinned := false
 	for i := range levels {
 		on[i] = pl.runningNodes(owners[i])
+		pinned = pinned || len(on[i]) > 0
+	}
+	if !pinned {
+		if out, ok := t.unpinned(lastRequired); ok {
+			return out, nil
+		}
 	}
 	// frontier holds the domains of the current depth that are still candidates.
 	frontier := []*domain{root}
@@ -138,6 +146,9 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.
 	for _, d := range frontier {
 		build(d, parent)
 	}
+	if !pinned {
+		out = t.remember(lastRequired, out)
+	}
 	return out, nil
 }
 
@@ -179,7 +190,7 @@ func childrenOf(ds []*domain) []*domain {
 }
 
 // tree returns the domain tree for keys, rebuilt only when nodes or their labels changed.
-func (pl *TopologyPlacement) tree(keys []string) *domain {
+func (pl *TopologyPlacement) tree(keys []string) *domainTree {
 	snap := pl.h.Snapshot()
 	id := strings.Join(keys, "\x00")
 	t := pl.trees[id]
@@ -188,10 +199,11 @@ func (pl *TopologyPlacement) tree(keys []string) *domain {
 		if len(pl.trees) > 64 {
 			clear(pl.trees) // many distinct key lists: a rare, cheap reset
 		}
-		t = &domainTree{root: buildTree(snap.NodeInfos(), keys), layout: layout, static: static}
+		t = &domainTree{root: buildTree(snap.NodeInfos(), keys), layout: layout, static: static,
+			placements: map[int][]*framework.Placement{}}
 		pl.trees[id] = t
 	}
-	return t.root
+	return t
 }
 
 // topologyOf returns a group's topology levels, coarse to fine, with their modes

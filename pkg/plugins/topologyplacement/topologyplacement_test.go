@@ -3,6 +3,7 @@ package topologyplacement
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -214,5 +215,66 @@ func TestArgs(t *testing.T) {
 		case pl.(*TopologyPlacement).pack != tc.want:
 			t.Errorf("args %s: packing weight %d, want %d", tc.args, pl.(*TopologyPlacement).pack, tc.want)
 		}
+	}
+}
+
+// A group no running member pins gets the placements generated before while the tree
+// stands, the same values, and always what a fresh generation gives; running members,
+// other modes or changed labels get placements of their own.
+func TestPlacementsSharedWhileUnpinned(t *testing.T) {
+	c := testutil.NewCache(cluster(), nil)
+	h := &testutil.Handle{Cache: c}
+	pl, _ := New(nil, h)
+	tp := pl.(*TopologyPlacement)
+	blockThenRack := []v1alpha1.TopologyConstraint{required(block), preferred(rack)}
+	member := framework.NewPodInfo(testutil.Pod("m0").Labels(v1alpha1.LabelPodGroup, "g").Node("n1").Obj())
+	steps := []struct {
+		name   string
+		levels []v1alpha1.TopologyConstraint
+		change func()
+		// list names the placements a step gets: steps of one list get the same values.
+		list string
+	}{
+		{name: "first", levels: blockThenRack, list: "A"},
+		{name: "again", levels: blockThenRack, list: "A"},
+		{name: "same keys, both required", levels: []v1alpha1.TopologyConstraint{required(block), required(rack)}, list: "B"},
+		{name: "a running member pins the group", levels: blockThenRack, list: "C", change: func() {
+			if err := c.Nodes().AddBoundPod(member); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "the member gone", levels: blockThenRack, list: "A", change: func() { c.Nodes().RemoveBoundPod(member.Key) }},
+		{name: "a node labelled", levels: blockThenRack, list: "D", change: func() {
+			c.Nodes().AddNode(testutil.Node("n6").Labels(block, "b2", rack, "r4").Obj())
+		}},
+		{name: "again after the labels", levels: blockThenRack, list: "D"},
+	}
+	var got [][]*framework.Placement
+	for i, s := range steps {
+		if s.change != nil {
+			s.change()
+		}
+		out, st := tp.GeneratePlacements(context.Background(), framework.NewCycleState(), group(s.levels...), nil, nil)
+		if !st.IsSuccess() {
+			t.Fatalf("%s: %v", s.name, st)
+		}
+		got = append(got, out)
+		fresh, _ := New(nil, h)
+		want, _ := fresh.(*TopologyPlacement).GeneratePlacements(context.Background(), framework.NewCycleState(), group(s.levels...), nil, nil)
+		if !reflect.DeepEqual(out, want) {
+			t.Errorf("%s: placements\n  %s\nwant those of a fresh generation\n  %s", s.name,
+				strings.Join(describe(out), "\n  "), strings.Join(describe(want), "\n  "))
+		}
+		for j := range i {
+			if shared, want := got[j][0] == out[0], steps[j].list == s.list; shared != want {
+				t.Errorf("%s: shares the placements of %q: %v, want %v", s.name, steps[j].name, shared, want)
+			}
+		}
+	}
+	// Two callers appending to the shared list each keep what they appended.
+	a := append(got[1], &framework.Placement{Name: "a"})
+	b := append(got[4], &framework.Placement{Name: "b"})
+	if a[len(a)-1].Name != "a" || b[len(b)-1].Name != "b" {
+		t.Errorf("appends to the shared list overwrote each other: %q and %q", a[len(a)-1].Name, b[len(b)-1].Name)
 	}
 }
