@@ -76,10 +76,10 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 }
 
 // cachedRun is run for the pod's claims, as an allocation of the node (nil when they do
-// not fit). It remembers the pod's own claims' on the node's entry of the memo: the
-// members of a gang, and pods made from one template, have claims of the same specs, and a
-// node where the last pod did not land still has the same free devices, so most Filter
-// calls reuse an earlier one's allocation instead of searching again. What it remembers is
+// not fit). The allocation of the pod's own claims is kept on the node's memo entry: the
+// members of a gang, and pods made from one template, have claims of the same specs, and
+// a node where the last pod did not land still has the same free devices, so most Filter
+// calls reuse an earlier one's allocation instead of searching again. What is kept is
 // shared, to be read only: Reserve copies the one it records. version is the node's
 // DRA.DevicesVersion.
 func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, nd *nodeDevices, claims []*resourceapi.ResourceClaim, keys []string, version uint64) (*nodeAllocation, *framework.Status) {
