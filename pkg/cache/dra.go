@@ -52,7 +52,9 @@ type DeviceStore struct {
 	shareHolds map[framework.SharedDeviceID]int
 	consumed   structured.ConsumedCapacityCollection
 	// poolVersion counts the changes of each pool's taken devices, by driver and pool.
-	poolVersion map[poolKey]uint64
+	// Every slice's pool has a counter from the time the slice is set, never replaced nor
+	// removed, so the counters DevicesVersionCounters hands out stay the pools' own.
+	poolVersion map[poolKey]*uint64
 
 	generation uint64
 	sliceGen   uint64
@@ -87,7 +89,7 @@ func newDeviceStore(undo *undoLog, groups groupLookup) *DeviceStore {
 		shares:         sets.New[framework.SharedDeviceID](),
 		shareHolds:     map[framework.SharedDeviceID]int{},
 		consumed:       structured.NewConsumedCapacityCollection(),
-		poolVersion:    map[poolKey]uint64{},
+		poolVersion:    map[poolKey]*uint64{},
 	}
 }
 
@@ -195,17 +197,47 @@ func (d *DeviceStore) SlicesVersion() uint64                { return d.sliceGen 
 
 // DevicesVersion implements framework.DRA: the slices' version plus the versions of the
 // pools the node can use. Versions only grow, so the sum changes with any of them.
-// Filter asks it of every node with slices, so it allocates nothing.
 func (d *DeviceStore) DevicesVersion(node string) uint64 {
 	d.index()
 	v := d.sliceGen
 	for _, s := range d.byNode[node] {
-		v += d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}]
+		v += *d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}]
 	}
 	for _, s := range d.shared {
-		v += d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}]
+		v += *d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}]
 	}
 	return v
+}
+
+// DevicesVersionCounters implements framework.DRA: the slices' version and the counter of
+// the pool of each slice the node can use, the terms DevicesVersion sums. Filter keeps
+// them per node, so that it reads a node's version without looking the node or its pools
+// up (decision 66).
+func (d *DeviceStore) DevicesVersionCounters(node string) framework.VersionCounters {
+	d.index()
+	local := d.byNode[node]
+	out := make(framework.VersionCounters, 0, 1+len(local)+len(d.shared))
+	out = append(out, &d.sliceGen)
+	for _, s := range local {
+		out = append(out, d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}])
+	}
+	for _, s := range d.shared {
+		out = append(out, d.poolVersion[poolKey{s.Spec.Driver, s.Spec.Pool.Name}])
+	}
+	return out
+}
+
+// bumpPool moves the version of a device's pool.
+func (d *DeviceStore) bumpPool(id framework.DeviceID) { *d.poolCounter(poolOf(id))++ }
+
+// poolCounter returns a pool's version counter, made on first use.
+func (d *DeviceStore) poolCounter(k poolKey) *uint64 {
+	c := d.poolVersion[k]
+	if c == nil {
+		c = new(uint64)
+		d.poolVersion[k] = c
+	}
+	return c
 }
 
 // poolKey names a pool: driver and pool name.
@@ -255,6 +287,7 @@ func (d *DeviceStore) RemoveDeviceClass(name string) {
 // SetResourceSlice records or replaces a ResourceSlice.
 func (d *DeviceStore) SetResourceSlice(s *resourceapi.ResourceSlice) {
 	d.slices[s.Name] = s
+	d.poolCounter(poolKey{s.Spec.Driver, s.Spec.Pool.Name})
 	d.setView(s.Name, s, taintSlice(s, d.ruleList))
 	d.indexed = false
 	d.generation++
@@ -354,7 +387,7 @@ func (d *DeviceStore) take(ci *framework.ClaimInfo) {
 	for _, id := range framework.AllocatedDevices(ci.Allocation()) {
 		if d.holds[id]++; d.holds[id] == 1 {
 			d.allocated.Insert(id)
-			d.poolVersion[poolOf(id)]++
+			d.bumpPool(id)
 		}
 	}
 	for _, sd := range framework.SharedDevices(ci.Allocation()) {
@@ -365,7 +398,7 @@ func (d *DeviceStore) take(ci *framework.ClaimInfo) {
 			d.consumed.Insert(*sd.Consumed)
 		}
 		id := sd.ID.GetDeviceID()
-		d.poolVersion[poolOf(id)]++
+		d.bumpPool(id)
 	}
 }
 
@@ -377,7 +410,7 @@ func (d *DeviceStore) release(ci *framework.ClaimInfo) {
 		if d.holds[id]--; d.holds[id] <= 0 {
 			delete(d.holds, id)
 			d.allocated.Delete(id)
-			d.poolVersion[poolOf(id)]++
+			d.bumpPool(id)
 		}
 	}
 	for _, sd := range framework.SharedDevices(ci.Allocation()) {
@@ -389,7 +422,7 @@ func (d *DeviceStore) release(ci *framework.ClaimInfo) {
 			d.consumed.Remove(*sd.Consumed)
 		}
 		id := sd.ID.GetDeviceID()
-		d.poolVersion[poolOf(id)]++
+		d.bumpPool(id)
 	}
 }
 

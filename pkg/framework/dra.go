@@ -133,6 +133,11 @@ type DRA interface {
 	// DevicesVersion changes whenever a device a node can use is taken or freed, or the
 	// slices change: an allocation computed for the node stays valid while it does not.
 	DevicesVersion(node string) uint64
+	// DevicesVersionCounters returns the counters whose sum is DevicesVersion(node), for a
+	// caller that reads the version of many nodes often: it keeps them per node and sums
+	// them without looking the node up. They are the node's while SlicesVersion does not
+	// change; read them, never change them.
+	DevicesVersionCounters(node string) VersionCounters
 	// Empty reports that there are no slices and no claims: no pod can use devices.
 	Empty() bool
 	// Releasing are the claims (namespace/name, sorted) that still hold devices although
@@ -148,6 +153,18 @@ type DRA interface {
 	// (nil: none); SetDomain sets or clears it.
 	Domain() *DeviceDomain
 	SetDomain(*DeviceDomain)
+}
+
+// VersionCounters are counters whose sum is a version (DRA.DevicesVersionCounters).
+type VersionCounters []*uint64
+
+// Sum is the version the counters make now.
+func (c VersionCounters) Sum() uint64 {
+	var v uint64
+	for _, p := range c {
+		v += *p
+	}
+	return v
 }
 
 // DeviceDomain is a set of devices that belong together (one NVLink clique, one pool).

@@ -23,14 +23,24 @@ import (
 // both (kubernetes#138765).
 func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
-	want, exact := deviceCount(claims)
-	if nd := pl.memoFor(dra, n); nd != nil && exact && !nd.multi && want > len(nd.ids) {
+	want, exact := s.want, s.exact
+	if len(claims) != len(s.toAllocate) {
+		want, exact = deviceCount(claims) // with the claim for extended resources
+	}
+	nd := pl.devices.forNode(dra, n)
+	// The memo counts the devices the allocator sees unless a placement's domain
+	// excludes some of the node's.
+	counted := nd
+	if dra.Domain().ExcludesOn(n.Name) {
+		counted = nil
+	}
+	if counted != nil && exact && !counted.multi && want > len(counted.ids) {
 		// Too few devices at all (none, on most nodes of a large cluster): rejected
 		// without reading what is taken.
 		return nil, statusCannotAlloc
 	}
-	version := dra.DevicesVersion(n.Name)
-	free, total, multi := pl.countDevices(dra, n, version)
+	version := nd.versions.Sum()
+	free, total, multi := pl.countDevices(dra, n, counted, version)
 	// A device that allows multiple allocations may serve several requests: counting
 	// devices proves nothing on a node that has one.
 	exact = exact && !multi
@@ -38,9 +48,9 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 		// Not enough free devices of any kind: no search can succeed.
 		return nil, statusCannotAlloc
 	}
-	res, st := pl.cachedRun(ctx, s, n, claims, version)
-	if st != nil || res != nil {
-		return &nodeAllocation{keys: keys, results: res}, st
+	na, st := pl.cachedRun(ctx, s, n, nd, claims, keys, version)
+	if st != nil || na != nil {
+		return na, st
 	}
 	peerKeys, peerClaims, peerAllocs := pl.peerClaims(s.pod, n)
 	if len(peerKeys) == 0 || len(peerKeys) > maxJointPeers {
@@ -55,72 +65,64 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 		// search would only prove it the long way.
 		return nil, statusCannotAlloc
 	}
-	res, st = pl.run(ctx, n, append(peerClaims, claims...), without(dra.AllocatedState(), peerAllocs))
+	res, st := pl.run(ctx, n, append(peerClaims, claims...), without(dra.AllocatedState(), peerAllocs))
 	if st != nil {
 		return nil, st
 	}
 	if res == nil {
 		return nil, statusCannotAlloc
 	}
-	return &nodeAllocation{keys: append(peerKeys, keys...), results: res}, nil
+	return &nodeAllocation{node: n.Name, keys: append(peerKeys, keys...), results: res}, nil
 }
 
-// resultKey identifies an allocation computed on a node: claims of the same specs, the
-// same devices taken on the node, the same placement domain give the same result.
-type resultKey struct {
-	spec    uint64
-	node    string
-	version uint64
-	domain  *framework.DeviceDomain
-}
-
-// maxCachedResults bounds the cache of allocations; it is emptied when full.
-const maxCachedResults = 1 << 16
-
-// cachedRun is run for the pod's own claims, remembering the result per node: the
-// members of a gang have claims of the same specs (one template), and a node where the
-// last member did not land still has the same free devices, so most Filter calls of a
-// group cycle reuse an earlier one's allocation instead of searching again. The results
-// it returns are shared with the cache, to be read only: Reserve copies the one it
-// records. version is the node's DRA.DevicesVersion.
-func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, version uint64) ([]resourceapi.AllocationResult, *framework.Status) {
+// cachedRun is run for the pod's claims, as an allocation of the node (nil when they do
+// not fit). The allocation of the pod's own claims is kept on the node's memo entry: the
+// members of a gang, and pods made from one template, have claims of the same specs, and
+// a node where the last pod did not land still has the same free devices, so most Filter
+// calls reuse an earlier one's allocation instead of searching again. What is kept is
+// shared, to be read only: Reserve copies the one it records. version is the node's
+// DRA.DevicesVersion.
+func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, nd *nodeDevices, claims []*resourceapi.ResourceClaim, keys []string, version uint64) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
 	if s.specID == 0 || len(claims) != len(s.toAllocate) {
-		return pl.run(ctx, n, claims, dra.AllocatedState())
+		res, st := pl.run(ctx, n, claims, dra.AllocatedState())
+		if st != nil || res == nil {
+			return nil, st
+		}
+		return &nodeAllocation{node: n.Name, keys: keys, results: res}, nil
 	}
-	key := resultKey{spec: s.specID, node: n.Name, version: version, domain: dra.Domain()}
-	pl.resultsMu.Lock()
-	cached, ok := pl.results[key]
-	pl.resultsMu.Unlock()
-	if ok {
-		return cached, nil
+	domain := dra.Domain()
+	if na, ok := nd.result(s.specID, version, domain); ok {
+		return na, nil
 	}
 	res, st := pl.run(ctx, n, claims, dra.AllocatedState())
 	if st != nil {
 		return nil, st
 	}
-	pl.resultsMu.Lock()
-	if len(pl.results) >= maxCachedResults {
-		clear(pl.results)
+	var na *nodeAllocation
+	if res != nil {
+		na = &nodeAllocation{node: n.Name, results: res} // keys nil: the pod's own (toKeys)
 	}
-	pl.results[key] = res
-	pl.resultsMu.Unlock()
-	return res, nil
+	nd.keep(cachedResult{spec: s.specID, version: version, domain: domain, alloc: na})
+	return na, nil
 }
 
-// specID numbers the specs of the claims a pod must allocate (specKey), so that the result
-// cache's keys hash a number, not the specs' JSON; 0 when the specs have no key. Numbers
+// maxSpecIDs bounds the numbers kept for specs; they are forgotten when full.
+const maxSpecIDs = 1 << 16
+
+// specID numbers the specs of the claims a pod must allocate (specKey), so that the kept
+// results compare a number, not the specs' JSON; 0 when the specs have no key. Numbers
 // are never reused, so a forgotten spec's results are never served for another.
 func (pl *DynamicResources) specID(key string) uint64 {
 	if key == "" {
 		return 0
 	}
-	pl.resultsMu.Lock()
-	defer pl.resultsMu.Unlock()
+	pl.specMu.Lock()
+	defer pl.specMu.Unlock()
 	if id, ok := pl.specIDs[key]; ok {
 		return id
 	}
-	if len(pl.specIDs) >= maxCachedResults {
+	if len(pl.specIDs) >= maxSpecIDs {
 		clear(pl.specIDs)
 	}
 	pl.lastSpecID++
@@ -147,10 +149,11 @@ const maxJointPeers = 16
 
 // countDevices returns how many devices a node can use (its slices', less those a
 // placement's domain excludes), how many of them are free, and whether one of them allows
-// multiple allocations. version is the node's DRA.DevicesVersion: the memo's count of free
+// multiple allocations. nd is the node's memo, nil while a placement's domain excludes
+// some of its devices; version is the node's DRA.DevicesVersion: the memo's count of free
 // devices holds while it does not change.
-func (pl *DynamicResources) countDevices(dra framework.DRA, n *framework.NodeInfo, version uint64) (free, total int, multi bool) {
-	if nd := pl.memoFor(dra, n); nd != nil {
+func (pl *DynamicResources) countDevices(dra framework.DRA, n *framework.NodeInfo, nd *nodeDevices, version uint64) (free, total int, multi bool) {
+	if nd != nil {
 		return nd.freeAt(version, dra.Allocated()), len(nd.ids), nd.multi
 	}
 	taken := dra.Allocated()
@@ -166,15 +169,6 @@ func (pl *DynamicResources) countDevices(dra framework.DRA, n *framework.NodeInf
 		}
 	}
 	return free, total, multi
-}
-
-// memoFor returns the memo of the node's devices, or nil while a placement's domain
-// excludes some of them (the count then reads the slices without those).
-func (pl *DynamicResources) memoFor(dra framework.DRA, n *framework.NodeInfo) *nodeDevices {
-	if dra.Domain().ExcludesOn(n.Name) {
-		return nil
-	}
-	return pl.devices.forNode(dra, n)
 }
 
 // without returns a copy of the allocated state without what the allocations take: the

@@ -1,6 +1,7 @@
 package dynamicresources
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -11,12 +12,13 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 )
 
-// nodeDevices is what the count before a search reads of the slices a node can use: their
-// devices' IDs, and whether one allows multiple allocations. It is computed once per node
-// and version of a snapshot's slices (DRA.SlicesVersion), never changed after (but for the
-// count it keeps), and read by concurrent Filter calls; a node without slices has no IDs,
-// so Filter rejects it for a pod that needs devices without looking anything up
-// (decision 55).
+// nodeDevices is what Filter reads of the slices a node can use: their devices' IDs, and
+// whether one allows multiple allocations, for the count before a search; the counters of
+// the node's DevicesVersion; and the allocations found on the node at that version. It is
+// computed once per node and version of a snapshot's slices (DRA.SlicesVersion), never
+// changed after (but for the count and the allocations it keeps), and read by concurrent
+// Filter calls; a node without slices has no IDs, so Filter rejects it for a pod that
+// needs devices without looking anything up (decisions 55 and 66).
 type nodeDevices struct {
 	dra     framework.DRA
 	name    string
@@ -25,8 +27,58 @@ type nodeDevices struct {
 	// two slices twice, as the count has always counted it).
 	ids   []framework.DeviceID
 	multi bool
+	// versions sum to the node's DevicesVersion: read without looking the node up.
+	versions framework.VersionCounters
 	// counted is the number of ids free at a DevicesVersion of the node.
 	counted atomic.Pointer[freeCount]
+	// results are allocations computed on the node at its current DevicesVersion
+	// (cachedRun), at most maxResultsPerNode, oldest first; the list is replaced, never
+	// changed.
+	results atomic.Pointer[[]cachedResult]
+}
+
+// cachedResult is an allocation computed on a node for claims of one spec (the pod's
+// specID), at one DevicesVersion of the node, within one placement's domain (nil: none);
+// alloc is nil when the claims do not fit. It is shared by the Filter calls that find it,
+// to be read only.
+type cachedResult struct {
+	spec    uint64
+	version uint64
+	domain  *framework.DeviceDomain
+	alloc   *nodeAllocation
+}
+
+// maxResultsPerNode bounds the allocations a node keeps for its current DevicesVersion:
+// one per spec of claims and placement domain tried there since a device of the node was
+// last taken or freed.
+const maxResultsPerNode = 8
+
+// result returns the allocation kept for claims of the spec at the version within the
+// domain, if any.
+func (nd *nodeDevices) result(spec, version uint64, domain *framework.DeviceDomain) (*nodeAllocation, bool) {
+	if list := nd.results.Load(); list != nil {
+		for _, r := range *list {
+			if r.spec == spec && r.version == version && r.domain == domain {
+				return r.alloc, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// keep adds an allocation, dropping those of older versions (versions only grow, so they
+// are never asked for again) and the oldest beyond the bound. Two Filter calls that keep
+// one at once on the same node may lose one: it is computed again when next asked for.
+func (nd *nodeDevices) keep(r cachedResult) {
+	var list []cachedResult
+	if old := nd.results.Load(); old != nil {
+		list = slices.DeleteFunc(slices.Clone(*old), func(o cachedResult) bool { return o.version != r.version })
+	}
+	if len(list) >= maxResultsPerNode {
+		list = list[len(list)-maxResultsPerNode+1:]
+	}
+	list = append(list, r)
+	nd.results.Store(&list)
 }
 
 type freeCount struct {
@@ -86,7 +138,7 @@ func (m *deviceMemo) forNode(dra framework.DRA, n *framework.NodeInfo) *nodeDevi
 	if nd := slot.Load(); nd != nil && nd.version == version && nd.name == n.Name && nd.dra == dra {
 		return nd
 	}
-	nd := &nodeDevices{dra: dra, name: n.Name, version: version}
+	nd := &nodeDevices{dra: dra, name: n.Name, version: version, versions: dra.DevicesVersionCounters(n.Name)}
 	for i, s := range dra.SlicesFor(n.Name) {
 		if ids := m.sliceIDs(version, s); i == 0 {
 			nd.ids = ids[:len(ids):len(ids)] // shared with the slice's; an append copies

@@ -144,7 +144,14 @@ func TestCountDevicesAfterChanges(t *testing.T) {
 				t.Helper()
 				dra := c.DRA()
 				for _, n := range c.NodeInfos() {
-					free, total, multi := pl.countDevices(dra, n, dra.DevicesVersion(n.Name))
+					var memo *nodeDevices
+					if !dra.Domain().ExcludesOn(n.Name) {
+						memo = pl.devices.forNode(dra, n)
+						if v := memo.versions.Sum(); v != dra.DevicesVersion(n.Name) {
+							t.Errorf("%s: %s: the memo's counters sum to %d, DevicesVersion is %d", when, n.Name, v, dra.DevicesVersion(n.Name))
+						}
+					}
+					free, total, multi := pl.countDevices(dra, n, memo, dra.DevicesVersion(n.Name))
 					wf, wt, wm := countFromScratch(pl, dra, n.Name)
 					if free != wf || total != wt || multi != wm {
 						t.Errorf("%s: %s counts %d free of %d (multi %v), the snapshot has %d of %d (multi %v)", when, n.Name, free, total, multi, wf, wt, wm)
@@ -240,8 +247,9 @@ func TestReserveCopiesCachedResult(t *testing.T) {
 		}
 		pods = append(pods, p)
 	}
-	if len(pl.results) != 1 {
-		t.Fatalf("%d cached results, want the one both pods used", len(pl.results))
+	kept := *pl.devices.forNode(c.DRA(), c.Get("n2")).results.Load()
+	if len(kept) != 1 {
+		t.Fatalf("%d kept results, want the one both pods used", len(kept))
 	}
 	var assumed []*resourceapi.AllocationResult
 	for _, p := range pods {
@@ -250,11 +258,9 @@ func TestReserveCopiesCachedResult(t *testing.T) {
 			t.Fatal(st)
 		}
 		a := c.DRA().Claim("default/" + p.p.Pod.Name).Assumed
-		for _, cached := range pl.results {
-			for i := range cached {
-				if &cached[i] == a {
-					t.Errorf("pod %s: the assumed allocation is the result cache's", p.p.Pod.Name)
-				}
+		for i := range kept[0].alloc.results {
+			if &kept[0].alloc.results[i] == a {
+				t.Errorf("pod %s: the assumed allocation is the result cache's", p.p.Pod.Name)
 			}
 		}
 		assumed = append(assumed, a)

@@ -84,13 +84,13 @@ type DynamicResources struct {
 	domain       *framework.DeviceDomain
 	domainSlices map[string][]*resourceapi.ResourceSlice
 
-	// devices memoizes the device IDs of each node's slices (countDevices).
+	// devices memoizes, per node, the device IDs of its slices (countDevices), its
+	// DevicesVersion's counters and the allocations found there (cachedRun).
 	devices deviceMemo
 
-	// results caches allocations per node (cachedRun); specIDs numbers the claims' specs
-	// they are for (lastSpecID the last number given).
-	resultsMu  sync.Mutex
-	results    map[resultKey][]resourceapi.AllocationResult
+	// specIDs numbers the claims' specs the kept allocations are for (lastSpecID the last
+	// number given).
+	specMu     sync.Mutex
 	specIDs    map[string]uint64
 	lastSpecID uint64
 }
@@ -152,7 +152,6 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		filterTimeout:  filterTimeout,
 		celCache:       cel.NewCache(1000, cel.Features{}),
 		owners:         map[string]*stateData{},
-		results:        map[resultKey][]resourceapi.AllocationResult{},
 		specIDs:        map[string]uint64{},
 	}, nil
 }
@@ -187,11 +186,23 @@ type claimState struct {
 // When the search included claims of earlier members of the group (a joint search), keys
 // holds theirs too.
 type nodeAllocation struct {
+	node string
+	// keys nil stands for the pod's own claims to allocate (stateData.toKeys): such an
+	// entry is one the node's memo keeps for every pod of the same specs (cachedRun).
 	keys    []string
 	results []resourceapi.AllocationResult
-	// owned says results are this node allocation's own: Filter may share them with the
-	// result cache, and Reserve copies them before it records pointers into them.
+	// owned says results are this node allocation's own: Reserve records pointers into
+	// them. Filter's entries are not (shared with the memo, to be read only): Reserve
+	// records a copy.
 	owned bool
+}
+
+// claimKeys are the claims results are for, in order.
+func (na *nodeAllocation) claimKeys(s *stateData) []string {
+	if na.keys == nil {
+		return s.toKeys
+	}
+	return na.keys
 }
 
 // stateData is the pod's DRA state for one cycle, and what PreBind writes.
@@ -201,13 +212,19 @@ type stateData struct {
 	// toAllocate are the claims to allocate, in claims order.
 	toAllocate []*resourceapi.ResourceClaim
 	toKeys     []string
+	// want and exact are deviceCount(toAllocate).
+	want  int
+	exact bool
+	// readsNode says a claim's availability depends on the node (an allocation's node
+	// selector, skipped node operations, a broken binding): Filter reads the Node only then.
+	readsNode bool
 	// specID identifies the specs of toAllocate, for the per-node result cache (0: none).
 	specID uint64
 	// extended is the claim made for extended resources backed by DRA, if any.
 	extended *extendedClaim
 
+	perNode *nodeAllocations
 	mu      sync.Mutex
-	perNode map[string]*nodeAllocation
 	// unavailable are the claims (keys) Filter found unavailable on some node, for
 	// PostFilter, as kube-scheduler's unavailableClaims.
 	unavailable map[string]bool
@@ -246,7 +263,7 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 	if k := framework.GroupKey(p); k != "" {
 		g = pl.h.Snapshot().Group(k)
 	}
-	s := &stateData{pod: p, perNode: map[string]*nodeAllocation{}, extended: ext}
+	s := &stateData{pod: p, perNode: newNodeAllocations(len(pl.h.Snapshot().NodeInfos())), extended: ext}
 	for _, pc := range framework.ResolvePodClaims(p.Pod, framework.PodGroupOf(g)) {
 		if pc.Err != nil {
 			return nil, unresolvable(pc.Err.Error())
@@ -291,6 +308,7 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 			}
 			c.skipsNodeOperations = skipsNodeOperations(alloc)
 			c.bindingBroken = pl.bindingBroken(claim)
+			s.readsNode = s.readsNode || c.availableOn != nil || c.skipsNodeOperations || c.bindingBroken
 		}
 		s.claims = append(s.claims, c)
 	}
@@ -299,6 +317,7 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 	}
 	if len(s.toAllocate) > 0 {
 		s.specID = pl.specID(specKey(s.toAllocate))
+		s.want, s.exact = deviceCount(s.toAllocate)
 	}
 	cs.Write(stateKey, s)
 	return nil, nil
@@ -387,12 +406,14 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	// As kube-scheduler: a claim allocated elsewhere rejects the node, but only once the
 	// claims to allocate were searched for, whose failure is what the node reports.
 	// A claim whose binding failed or timed out is available on no node.
-	node := n.Node()
 	var unavailable []string
-	for _, c := range s.claims {
-		if c.bindingBroken || (c.availableOn != nil && !c.availableOn.Match(node)) ||
-			(c.skipsNodeOperations && !slices.Contains(node.Status.DeclaredFeatures, draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate)) {
-			unavailable = append(unavailable, c.key)
+	if s.readsNode {
+		node := n.Node()
+		for _, c := range s.claims {
+			if c.bindingBroken || (c.availableOn != nil && !c.availableOn.Match(node)) ||
+				(c.skipsNodeOperations && !slices.Contains(node.Status.DeclaredFeatures, draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate)) {
+				unavailable = append(unavailable, c.key)
+			}
 		}
 	}
 	if len(claims) > 0 {
@@ -401,9 +422,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 			return st
 		}
 		if len(unavailable) == 0 {
-			s.mu.Lock()
-			s.perNode[n.Name] = na
-			s.mu.Unlock()
+			s.perNode.store(n.Index, na)
 			return nil
 		}
 	}
@@ -441,20 +460,23 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	}
 	dra := pl.h.Snapshot().DRA()
 	s.decided = map[string]*resourceapi.AllocationResult{}
-	s.mu.Lock()
-	na := s.perNode[node]
-	s.mu.Unlock()
+	index := -1 // a node the snapshot does not have: none
+	if n := pl.h.Snapshot().Get(node); n != nil {
+		index = n.Index
+	}
+	na := s.perNode.load(index, node)
 	// A node that has the pod's extended resources from a device plugin needs no claim
 	// for them (Filter computed nothing there).
 	if na == nil && (len(s.toAllocate) > 0 || s.extended.needed() && needsClaim(dra, s.extended, pl.h.Snapshot().Get(node))) {
 		return framework.AsStatus(fmt.Errorf("no device allocation was computed for node %s", node))
 	}
 	if na != nil {
-		s.mu.Lock()
 		if !na.owned {
-			na.results, na.owned = slices.Clone(na.results), true
+			// The copy replaces Filter's entry: a repeated Reserve of this state records
+			// the same pointers.
+			na = &nodeAllocation{node: na.node, keys: na.claimKeys(s), results: slices.Clone(na.results), owned: true}
+			s.perNode.store(index, na)
 		}
-		s.mu.Unlock()
 		for i, key := range na.keys {
 			res := &na.results[i]
 			if key == extendedKey {

@@ -24,9 +24,7 @@ func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _
 	if s == nil {
 		return 0, nil
 	}
-	s.mu.Lock()
-	na := s.perNode[n.Name]
-	s.mu.Unlock()
+	na := s.perNode.load(n.Index, n.Name)
 	if na == nil {
 		return 0, nil
 	}
@@ -34,7 +32,7 @@ func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _
 	var score int64
 	for _, c := range s.claims {
 		var alloc *resourceapi.AllocationResult
-		for i, key := range na.keys {
+		for i, key := range na.claimKeys(s) {
 			if key == c.key {
 				alloc = &na.results[i]
 				break

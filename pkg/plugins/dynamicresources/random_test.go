@@ -1,0 +1,261 @@
+package dynamicresources
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/phalanx-dev/phalanx/pkg/cache"
+	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil"
+)
+
+// Filter with what the plugin keeps across cycles (the memo of each node's devices, its
+// DevicesVersion's counters, the allocations kept per node) and the per-node results of a
+// cycle agrees with a plugin made afresh for every check, after random sequences of
+// devices taken and freed (assumed, forgotten, reserved, allocated by the API, deleted,
+// under a checkpoint rolled back), slices replaced and removed, a slice for all nodes,
+// nodes removed and added, and placements' domains: the same verdicts, the same
+// allocations on each node, the same scores, and Reserve records the allocation Filter
+// found.
+func TestFilterAgainstFreshPlugin(t *testing.T) {
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { randomFilterRun(t, seed) })
+	}
+}
+
+func randomFilterRun(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 31))
+	c := cache.New()
+	c.Devices().SetDeviceClass(testutil.DeviceClass("gpu", driver))
+	handle := &testutil.Handle{Cache: c}
+	plugin := func() *DynamicResources {
+		pl, err := New(nil, handle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl.(*DynamicResources)
+	}
+	pl := plugin()
+	ctx := context.Background()
+	nodes := 0
+	addNode := func() {
+		name := fmt.Sprintf("n%d", nodes)
+		nodes++
+		c.Nodes().AddNode(testutil.Node(name).Capacity("cpu", "8").Obj())
+		if rng.IntN(3) > 0 {
+			c.Devices().SetResourceSlice(testutil.Slice(name, driver, "gpu", 1+rng.IntN(4)))
+		}
+	}
+	for range 3 + rng.IntN(8) {
+		addNode()
+	}
+	// freeDevices are the devices of a node's pool (or of the slice for all nodes) no
+	// claim holds.
+	freeDevices := func(pool string) []string {
+		var out []string
+		for _, s := range c.DRA().Slices() {
+			if s.Spec.Pool.Name != pool {
+				continue
+			}
+			for _, d := range s.Spec.Devices {
+				if !c.DRA().Allocated().Has(structured.MakeDeviceID(driver, pool, d.Name)) {
+					out = append(out, d.Name)
+				}
+			}
+		}
+		return out
+	}
+	pools := func() []string {
+		var out []string
+		for _, s := range c.DRA().Slices() {
+			out = append(out, s.Spec.Pool.Name)
+		}
+		return out
+	}
+	held := 0
+	// take assumes, for a new claim, one or two free devices of a pool.
+	take := func() {
+		ps := pools()
+		if len(ps) == 0 {
+			return
+		}
+		pool := ps[rng.IntN(len(ps))]
+		free := freeDevices(pool)
+		if len(free) == 0 {
+			return
+		}
+		name := fmt.Sprintf("held-%d", held)
+		held++
+		c.Devices().SetResourceClaim(testutil.Claim(name, "gpu", 1))
+		c.DRA().AssumeAllocation("default/"+name, allocation(pool, free[:1+rng.IntN(min(2, len(free)))]...))
+	}
+	heldKey := func() string { return fmt.Sprintf("default/held-%d", rng.IntN(max(held, 1))) }
+	pod := 0
+	// cycle filters a new pod with claims of 1 to 3 devices on every node, with pl and with
+	// a fresh plugin, and compares them; it returns pl's cycle state.
+	cycle := func(when string) (*framework.PodInfo, *framework.CycleState) {
+		t.Helper()
+		var names []string
+		for range 1 + rng.IntN(2) {
+			name := fmt.Sprintf("p%d-%d", pod, len(names))
+			c.Devices().SetResourceClaim(testutil.Claim(name, "gpu", int64(1+rng.IntN(3))))
+			names = append(names, name)
+		}
+		p := framework.NewPodInfo(testutil.Pod(fmt.Sprintf("p%d", pod)).Claims(names...).Obj())
+		pod++
+		ref := plugin()
+		cs, refCS := framework.NewCycleState(), framework.NewCycleState()
+		_, st := pl.PreFilter(ctx, cs, p)
+		_, refSt := ref.PreFilter(ctx, refCS, p)
+		if st.Code() != refSt.Code() || st.Message() != refSt.Message() {
+			t.Fatalf("%s: PreFilter %v, afresh %v", when, st, refSt)
+		}
+		if !st.IsSuccess() {
+			return p, nil
+		}
+		for pass := range 2 { // the second pass finds the allocations kept by the first
+			for _, n := range c.NodeInfos() {
+				st, refSt := pl.Filter(ctx, cs, p, n), ref.Filter(ctx, refCS, p, n)
+				if st.Code() != refSt.Code() || st.Message() != refSt.Message() {
+					t.Fatalf("%s, pass %d: %s: %v, afresh %v", when, pass, n.Name, st, refSt)
+				}
+				s, refS := readState(cs), readState(refCS)
+				na, refNA := s.perNode.load(n.Index, n.Name), refS.perNode.load(n.Index, n.Name)
+				if st.IsSuccess() != (na != nil) {
+					t.Fatalf("%s, pass %d: %s: Filter %v, and found allocation %+v", when, pass, n.Name, st, na)
+				}
+				if (na == nil) != (refNA == nil) || na != nil && (!slices.Equal(na.claimKeys(s), refNA.claimKeys(refS)) ||
+					!equality.Semantic.DeepEqual(na.results, refNA.results)) {
+					t.Fatalf("%s, pass %d: %s: allocation %+v, afresh %+v", when, pass, n.Name, na, refNA)
+				}
+				score, _ := pl.Score(ctx, cs, p, n)
+				refScore, _ := ref.Score(ctx, refCS, p, n)
+				if score != refScore {
+					t.Fatalf("%s, pass %d: %s: score %d, afresh %d", when, pass, n.Name, score, refScore)
+				}
+			}
+		}
+		return p, cs
+	}
+	// reserve reserves a pod on the first node where it fits and checks that the snapshot
+	// assumes the allocation Filter found there.
+	reserve := func(when string) {
+		p, cs := cycle(when)
+		if cs == nil {
+			return
+		}
+		s := readState(cs)
+		for _, n := range c.NodeInfos() {
+			na := s.perNode.load(n.Index, n.Name)
+			if na == nil {
+				continue
+			}
+			want := slices.Clone(na.results)
+			if st := pl.Reserve(ctx, cs, p, n.Name); !st.IsSuccess() {
+				t.Fatalf("%s: Reserve on %s: %v", when, n.Name, st)
+			}
+			var assumed []*resourceapi.AllocationResult
+			for i, key := range s.toKeys {
+				got := c.DRA().Claim(key).Assumed
+				if !equality.Semantic.DeepEqual(*got, want[i]) {
+					t.Fatalf("%s: Reserve on %s assumed %+v for %s, Filter found %+v", when, n.Name, got, key, want[i])
+				}
+				assumed = append(assumed, got)
+			}
+			// Reserved again (a group's placement tried again), the state records the
+			// same allocations, not new copies.
+			if st := pl.Reserve(ctx, cs, p, n.Name); !st.IsSuccess() {
+				t.Fatalf("%s: Reserve again on %s: %v", when, n.Name, st)
+			}
+			for i, key := range s.toKeys {
+				if got := c.DRA().Claim(key).Assumed; got != assumed[i] {
+					t.Fatalf("%s: Reserve again on %s assumed %p for %s, first %p", when, n.Name, got, key, assumed[i])
+				}
+			}
+			return
+		}
+	}
+	ops := []func(){
+		take,
+		take,
+		func() { c.DRA().ForgetAllocation(heldKey()) },
+		func() { // the API shows an allocation: its devices stay taken
+			if ci := c.DRA().Claim(heldKey()); ci != nil && ci.Assumed != nil {
+				cl := ci.Claim.DeepCopy()
+				cl.Status.Allocation = ci.Assumed
+				c.Devices().SetResourceClaim(cl)
+			}
+		},
+		func() { c.Devices().RemoveResourceClaim(heldKey()) },
+		func() { // a slice replaced by one of another size, or removed
+			name := fmt.Sprintf("n%d", rng.IntN(nodes))
+			if k := rng.IntN(5); k > 0 {
+				c.Devices().SetResourceSlice(testutil.Slice(name, driver, "gpu", k))
+			} else {
+				c.Devices().RemoveResourceSlice(name + "-" + driver)
+			}
+		},
+		func() { // the slice for all nodes set or removed
+			if rng.IntN(2) == 0 {
+				s := testutil.Slice("shared", driver, "fpga", 1+rng.IntN(3))
+				s.Spec.NodeName, s.Spec.AllNodes = nil, new(true)
+				c.Devices().SetResourceSlice(s)
+			} else {
+				c.Devices().RemoveResourceSlice("shared-" + driver)
+			}
+		},
+		func() { // a node removed (the next ones take new indexes), or one added
+			if infos := c.NodeInfos(); rng.IntN(2) == 0 && len(infos) > 1 {
+				c.Nodes().RemoveNode(infos[rng.IntN(len(infos))].Name)
+			} else {
+				addNode()
+			}
+		},
+	}
+	// placement filters a pod, and maybe reserves one, while a placement's domain
+	// excludes a free device of a node (a domain lives for one placement's evaluation).
+	placement := func(when string) {
+		name := fmt.Sprintf("n%d", rng.IntN(nodes))
+		excluded := sets.New[framework.DeviceID]()
+		if free := freeDevices(name); len(free) > 0 {
+			excluded.Insert(structured.MakeDeviceID(driver, name, free[rng.IntN(len(free))]))
+		}
+		c.DRA().SetDomain(&framework.DeviceDomain{Name: "d", Excluded: map[string]sets.Set[framework.DeviceID]{name: excluded}})
+		cycle(when + ", in a domain")
+		if rng.IntN(2) == 0 {
+			reserve(when + ", in a domain")
+		}
+		c.DRA().SetDomain(nil)
+	}
+	for step := range 30 {
+		when := fmt.Sprintf("step %d", step)
+		switch k := rng.IntN(len(ops) + 3); {
+		case k < len(ops):
+			ops[k]()
+			cycle(when)
+		case k == len(ops):
+			reserve(when)
+		case k == len(ops)+1:
+			placement(when)
+		default: // a simulation: devices taken, freed and reserved, then rolled back
+			cp := c.Checkpoint()
+			take()
+			cycle(when + ", simulated take")
+			c.DRA().ForgetAllocation(heldKey())
+			reserve(when + ", simulated reserve")
+			c.Rollback(cp)
+			cycle(when + ", rolled back")
+		}
+		if err := c.Verify(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+	}
+}
