@@ -6,6 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/internal/labeldomain"
 )
 
 // domainIndex resolves, once per layout of the snapshot's nodes rather than once per cycle,
@@ -32,27 +33,17 @@ type nodeDomains struct {
 
 // keyDomains maps the nodes to the domains of one topology key. It never changes.
 type keyDomains struct {
-	key    string
-	ids    map[string]int32 // label value to domain
-	values []string         // domain to label value
-	of     []int32          // by node index; -1 when the node lacks the key
-	infos  []*framework.NodeInfo
+	labeldomain.Index // Of by node index
+	infos             []*framework.NodeInfo
 }
 
 // domainOf returns the node's domain: -1 when it lacks the key, -2 when its value is no
 // domain of the index (a node outside the snapshot, which no count can be for).
 func (k *keyDomains) domainOf(n *framework.NodeInfo) int32 {
 	if i := n.Index; i < len(k.infos) && k.infos[i] == n {
-		return k.of[i]
+		return k.Of[i]
 	}
-	v, ok := n.Node().Labels[k.key]
-	if !ok {
-		return -1
-	}
-	if d, ok := k.ids[v]; ok {
-		return d
-	}
-	return -2
+	return k.Lookup(n.Node().Labels)
 }
 
 // nodes returns the index for the snapshot's nodes, rebuilt when a node came, went or
@@ -92,7 +83,7 @@ func (d *nodeDomains) follow(infos []*framework.NodeInfo) *nodeDomains {
 		}
 		same = false
 		for _, k := range d.keys {
-			if domainOfLabels(k, nodes[i].Labels) != k.of[i] {
+			if k.Lookup(nodes[i].Labels) != k.Of[i] {
 				return fresh
 			}
 		}
@@ -106,17 +97,6 @@ func (d *nodeDomains) follow(infos []*framework.NodeInfo) *nodeDomains {
 	return fresh
 }
 
-func domainOfLabels(k *keyDomains, lbls map[string]string) int32 {
-	v, ok := lbls[k.key]
-	if !ok {
-		return -1
-	}
-	if id, ok := k.ids[v]; ok {
-		return id
-	}
-	return -2
-}
-
 // key returns the domains of a topology key, building them on first use.
 func (d *nodeDomains) key(name string) *keyDomains {
 	d.mu.Lock()
@@ -124,21 +104,7 @@ func (d *nodeDomains) key(name string) *keyDomains {
 	if k := d.keys[name]; k != nil {
 		return k
 	}
-	k := &keyDomains{key: name, ids: map[string]int32{}, of: make([]int32, len(d.nodes)), infos: d.infos}
-	for i, n := range d.nodes {
-		v, ok := n.Labels[name]
-		if !ok {
-			k.of[i] = -1
-			continue
-		}
-		id, seen := k.ids[v]
-		if !seen {
-			id = int32(len(k.values))
-			k.ids[v] = id
-			k.values = append(k.values, v)
-		}
-		k.of[i] = id
-	}
+	k := &keyDomains{Index: labeldomain.Build(d.nodes, name), infos: d.infos}
 	d.keys[name] = k
 	return k
 }

@@ -200,16 +200,16 @@ func (m keyedCounts) pairs(t testing.TB) pairCounts {
 	for _, c := range m {
 		for d, n := range c.counts {
 			if n == 0 {
-				t.Fatalf("key %s: a zero count kept for domain %d", c.dom.key, d)
+				t.Fatalf("key %s: a zero count kept for domain %d", c.dom.Key, d)
 			}
-			if out[c.dom.key] == nil {
-				out[c.dom.key] = map[string]int64{}
+			if out[c.dom.Key] == nil {
+				out[c.dom.Key] = map[string]int64{}
 			}
-			out[c.dom.key][c.dom.values[d]] = n
+			out[c.dom.Key][c.dom.Values[d]] = n
 		}
-		for d := range c.dom.values {
+		for d := range c.dom.Values {
 			if c.has(int32(d)) != (c.counts[int32(d)] > 0) {
-				t.Fatalf("key %s domain %s: positive bit %v, count %d", c.dom.key, c.dom.values[d], c.has(int32(d)), c.counts[int32(d)])
+				t.Fatalf("key %s domain %s: positive bit %v, count %d", c.dom.Key, c.dom.Values[d], c.has(int32(d)), c.counts[int32(d)])
 			}
 		}
 	}

@@ -42,7 +42,7 @@ func (c *domainCounts) add(d int32, delta int64) {
 		if n <= 0 {
 			return
 		}
-		c.positive = make([]uint64, (len(c.dom.values)+63)/64)
+		c.positive = make([]uint64, (len(c.dom.Values)+63)/64)
 	}
 	if n > 0 {
 		c.positive[d/64] |= 1 << (d % 64)
@@ -66,7 +66,7 @@ type keyedCounts []*domainCounts
 // of returns the counts of key, adding them if they are new.
 func (m *keyedCounts) of(doms *nodeDomains, key string) *domainCounts {
 	for _, c := range *m {
-		if c.dom.key == key {
+		if c.dom.Key == key {
 			return c
 		}
 	}

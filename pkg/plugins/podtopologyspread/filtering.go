@@ -107,7 +107,7 @@ func (pl *PodTopologySpread) preFilterState(p *framework.PodInfo, cons []spreadC
 		}
 		c.present = t.presenceOf(s.required, c.keys, c.aff, c.tnt)
 		s.off[i] = size
-		size += len(c.keys.values)
+		size += len(c.keys.Values)
 	}
 	t.mu.Unlock()
 
@@ -118,7 +118,7 @@ func (pl *PodTopologySpread) preFilterState(p *framework.PodInfo, cons []spreadC
 		}
 		for _, i := range members {
 			if c := &s.cons[i]; c.eligible(n) {
-				*s.count(i, c.keys.domain[n])++
+				*s.count(i, c.keys.Of[n])++
 			}
 		}
 	})
@@ -170,7 +170,7 @@ func update(state *framework.CycleState, p, q *framework.PodInfo, node *framewor
 		if !c.counts() || !c.eligible(n) || !c.Selector.Matches(qLabels) {
 			continue
 		}
-		cnt := s.count(i, c.keys.domain[n])
+		cnt := s.count(i, c.keys.Of[n])
 		old := *cnt
 		*cnt += delta
 		switch {
@@ -204,9 +204,9 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 		c := &s.cons[i]
 		var d int32
 		if n >= 0 {
-			d = c.keys.domain[n]
+			d = c.keys.Of[n]
 		} else {
-			d = c.keys.lookup(node.Node().Labels)
+			d = c.keys.Lookup(node.Node().Labels)
 		}
 		if d == -1 {
 			return statusNodeLabel

@@ -98,7 +98,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		if c.hostname {
 			size += numNodes
 		} else {
-			size += len(c.keys.values)
+			size += len(c.keys.Values)
 		}
 	}
 	t.mu.Unlock()
@@ -107,7 +107,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	// next PreScore (only the scheduling loop scores).
 	s.counts, s.registered = pl.scoreBuffers(size)
 	domainOf := func(c *softConstraint, n int32) int32 {
-		if d := c.keys.domain[n]; d >= 0 {
+		if d := c.keys.Of[n]; d >= 0 {
 			return d
 		}
 		return c.keys.emptyID() // only reached when keys are not required
@@ -187,7 +187,7 @@ func (pl *PodTopologySpread) Score(_ context.Context, state *framework.CycleStat
 	var score float64
 	for i := range s.cons {
 		c := &s.cons[i]
-		d := c.keys.domain[n]
+		d := c.keys.Of[n]
 		if d < 0 {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/internal/labeldomain"
 )
 
 // topology remembers, across cycles, which domain every node is in for each topology key
@@ -40,30 +41,13 @@ type topology struct {
 	static int64
 }
 
-// keyIndex maps nodes to the domains of one topology key.
-type keyIndex struct {
-	key    string
-	values []string         // by domain id
-	ids    map[string]int32 // value to domain id; "" always has one, see emptyID
-	domain []int32          // by node index; -1 when the node lacks the key
-}
+// keyIndex maps nodes to the domains of one topology key (Of by node index); "" always
+// has a domain, see emptyID.
+type keyIndex struct{ labeldomain.Index }
 
 // emptyID is the domain of the value "": the system defaults score nodes lacking the key
 // as if their value were "", as upstream does.
-func (k *keyIndex) emptyID() int32 { return k.ids[""] }
-
-// lookup finds a node's domain from its labels, for a node not in the index: -1 when it
-// lacks the key, -2 when its value is no known domain.
-func (k *keyIndex) lookup(lbls map[string]string) int32 {
-	v, ok := lbls[k.key]
-	if !ok {
-		return -1
-	}
-	if id, ok := k.ids[v]; ok {
-		return id
-	}
-	return -2
-}
+func (k *keyIndex) emptyID() int32 { return k.IDs[""] }
 
 // nodeMask is a per-node answer of an inclusion policy for one pod spec.
 type nodeMask struct{ ok []bool }
@@ -120,7 +104,7 @@ func (t *topology) syncNodes(infos []*framework.NodeInfo) {
 			return
 		}
 		for _, k := range t.keys {
-			if k.lookup(n.Labels) != k.domain[i] {
+			if k.Lookup(n.Labels) != k.Of[i] {
 				t.rebuild(infos)
 				return
 			}
@@ -168,25 +152,8 @@ func (t *topology) key(name string) *keyIndex {
 	if k := t.keys[name]; k != nil {
 		return k
 	}
-	k := &keyIndex{key: name, ids: map[string]int32{}, domain: make([]int32, len(t.nodes))}
-	for i, n := range t.nodes {
-		v, ok := n.Labels[name]
-		if !ok {
-			k.domain[i] = -1
-			continue
-		}
-		id, seen := k.ids[v]
-		if !seen {
-			id = int32(len(k.values))
-			k.ids[v] = id
-			k.values = append(k.values, v)
-		}
-		k.domain[i] = id
-	}
-	if _, ok := k.ids[""]; !ok {
-		k.ids[""] = int32(len(k.values))
-		k.values = append(k.values, "")
-	}
+	k := &keyIndex{labeldomain.Build(t.nodes, name)}
+	k.Number("")
 	t.keys[name] = k
 	return k
 }
@@ -252,19 +219,19 @@ func doNotScheduleTaint(t *v1.Taint) bool {
 func (t *topology) presenceOf(required []*keyIndex, k *keyIndex, aff, tnt *nodeMask) *presence {
 	names := make([]string, len(required))
 	for i, r := range required {
-		names[i] = r.key
+		names[i] = r.Key
 	}
-	pk := presenceKey{required: strings.Join(names, "\x00"), key: k.key, affinity: aff, tnt: tnt}
+	pk := presenceKey{required: strings.Join(names, "\x00"), key: k.Key, affinity: aff, tnt: tnt}
 	if p := t.presence[pk]; p != nil {
 		return p
 	}
-	p := &presence{present: make([]bool, len(k.values))}
+	p := &presence{present: make([]bool, len(k.Values))}
 	for i := range t.nodes {
 		n := int32(i)
 		if !carriesAll(required, n) || (aff != nil && !aff.ok[n]) || (tnt != nil && !tnt.ok[n]) {
 			continue
 		}
-		if d := k.domain[n]; d >= 0 && !p.present[d] {
+		if d := k.Of[n]; d >= 0 && !p.present[d] {
 			p.present[d] = true
 			p.num++
 		}
@@ -279,7 +246,7 @@ func (t *topology) presenceOf(required []*keyIndex, k *keyIndex, aff, tnt *nodeM
 
 func carriesAll(required []*keyIndex, n int32) bool {
 	for _, k := range required {
-		if k.domain[n] < 0 {
+		if k.Of[n] < 0 {
 			return false
 		}
 	}
