@@ -141,21 +141,21 @@ func (p *Phalanx) score(ctx context.Context, sp framework.ScorePlugin, state *fr
 			return out, "PreScore: " + st.Code().String()
 		}
 	}
-	list := make([]framework.NodeScore, len(nodes))
+	list := make([]int64, len(nodes))
 	for i, n := range nodes {
 		s, st := sp.Score(ctx, state, pod, n)
 		if !st.IsSuccess() {
 			return out, "Score: " + st.Code().String()
 		}
-		list[i] = framework.NodeScore{Name: n.Name, Score: s}
+		list[i] = s
 	}
 	if ext := sp.ScoreExtensions(); ext != nil {
-		if st := ext.NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
+		if st := ext.NormalizeScore(ctx, state, pod, nodes, list); !st.IsSuccess() {
 			return out, "NormalizeScore: " + st.Code().String()
 		}
 	}
-	for _, s := range list {
-		out[s.Name] = s.Score
+	for i, s := range list {
+		out[nodes[i].Name] = s
 	}
 	return out, ""
 }
@@ -210,8 +210,8 @@ func (p *Phalanx) Cycle(ctx context.Context, c *Case) (*CycleResult, error) {
 		res.PreFilter = "Score " + st.String()
 		return res, nil
 	}
-	for _, t := range totals {
-		res.Totals[t.Name] = t.Score
+	for i, t := range totals {
+		res.Totals[feasible[i].Name] = t
 	}
 	res.Best = best(res.Totals)
 	return res, nil

@@ -217,14 +217,16 @@ func TestUpstreamTablesDRANormalizeScore(t *testing.T) {
 		if !slices.Equal(scores, tc.Want) {
 			t.Errorf("%s: kube-scheduler's plugin gives %v, upstream's test states %v (a transcription mistake)", id, scores, tc.Want)
 		}
-		ph := make([]phframework.NodeScore, len(tc.Scores))
+		nodes := make([]*phframework.NodeInfo, len(tc.Scores))
+		ph := make([]int64, len(tc.Scores))
 		for i, s := range tc.Scores {
-			ph[i] = phframework.NodeScore{Name: s.Name, Score: s.Score}
+			nodes[i] = &phframework.NodeInfo{Name: s.Name}
+			ph[i] = s.Score
 		}
-		phl.(phframework.ScorePlugin).ScoreExtensions().NormalizeScore(ctx, nil, nil, ph)
+		phl.(phframework.ScorePlugin).ScoreExtensions().NormalizeScore(ctx, nil, nil, nodes, ph)
 		for i, s := range ph {
-			if s.Name != tc.Want[i].Name || s.Score != tc.Want[i].Score {
-				t.Errorf("%s: phalanx gives %s %d, stated %s %d", id, s.Name, s.Score, tc.Want[i].Name, tc.Want[i].Score)
+			if s != tc.Want[i].Score {
+				t.Errorf("%s: phalanx gives %s %d, stated %s %d", id, nodes[i].Name, s, tc.Want[i].Name, tc.Want[i].Score)
 			}
 		}
 	}

@@ -181,12 +181,6 @@ const (
 	MaxNodeScore int64 = 100
 )
 
-// NodeScore is a node's score from one plugin or in total.
-type NodeScore struct {
-	Name  string
-	Score int64
-}
-
 // ScorePlugin ranks nodes that passed Filter. Score runs concurrently on many nodes.
 type ScorePlugin interface {
 	Plugin
@@ -195,9 +189,12 @@ type ScorePlugin interface {
 	ScoreExtensions() ScoreExtensions
 }
 
-// ScoreExtensions normalise a plugin's scores over all nodes.
+// ScoreExtensions normalise a plugin's scores over all nodes: scores[i] is nodes[i]'s, in
+// place. The scores carry no names (unlike kube-scheduler's NodeScoreList): writing a name
+// beside every plugin's score of every node cost more than the scoring it recorded, and the
+// few normalisers that need a node's name read it from nodes.
 type ScoreExtensions interface {
-	NormalizeScore(ctx context.Context, state *CycleState, p *PodInfo, scores []NodeScore) *Status
+	NormalizeScore(ctx context.Context, state *CycleState, p *PodInfo, nodes []*NodeInfo, scores []int64) *Status
 }
 
 // ReservePlugin is told when a pod is assumed on a node, and when that is undone. A group

@@ -4,24 +4,24 @@ package framework
 // highest, as kube-scheduler's helper of that name: with reverse, the highest becomes 0
 // (fewer is better). All zero stays all zero, or becomes MaxNodeScore everywhere when
 // reversed.
-func DefaultNormalizeScore(reverse bool, scores []NodeScore) {
+func DefaultNormalizeScore(reverse bool, scores []int64) {
 	var highest int64
 	for i := range scores {
-		highest = max(highest, scores[i].Score)
+		highest = max(highest, scores[i])
 	}
 	if highest == 0 {
 		if reverse {
 			for i := range scores {
-				scores[i].Score = MaxNodeScore
+				scores[i] = MaxNodeScore
 			}
 		}
 		return
 	}
 	for i := range scores {
-		s := MaxNodeScore * scores[i].Score / highest
+		s := MaxNodeScore * scores[i] / highest
 		if reverse {
 			s = MaxNodeScore - s
 		}
-		scores[i].Score = s
+		scores[i] = s
 	}
 }

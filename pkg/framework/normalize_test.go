@@ -19,15 +19,8 @@ func TestDefaultNormalizeScore(t *testing.T) {
 		{name: "none", in: nil, want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			scores := make([]NodeScore, len(tc.in))
-			for i, s := range tc.in {
-				scores[i] = NodeScore{Name: "n", Score: s}
-			}
-			DefaultNormalizeScore(tc.reverse, scores)
-			var got []int64
-			for _, s := range scores {
-				got = append(got, s.Score)
-			}
+			got := slices.Clone(tc.in)
+			DefaultNormalizeScore(tc.reverse, got)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}

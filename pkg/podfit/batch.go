@@ -216,7 +216,7 @@ func (pf Profile) refreshCandidates(ctx context.Context, b *batch, state *framew
 	}
 	// As kube-scheduler's: the node scored again has no tie-breaker of its own.
 	scores = append(scores, framework.NodePluginScores{Name: last.Name, Raw: raw})
-	if st := pf.fwk.NormalizeScores(ctx, rescore, p, scores); !st.IsSuccess() {
+	if st := pf.fwk.NormalizeScores(ctx, rescore, p, nodes, scores); !st.IsSuccess() {
 		pf.flushed(FlushNormalizeError)
 		return false
 	}

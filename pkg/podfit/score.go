@@ -24,10 +24,10 @@ func (pf Profile) SelectNode(ctx context.Context, state *framework.CycleState, p
 	}
 	if pack > 0 {
 		for i, n := range feasible {
-			scores[i].Score += pack * fillWith(n, p)
+			scores[i] += pack * fillWith(n, p)
 		}
 	}
-	return pf.f.selectHost(scores), nil
+	return feasible[pf.f.selectHost(scores)].Name, nil
 }
 
 // SelectNodeBatched is SelectNode for a pod cycle with OpportunisticBatching (q.Batch of
@@ -53,14 +53,13 @@ func (pf Profile) SelectNodeBatched(ctx context.Context, state *framework.CycleS
 	if !st.IsSuccess() {
 		return "", st.AsError()
 	}
-	host := pf.f.selectHost(scores)
+	chosen := pf.f.selectHost(scores)
 	all := make([]framework.NodePluginScores, len(scores))
-	for i, ns := range scores {
-		all[i] = framework.NodePluginScores{Name: ns.Name, Raw: raw[i], Total: ns.Score, Randomizer: TieBreak(bc.Cycle, ns.Name)}
-		if ns.Name == host {
-			all[i].Randomizer = chosenTieBreak
-		}
+	for i, n := range feasible {
+		all[i] = framework.NodePluginScores{Name: n.Name, Raw: raw[i], Total: scores[i], Randomizer: TieBreak(bc.Cycle, n.Name)}
 	}
+	all[chosen].Randomizer = chosenTieBreak
+	host := feasible[chosen].Name
 	others := storedScores(all)
 	pf.storeResults(bc, host, others, len(others))
 	return host, nil
@@ -100,22 +99,22 @@ func fillWith(n *framework.NodeInfo, p *framework.PodInfo) int64 {
 	return int64(sum / float64(count) * float64(framework.MaxNodeScore))
 }
 
-// selectHost returns the highest-scoring node; ties are broken by reservoir sampling with
-// the scheduler's seeded generator, so equal nodes share the load and a simulation with the
-// same seed makes the same choices.
-func (f *Finder) selectHost(scores []framework.NodeScore) string {
-	best := scores[0]
+// selectHost returns the index of the highest total; ties are broken by reservoir sampling
+// with the scheduler's seeded generator, so equal nodes share the load and a simulation with
+// the same seed makes the same choices.
+func (f *Finder) selectHost(totals []int64) int {
+	best := 0
 	ties := 1
-	for _, ns := range scores[1:] {
+	for i := 1; i < len(totals); i++ {
 		switch {
-		case ns.Score > best.Score:
-			best, ties = ns, 1
-		case ns.Score == best.Score:
+		case totals[i] > totals[best]:
+			best, ties = i, 1
+		case totals[i] == totals[best]:
 			ties++
 			if f.opts.Rand.IntN(ties) == 0 {
-				best = ns
+				best = i
 			}
 		}
 	}
-	return best.Name
+	return best
 }

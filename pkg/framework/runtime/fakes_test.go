@@ -98,7 +98,7 @@ type scorer struct {
 	scores    map[string]int64
 	def       int64
 	status    *framework.Status
-	normalize func([]framework.NodeScore) *framework.Status
+	normalize func([]int64) *framework.Status
 	preScore  *framework.Status
 }
 
@@ -118,7 +118,7 @@ func (p *scorer) ScoreExtensions() framework.ScoreExtensions {
 	}
 	return p
 }
-func (p *scorer) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, s []framework.NodeScore) *framework.Status {
+func (p *scorer) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, _ []*framework.NodeInfo, s []int64) *framework.Status {
 	return p.normalize(s)
 }
 func (p *scorer) PreScore(context.Context, *framework.CycleState, *framework.PodInfo, []*framework.NodeInfo) *framework.Status {

@@ -44,8 +44,8 @@ type Framework struct {
 	bind               []framework.BindPlugin
 	enqueueEvents      map[string][]framework.ClusterEvent
 	hints              map[string]framework.QueueingHintPlugin
-	scoreScratch       [][]framework.NodeScore
-	totalsScratch      []framework.NodeScore
+	scoreScratch       [][]int64
+	totalsScratch      []int64
 	errsScratch        []*framework.Status
 	// metrics times the extension points and, in sampled cycles, the plugins (nil: no
 	// metrics); cycles counts PreFilter runs, for the sampling (metrics.go).
@@ -575,43 +575,39 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 }
 
 // RunScorePlugins scores every node with every plugin (in parallel over nodes), normalises,
-// weights and sums. The result is in the order of nodes, valid until the next call.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (_ []framework.NodeScore, st *framework.Status) {
+// weights and sums. The result is each node's total, totals[i] for nodes[i], valid until the
+// next call.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) (totals []int64, st *framework.Status) {
 	return f.runScorePlugins(ctx, state, p, nodes, nil)
 }
 
 // runScorePlugins is RunScorePlugins; raw, when not nil, receives each node's scores before
 // normalisation (raw[i] for nodes[i], by plugin name) for OpportunisticBatching.
-func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, raw [][]framework.PluginScore) (_ []framework.NodeScore, st *framework.Status) {
+func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, raw [][]framework.PluginScore) (_ []int64, st *framework.Status) {
 	defer func(start time.Time) { f.observePoint(metrics.Score, st, start) }(f.pointStart())
 	// The totals and per-node errors are reused across cycles too: the caller is done with
 	// the result before the next call.
 	if cap(f.totalsScratch) < len(nodes) {
-		f.totalsScratch = make([]framework.NodeScore, len(nodes))
+		f.totalsScratch = make([]int64, len(nodes))
 		f.errsScratch = make([]*framework.Status, len(nodes))
 	}
 	totals := f.totalsScratch[:len(nodes)]
-	for i, n := range nodes {
-		totals[i] = framework.NodeScore{Name: n.Name}
-	}
-	active := make([]weightedScore, 0, len(f.score))
-	for _, pl := range f.score {
-		if !state.SkipScorePlugins[pl.Name()] {
-			active = append(active, pl)
-		}
-	}
+	clear(totals)
+	active := f.activeScore(state)
 	if len(active) == 0 {
 		return totals, nil
 	}
-	// Score buffers are reused across cycles; only the scheduling loop scores.
+	// Each plugin's scores are indexed like nodes, without names (see ScoreExtensions), in
+	// buffers reused across cycles: only the scheduling loop scores, and nothing keeps them
+	// past the cycle (raw scores are copied out below).
 	scores := f.scoreScratch[:0]
 	for range active {
-		var buf []framework.NodeScore
+		var buf []int64
 		if len(scores) < cap(scores) {
 			buf = scores[:len(scores)+1][len(scores)]
 		}
 		if cap(buf) < len(nodes) {
-			buf = make([]framework.NodeScore, len(nodes))
+			buf = make([]int64, len(nodes))
 		}
 		scores = append(scores, buf[:len(nodes)])
 	}
@@ -631,7 +627,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 					errs[i] = st.WithPlugin(pl.Name())
 					return
 				}
-				scores[j][i] = framework.NodeScore{Name: n.Name, Score: s}
+				scores[j][i] = s
 			}
 			return
 		}
@@ -641,7 +637,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 				errs[i] = st.WithPlugin(pl.Name())
 				return
 			}
-			scores[j][i] = framework.NodeScore{Name: n.Name, Score: s}
+			scores[j][i] = s
 		}
 	})
 	for _, st := range errs {
@@ -655,27 +651,35 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 		for i := range nodes {
 			rs := flat[i*len(active) : (i+1)*len(active) : (i+1)*len(active)]
 			for j, pl := range active {
-				rs[j] = framework.PluginScore{Name: pl.Name(), Score: scores[j][i].Score}
+				rs[j] = framework.PluginScore{Name: pl.Name(), Score: scores[j][i]}
 			}
 			raw[i] = rs
 		}
 	}
 	for j, pl := range active {
-		if ext := pl.ScoreExtensions(); ext != nil {
-			if st := ext.NormalizeScore(ctx, state, p, scores[j]); !st.IsSuccess() {
-				return nil, st.WithPlugin(pl.Name())
-			}
-		}
-		for i := range nodes {
-			s := scores[j][i].Score
-			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
-				return nil, framework.AsStatus(fmt.Errorf("plugin %q returned score %d for node %q, outside [%d, %d]",
-					pl.Name(), s, nodes[i].Name, framework.MinNodeScore, framework.MaxNodeScore))
-			}
-			totals[i].Score += s * pl.weight
+		if st := f.normalizeAndAdd(ctx, state, p, pl, nodes, scores[j], totals); !st.IsSuccess() {
+			return nil, st
 		}
 	}
 	return totals, nil
+}
+
+// normalizeAndAdd normalises plugin pl's scores of nodes (scores[i] for nodes[i]), checks
+// they are in range and adds them, weighted, to totals.
+func (f *Framework) normalizeAndAdd(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, pl weightedScore, nodes []*framework.NodeInfo, scores, totals []int64) *framework.Status {
+	if ext := pl.ScoreExtensions(); ext != nil {
+		if st := ext.NormalizeScore(ctx, state, p, nodes, scores); !st.IsSuccess() {
+			return st.WithPlugin(pl.Name())
+		}
+	}
+	for i, s := range scores {
+		if s < framework.MinNodeScore || s > framework.MaxNodeScore {
+			return framework.AsStatus(fmt.Errorf("plugin %q returned score %d for node %q, outside [%d, %d]",
+				pl.Name(), s, nodes[i].Name, framework.MinNodeScore, framework.MaxNodeScore))
+		}
+		totals[i] += s * pl.weight
+	}
+	return nil
 }
 
 // RunReservePluginsReserve reserves in order; on failure the caller must Unreserve.

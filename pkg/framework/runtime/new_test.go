@@ -311,9 +311,9 @@ func TestNewWeights(t *testing.T) {
 			if !st.IsSuccess() {
 				t.Fatal(st)
 			}
-			for _, s := range got {
-				if s.Score != tt.want {
-					t.Errorf("node %s scored %d, want %d", s.Name, s.Score, tt.want)
+			for i, s := range got {
+				if s != tt.want {
+					t.Errorf("node n%d scored %d, want %d", i, s, tt.want)
 				}
 			}
 		})

@@ -75,7 +75,7 @@ func (f *Framework) SignPod(ctx context.Context, p *framework.PodInfo) []byte {
 
 // RunScorePluginsRaw is RunScorePlugins that also returns each node's scores before
 // normalisation, by plugin, in the order of nodes.
-func (f *Framework) RunScorePluginsRaw(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) ([]framework.NodeScore, [][]framework.PluginScore, *framework.Status) {
+func (f *Framework) RunScorePluginsRaw(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo) ([]int64, [][]framework.PluginScore, *framework.Status) {
 	raw := make([][]framework.PluginScore, len(nodes))
 	totals, st := f.runScorePlugins(ctx, state, p, nodes, raw)
 	if !st.IsSuccess() {
@@ -120,34 +120,28 @@ func (f *Framework) RunRawScorePlugins(ctx context.Context, state *framework.Cyc
 
 // NormalizeScores normalises the raw scores of scores over all of them, plugin by plugin
 // (a plugin missing from a node's raw scores counts 0 there), and sets each node's Total to
-// the weighted sum (kube-scheduler's NormalizeScores).
-func (f *Framework) NormalizeScores(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, scores []framework.NodePluginScores) *framework.Status {
-	for i := range scores {
-		scores[i].Total = 0
+// the weighted sum (kube-scheduler's NormalizeScores). nodes[i] is the node of scores[i].
+func (f *Framework) NormalizeScores(ctx context.Context, state *framework.CycleState, p *framework.PodInfo, nodes []*framework.NodeInfo, scores []framework.NodePluginScores) *framework.Status {
+	if len(nodes) != len(scores) {
+		return framework.AsStatus(fmt.Errorf("NormalizeScores: %d nodes for %d scores", len(nodes), len(scores)))
 	}
+	totals := make([]int64, len(scores))
+	list := make([]int64, len(scores))
 	for _, pl := range f.activeScore(state) {
-		list := make([]framework.NodeScore, len(scores))
 		for i, ns := range scores {
-			list[i].Name = ns.Name
+			list[i] = 0
 			for _, r := range ns.Raw {
 				if r.Name == pl.Name() {
-					list[i].Score = r.Score
+					list[i] = r.Score
 				}
 			}
 		}
-		if ext := pl.ScoreExtensions(); ext != nil {
-			if st := ext.NormalizeScore(ctx, state, p, list); !st.IsSuccess() {
-				return st.WithPlugin(pl.Name())
-			}
+		if st := f.normalizeAndAdd(ctx, state, p, pl, nodes, list, totals); !st.IsSuccess() {
+			return st
 		}
-		for i := range scores {
-			s := list[i].Score
-			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
-				return framework.AsStatus(fmt.Errorf("plugin %q returned score %d for node %q, outside [%d, %d]",
-					pl.Name(), s, scores[i].Name, framework.MinNodeScore, framework.MaxNodeScore))
-			}
-			scores[i].Total += s * pl.weight
-		}
+	}
+	for i := range scores {
+		scores[i].Total = totals[i]
 	}
 	return nil
 }

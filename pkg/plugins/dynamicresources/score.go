@@ -73,7 +73,7 @@ func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return
 
 // NormalizeScore scales the scores onto [0, MaxNodeScore] relative to the highest, as
 // kube-scheduler's DefaultNormalizeScore; all zero stays all zero.
-func (*DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
+func (*DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, _ []*framework.NodeInfo, scores []int64) *framework.Status {
 	framework.DefaultNormalizeScore(false, scores)
 	return nil
 }

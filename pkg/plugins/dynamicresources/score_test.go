@@ -46,7 +46,8 @@ func TestScore(t *testing.T) {
 	if _, st := pl.PreFilter(ctx, cs, p); !st.IsSuccess() {
 		t.Fatal(st)
 	}
-	var scores []framework.NodeScore
+	var nodes []*framework.NodeInfo
+	var scores []int64
 	for _, n := range []string{"big", "small"} {
 		if st := pl.Filter(ctx, cs, p, c.Get(n)); !st.IsSuccess() {
 			t.Fatalf("%s: %v", n, st)
@@ -55,18 +56,19 @@ func TestScore(t *testing.T) {
 		if !st.IsSuccess() {
 			t.Fatal(st)
 		}
-		scores = append(scores, framework.NodeScore{Name: n, Score: s})
+		nodes = append(nodes, c.Get(n))
+		scores = append(scores, s)
 	}
 	if s, _ := pl.Score(ctx, cs, p, c.Get("none")); s != 0 {
 		t.Errorf("a node Filter did not search scores %d, want 0", s)
 	}
-	if scores[0].Score != 8 || scores[1].Score != 7 {
+	if scores[0] != 8 || scores[1] != 7 {
 		t.Errorf("scores %v, want big 8 (the first alternative), small 7", scores)
 	}
-	if st := pl.NormalizeScore(ctx, cs, p, scores); !st.IsSuccess() {
+	if st := pl.NormalizeScore(ctx, cs, p, nodes, scores); !st.IsSuccess() {
 		t.Fatal(st)
 	}
-	if scores[0].Score != 100 || scores[1].Score != 87 {
+	if scores[0] != 100 || scores[1] != 87 {
 		t.Errorf("normalized %v, want big 100, small 87", scores)
 	}
 }

@@ -105,7 +105,7 @@ func (pl *InterPodAffinity) ScoreExtensions() framework.ScoreExtensions { return
 
 // NormalizeScore maps the scores linearly onto [0, MaxNodeScore], the lowest to 0 and the
 // highest to MaxNodeScore (all to 0 when they are equal), truncating as upstream does.
-func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
+func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.CycleState, _ *framework.PodInfo, _ []*framework.NodeInfo, scores []int64) *framework.Status {
 	s, ok := state.Read(preScoreStateKey).(*preScoreState)
 	if !ok {
 		return framework.AsStatus(fmt.Errorf("%s: no PreScore state in the cycle (PreScore not run?)", Name))
@@ -115,16 +115,16 @@ func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.C
 	}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, sc := range scores {
-		lo = min(lo, sc.Score)
-		hi = max(hi, sc.Score)
+		lo = min(lo, sc)
+		hi = max(hi, sc)
 	}
 	diff := hi - lo
 	for i := range scores {
 		f := 0.0
 		if diff > 0 {
-			f = float64(framework.MaxNodeScore) * (float64(scores[i].Score-lo) / float64(diff))
+			f = float64(framework.MaxNodeScore) * (float64(scores[i]-lo) / float64(diff))
 		}
-		scores[i].Score = int64(f)
+		scores[i] = int64(f)
 	}
 	return nil
 }

@@ -25,21 +25,22 @@ func score(t *testing.T, pl *InterPodAffinity, c *cache.Cache, p *framework.PodI
 		t.Fatalf("PreScore: %v", st)
 	}
 	raw = map[string]int64{}
-	var scores []framework.NodeScore
-	for _, n := range c.NodeInfos() {
+	nodes := c.NodeInfos()
+	scores := make([]int64, len(nodes))
+	for i, n := range nodes {
 		s, st := pl.Score(ctx, state, p, n)
 		if !st.IsSuccess() {
 			t.Fatalf("Score: %v", st)
 		}
 		raw[n.Name] = s
-		scores = append(scores, framework.NodeScore{Name: n.Name, Score: s})
+		scores[i] = s
 	}
-	if st := pl.ScoreExtensions().NormalizeScore(ctx, state, p, scores); !st.IsSuccess() {
+	if st := pl.ScoreExtensions().NormalizeScore(ctx, state, p, nodes, scores); !st.IsSuccess() {
 		t.Fatalf("NormalizeScore: %v", st)
 	}
 	normalized = map[string]int64{}
-	for _, s := range scores {
-		normalized[s.Name] = s.Score
+	for i, s := range scores {
+		normalized[nodes[i].Name] = s
 	}
 	return raw, normalized
 }
@@ -205,7 +206,7 @@ func TestScoreWithoutPreScoreIsAnError(t *testing.T) {
 	if _, st := pl.Score(context.Background(), framework.NewCycleState(), p, c.Get("n1")); st.Code() != framework.Error {
 		t.Errorf("Score: got %v, want Error", st)
 	}
-	if st := pl.NormalizeScore(context.Background(), framework.NewCycleState(), p, nil); st.Code() != framework.Error {
+	if st := pl.NormalizeScore(context.Background(), framework.NewCycleState(), p, nil, nil); st.Code() != framework.Error {
 		t.Errorf("NormalizeScore: got %v, want Error", st)
 	}
 }

@@ -263,7 +263,7 @@ func (pl *NodeAffinity) ScoreExtensions() framework.ScoreExtensions { return pl 
 
 // NormalizeScore scales the sums onto [0, MaxNodeScore] relative to the largest (as
 // kube-scheduler's DefaultNormalizeScore); all zero stays all zero.
-func (*NodeAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
+func (*NodeAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, _ []*framework.NodeInfo, scores []int64) *framework.Status {
 	framework.DefaultNormalizeScore(false, scores)
 	return nil
 }

@@ -274,7 +274,7 @@ func TestScore(t *testing.T) {
 				return
 			}
 			for _, s := range []*framework.CycleState{state, framework.NewCycleState()} {
-				scores := make([]framework.NodeScore, len(nodes))
+				scores := make([]int64, len(nodes))
 				for i, n := range nodes {
 					v, st := pl.Score(ctx, s, p, n)
 					if !st.IsSuccess() {
@@ -283,12 +283,12 @@ func TestScore(t *testing.T) {
 					if v != tc.raw[i] {
 						t.Errorf("raw score of %s = %d, want %d", n.Name, v, tc.raw[i])
 					}
-					scores[i] = framework.NodeScore{Name: n.Name, Score: v}
+					scores[i] = v
 				}
-				pl.ScoreExtensions().NormalizeScore(ctx, s, p, scores)
+				pl.ScoreExtensions().NormalizeScore(ctx, s, p, nodes, scores)
 				for i := range scores {
-					if scores[i].Score != tc.want[i] {
-						t.Errorf("normalised score of %s = %d, want %d", scores[i].Name, scores[i].Score, tc.want[i])
+					if scores[i] != tc.want[i] {
+						t.Errorf("normalised score of %s = %d, want %d", nodes[i].Name, scores[i], tc.want[i])
 					}
 				}
 			}
@@ -495,13 +495,13 @@ func TestThroughFramework(t *testing.T) {
 	if !st.IsSuccess() {
 		t.Fatalf("RunScorePlugins: %v", st)
 	}
-	for _, s := range scores {
+	for i, s := range scores {
 		want := int64(0)
-		if s.Name == "n2" {
+		if nodes[i].Name == "n2" {
 			want = 200 // normalised 100, weight 2
 		}
-		if s.Score != want {
-			t.Errorf("total score of %s = %d, want %d", s.Name, s.Score, want)
+		if s != want {
+			t.Errorf("total score of %s = %d, want %d", nodes[i].Name, s, want)
 		}
 	}
 }

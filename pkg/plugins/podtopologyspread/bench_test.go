@@ -93,7 +93,7 @@ func BenchmarkPreScoreScore(b *testing.B) {
 	p := benchPod(v1.ScheduleAnyway, false)
 	filtered := nodes[:500]
 	ctx := context.Background()
-	scores := make([]framework.NodeScore, len(filtered))
+	scores := make([]int64, len(filtered))
 	b.ReportAllocs()
 	for b.Loop() {
 		state := framework.NewCycleState()
@@ -102,8 +102,8 @@ func BenchmarkPreScoreScore(b *testing.B) {
 		}
 		for i, n := range filtered {
 			s, _ := pl.Score(ctx, state, p, n)
-			scores[i] = framework.NodeScore{Name: n.Name, Score: s}
+			scores[i] = s
 		}
-		pl.NormalizeScore(ctx, state, p, scores)
+		pl.NormalizeScore(ctx, state, p, filtered, scores)
 	}
 }

@@ -157,20 +157,20 @@ func scoreAll(t *testing.T, pl *PodTopologySpread, c *cache.Cache, pod *v1.Pod, 
 	if !st.IsSuccess() {
 		t.Fatalf("PreScore: %v", st)
 	}
-	scores := make([]framework.NodeScore, len(nodes))
+	scores := make([]int64, len(nodes))
 	for i, n := range nodes {
 		s, st := pl.Score(ctx, state, p, n)
 		if !st.IsSuccess() {
 			t.Fatalf("Score(%s): %v", n.Name, st)
 		}
-		scores[i] = framework.NodeScore{Name: n.Name, Score: s}
+		scores[i] = s
 	}
-	if st := pl.NormalizeScore(ctx, state, p, scores); !st.IsSuccess() {
+	if st := pl.NormalizeScore(ctx, state, p, nodes, scores); !st.IsSuccess() {
 		t.Fatalf("NormalizeScore: %v", st)
 	}
 	out := map[string]int64{}
-	for _, s := range scores {
-		out[s.Name] = s.Score
+	for i, s := range scores {
+		out[nodes[i].Name] = s
 	}
 	return out
 }

@@ -208,7 +208,7 @@ func (pl *PodTopologySpread) ScoreExtensions() framework.ScoreExtensions { retur
 // NormalizeScore maps scores to MaxNodeScore*(max+min-score)/max, as upstream: the least
 // loaded node gets close to 100, ignored nodes 0, and every scored node 100 when all
 // scores are 0.
-func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
+func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.CycleState, _ *framework.PodInfo, nodes []*framework.NodeInfo, scores []int64) *framework.Status {
 	s, err := getPreScoreState(state)
 	if err != nil {
 		return framework.AsStatus(err)
@@ -216,21 +216,21 @@ func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.
 	const invalid = -1
 	minScore, maxScore := int64(math.MaxInt64), int64(0)
 	for i := range scores {
-		if _, ok := s.ignored[scores[i].Name]; ok {
-			scores[i].Score = invalid
+		if _, ok := s.ignored[nodes[i].Name]; ok {
+			scores[i] = invalid
 			continue
 		}
-		minScore = min(minScore, scores[i].Score)
-		maxScore = max(maxScore, scores[i].Score)
+		minScore = min(minScore, scores[i])
+		maxScore = max(maxScore, scores[i])
 	}
 	for i := range scores {
 		switch {
-		case scores[i].Score == invalid:
-			scores[i].Score = 0
+		case scores[i] == invalid:
+			scores[i] = 0
 		case maxScore == 0:
-			scores[i].Score = framework.MaxNodeScore
+			scores[i] = framework.MaxNodeScore
 		default:
-			scores[i].Score = framework.MaxNodeScore * (maxScore + minScore - scores[i].Score) / maxScore
+			scores[i] = framework.MaxNodeScore * (maxScore + minScore - scores[i]) / maxScore
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package podtopologyspread
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -308,17 +309,18 @@ func TestNormalizeScore(t *testing.T) {
 		"inverted against max+min": {in: []int64{2, 5, 8, 0}, want: []int64{100, 62, 25, 0}},
 		"all zero":                 {in: []int64{0, 0, 7}, want: []int64{100, 100, 0}},
 	} {
-		scores := make([]framework.NodeScore, len(tt.in))
-		for i, s := range tt.in {
-			scores[i] = framework.NodeScore{Name: string(rune('a' + i)), Score: s}
+		nodes := make([]*framework.NodeInfo, len(tt.in))
+		for i := range nodes {
+			nodes[i] = &framework.NodeInfo{Name: string(rune('a' + i))}
 		}
-		scores[len(scores)-1].Name = "ignored"
-		if st := pl.NormalizeScore(t.Context(), state, nil, scores); !st.IsSuccess() {
+		nodes[len(nodes)-1].Name = "ignored"
+		scores := slices.Clone(tt.in)
+		if st := pl.NormalizeScore(t.Context(), state, nil, nodes, scores); !st.IsSuccess() {
 			t.Fatal(st)
 		}
 		for i, s := range scores {
-			if s.Score != tt.want[i] {
-				t.Errorf("%s: score[%d] = %d, want %d", name, i, s.Score, tt.want[i])
+			if s != tt.want[i] {
+				t.Errorf("%s: score[%d] = %d, want %d", name, i, s, tt.want[i])
 			}
 		}
 	}

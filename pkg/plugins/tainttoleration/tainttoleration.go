@@ -127,7 +127,7 @@ func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return 
 // NormalizeScore maps the counts onto [0, MaxNodeScore] relative to the largest, reversed:
 // a node with no untolerated taint gets MaxNodeScore (as kube-scheduler's
 // DefaultNormalizeScore with reverse).
-func (*TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, scores []framework.NodeScore) *framework.Status {
+func (*TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *framework.PodInfo, _ []*framework.NodeInfo, scores []int64) *framework.Status {
 	framework.DefaultNormalizeScore(true, scores)
 	return nil
 }

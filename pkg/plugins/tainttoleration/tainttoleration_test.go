@@ -165,7 +165,7 @@ func TestScore(t *testing.T) {
 						t.Fatalf("PreScore: %v", st)
 					}
 				}
-				scores := make([]framework.NodeScore, len(tc.nodes))
+				scores := make([]int64, len(tc.nodes))
 				for i, n := range tc.nodes {
 					s, st := pl.Score(ctx, state, p, n)
 					if !st.IsSuccess() {
@@ -174,14 +174,14 @@ func TestScore(t *testing.T) {
 					if s != tc.raw[i] {
 						t.Errorf("preScore=%v: raw score of %s = %d, want %d", withPreScore, n.Name, s, tc.raw[i])
 					}
-					scores[i] = framework.NodeScore{Name: n.Name, Score: s}
+					scores[i] = s
 				}
-				if st := pl.ScoreExtensions().NormalizeScore(ctx, state, p, scores); !st.IsSuccess() {
+				if st := pl.ScoreExtensions().NormalizeScore(ctx, state, p, tc.nodes, scores); !st.IsSuccess() {
 					t.Fatalf("NormalizeScore: %v", st)
 				}
 				for i := range scores {
-					if scores[i].Score != tc.want[i] {
-						t.Errorf("preScore=%v: normalised score of %s = %d, want %d", withPreScore, scores[i].Name, scores[i].Score, tc.want[i])
+					if scores[i] != tc.want[i] {
+						t.Errorf("preScore=%v: normalised score of %s = %d, want %d", withPreScore, tc.nodes[i].Name, scores[i], tc.want[i])
 					}
 				}
 			}
