@@ -19,10 +19,10 @@ import (
 
 // How a randomScorer normalises its raw scores.
 const (
-	inRange   = iota // raw scores already in [0, 100], no normaliser
-	scaled           // DefaultNormalizeScore, raw scores up to 1000
-	reversed         // DefaultNormalizeScore reversed, raw scores up to 1000
-	byName           // nodes named in zeroed score 0, as PodTopologySpread's ignored nodes
+	inRange  = iota // raw scores already in [0, 100], no normaliser
+	scaled          // DefaultNormalizeScore, raw scores up to 1000
+	reversed        // DefaultNormalizeScore reversed, raw scores up to 1000
+	byName          // nodes named in zeroed score 0, as PodTopologySpread's ignored nodes
 	normKinds
 )
 
