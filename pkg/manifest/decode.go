@@ -232,8 +232,9 @@ func decodeAll(docs []rawDoc) []decoded {
 	for range workers {
 		go func() {
 			defer wg.Done()
+			var c yamlConverter
 			for i := range next {
-				out[i] = decodeDoc(docs[i])
+				out[i] = decodeDoc(docs[i], &c)
 			}
 		}()
 	}
@@ -247,7 +248,8 @@ type typeMeta struct {
 	Items      []json.RawMessage `json:"items"`
 }
 
-func decodeDoc(d rawDoc) decoded {
+// decodeDoc decodes one document, converting YAML with c.
+func decodeDoc(d rawDoc, c *yamlConverter) decoded {
 	var res decoded
 	if len(d.data) > maxRequestBytes {
 		res.errs = append(res.errs, &InputError{Where: d.where.String(), at: d.where,
@@ -258,7 +260,7 @@ func decodeDoc(d rawDoc) decoded {
 	var head *typeMeta
 	if !d.json {
 		var ok bool
-		if js, head, ok = fastYAMLToJSON(d.data); !ok {
+		if js, head, ok = c.toJSON(d.data); !ok {
 			var err error
 			if js, err = yaml.YAMLToJSONStrict(d.data); err != nil {
 				e := yamlError(d, err)
