@@ -31,7 +31,7 @@ func referenceDecode(docs []rawDoc) []decoded {
 			out[i].errs = append(out[i].errs, e)
 			continue
 		}
-		decodeObject(js, nil, d.where, &out[i])
+		decodeObject(js, nil, false, d.where, &out[i])
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-dev/phalanx/pkg/testutil/workload"
@@ -37,6 +38,11 @@ func sameAsGeneral(t *testing.T, doc []byte) (accepted bool) {
 		if tm.APIVersion != head.APIVersion || tm.Kind != head.Kind || tm.Items != nil {
 			t.Fatalf("fast path's head %+v, the decoder's %+v:\n%s", *head, tm, doc)
 		}
+	}
+	// The decoder does not look for duplicate fields in the fast path's JSON.
+	var dup any
+	if strict, err := sigsjson.UnmarshalStrict(fast, &dup, sigsjson.DisallowDuplicateFields); err != nil || len(strict) > 0 {
+		t.Fatalf("fast path wrote JSON with a key twice in an object (%v %v): %s\n%s", strict, err, fast, doc)
 	}
 	var a, b any
 	if err := json.Unmarshal(fast, &a); err != nil {
