@@ -18,7 +18,8 @@ import (
 //
 // It also gives the document's apiVersion and kind when it is certain they are what
 // decoding the JSON into a typeMeta gives (head nil otherwise), which spares the decoder a
-// pass over the whole document.
+// pass over the whole document. Its JSON never has a key twice in an object (it gives up
+// on a mapping that does): the strict decoding does not look for duplicates in it.
 func fastYAMLToJSON(data []byte) (js []byte, head *typeMeta, ok bool) {
 	var c yamlConverter
 	return c.toJSON(data)
