@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // fastYAMLToJSON converts the plain block-style YAML that `kubectl get -o yaml` and
@@ -17,24 +18,43 @@ import (
 //
 // It also gives the document's apiVersion and kind when it is certain they are what
 // decoding the JSON into a typeMeta gives (head nil otherwise), which spares the decoder a
-// pass over the whole document.
+// pass over the whole document. Its JSON never has a key twice in an object (it gives up
+// on a mapping that does): the strict decoding does not look for duplicates in it.
 func fastYAMLToJSON(data []byte) (js []byte, head *typeMeta, ok bool) {
+	var c yamlConverter
+	return c.toJSON(data)
+}
+
+// yamlConverter is fastYAMLToJSON with its buffers kept from one document to the next: a
+// decoding worker has one (the lines and the JSON were a tenth of decoding's garbage).
+type yamlConverter struct {
+	p   yamlLines
+	out bytes.Buffer
+}
+
+// toJSON is fastYAMLToJSON; the JSON it gives is valid until its next call.
+func (c *yamlConverter) toJSON(data []byte) (js []byte, head *typeMeta, ok bool) {
 	// ASCII only, and no control characters but newlines: encodings, byte order marks and
 	// special characters are the general converter's business.
-	for _, c := range data {
-		if c >= 0x7f || c < 0x20 && c != '\n' {
+	for _, ch := range data {
+		if ch >= 0x7f || ch < 0x20 && ch != '\n' {
 			return nil, nil, false
 		}
 	}
-	p := &yamlLines{}
-	if !p.split(string(data)) || len(p.lines) == 0 || p.lines[0].indent != 0 {
+	p := &c.p
+	// The lines are read in place (no copy of the document): nothing of them outlives
+	// this call but the JSON written and the head, whose strings are cloned.
+	if !p.split(unsafe.String(unsafe.SliceData(data), len(data))) || len(p.lines) == 0 || p.lines[0].indent != 0 {
 		return nil, nil, false
 	}
 	// The head is read before node rewrites the lines of "- key: value" items.
-	head = p.head()
-	var b bytes.Buffer
+	if head = p.head(); head != nil {
+		head.APIVersion, head.Kind = strings.Clone(head.APIVersion), strings.Clone(head.Kind)
+	}
+	b := &c.out
+	b.Reset()
 	b.Grow(len(data))
-	i, ok := p.node(&b, 0, 0)
+	i, ok := p.node(b, 0, 0)
 	if !ok || i != len(p.lines) {
 		return nil, nil, false
 	}
@@ -98,13 +118,18 @@ type yamlLine struct {
 	text   string
 }
 
-type yamlLines struct{ lines []yamlLine }
+type yamlLines struct {
+	lines []yamlLine
+	// keys are the keys of the mappings being written, innermost last: a duplicate key
+	// is found among its mapping's own (a map per mapping was a tenth of the conversion).
+	keys []string
+}
 
 // split keeps the lines with content and their indentation; directives, document end
 // markers and a second document make it give up. The lines are parts of data (one string
 // for the document, not one a line: the allocations were a fifth of the conversion).
 func (p *yamlLines) split(data string) bool {
-	p.lines = make([]yamlLine, 0, strings.Count(data, "\n")+1)
+	p.lines, p.keys = p.lines[:0], p.keys[:0]
 	for len(data) > 0 {
 		end := strings.IndexByte(data, '\n')
 		var line string
@@ -145,13 +170,14 @@ func isSeqItem(t string) bool { return t == "-" || strings.HasPrefix(t, "- ") }
 // mapping writes the block mapping whose entries start at line i, at indent.
 func (p *yamlLines) mapping(b *bytes.Buffer, i, indent int) (int, bool) {
 	b.WriteByte('{')
-	seen := map[string]bool{}
+	from := len(p.keys)
+	defer func() { p.keys = p.keys[:from] }()
+	var seen map[string]bool
 	for first := true; i < len(p.lines) && p.lines[i].indent == indent && !isSeqItem(p.lines[i].text); first = false {
 		key, rest, ok := splitEntry(p.lines[i].text)
-		if !ok || seen[key] {
+		if !ok || p.seen(from, key, &seen) {
 			return 0, false
 		}
-		seen[key] = true
 		if !first {
 			b.WriteByte(',')
 		}
@@ -188,6 +214,34 @@ func (p *yamlLines) mapping(b *bytes.Buffer, i, indent int) (int, bool) {
 	}
 	b.WriteByte('}')
 	return i, true
+}
+
+// maxScannedKeys is how many keys of a mapping are compared one by one for a duplicate;
+// a larger mapping (a long list of labels) gets a set.
+const maxScannedKeys = 16
+
+// seen reports whether key is already one of the current mapping's keys (p.keys[from:]),
+// and records it.
+func (p *yamlLines) seen(from int, key string, set *map[string]bool) bool {
+	if *set != nil {
+		if (*set)[key] {
+			return true
+		}
+		(*set)[key] = true
+		return false
+	}
+	for _, k := range p.keys[from:] {
+		if k == key {
+			return true
+		}
+	}
+	if p.keys = append(p.keys, key); len(p.keys)-from > maxScannedKeys {
+		*set = make(map[string]bool, 2*maxScannedKeys)
+		for _, k := range p.keys[from:] {
+			(*set)[k] = true
+		}
+	}
+	return false
 }
 
 // sequence writes the block sequence whose items start at line i, at indent.
@@ -343,11 +397,16 @@ func isPlainString(s string) bool {
 			return false
 		}
 	}
+	return len(s) > len("false") || !isBoolOrNull(s)
+}
+
+// isBoolOrNull reports whether s is one of YAML 1.1's booleans or nulls in any case.
+func isBoolOrNull(s string) bool {
 	switch strings.ToLower(s) {
 	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
-		return false
+		return true
 	}
-	return true
+	return false
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

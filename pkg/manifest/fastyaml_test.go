@@ -1,13 +1,16 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/phalanx-dev/phalanx/pkg/testutil/workload"
@@ -18,6 +21,7 @@ import (
 func sameAsGeneral(t *testing.T, doc []byte) (accepted bool) {
 	t.Helper()
 	fast, head, ok := fastYAMLToJSON(doc)
+	sameWhenReused(t, doc, fast, head, ok)
 	if !ok {
 		return false
 	}
@@ -35,6 +39,11 @@ func sameAsGeneral(t *testing.T, doc []byte) (accepted bool) {
 			t.Fatalf("fast path's head %+v, the decoder's %+v:\n%s", *head, tm, doc)
 		}
 	}
+	// The decoder does not look for duplicate fields in the fast path's JSON.
+	var dup any
+	if strict, err := sigsjson.UnmarshalStrict(fast, &dup, sigsjson.DisallowDuplicateFields); err != nil || len(strict) > 0 {
+		t.Fatalf("fast path wrote JSON with a key twice in an object (%v %v): %s\n%s", strict, err, fast, doc)
+	}
 	var a, b any
 	if err := json.Unmarshal(fast, &a); err != nil {
 		t.Fatalf("fast path wrote invalid JSON %s: %v\n%s", fast, err, doc)
@@ -48,7 +57,28 @@ func sameAsGeneral(t *testing.T, doc []byte) (accepted bool) {
 	return true
 }
 
+// usedDoc leaves a converter with lines, open mappings' keys and JSON of its own.
+const usedDoc = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: used\n  labels:\n    a: b\nspec:\n  containers:\n  - name: c\n    image: i\n    args:\n    - x\n    - y\n"
+
+// sameWhenReused checks that a converter that has converted other documents (a decoding
+// worker's) converts doc as a new one does.
+func sameWhenReused(t *testing.T, doc, fast []byte, head *typeMeta, ok bool) {
+	t.Helper()
+	var c yamlConverter
+	for _, prev := range []string{usedDoc, "a: [\n", usedDoc + "  dup: 1\n  dup: 2\n"} {
+		c.toJSON([]byte(prev))
+		js, h, o := c.toJSON(doc)
+		if o != ok || !bytes.Equal(js, fast) || !reflect.DeepEqual(h, head) {
+			t.Fatalf("after converting %q, a reused converter gives %v %s %+v, a new one %v %s %+v, for\n%s", prev, o, js, h, ok, fast, head, doc)
+		}
+	}
+}
+
 func TestFastYAML(t *testing.T) {
+	var manyKeys strings.Builder
+	for i := range 3 * maxScannedKeys {
+		fmt.Fprintf(&manyKeys, "  k%d: %d\n", i, i)
+	}
 	tests := []struct {
 		name   string
 		doc    string
@@ -88,6 +118,11 @@ func TestFastYAML(t *testing.T) {
 		{"huge integer falls back", "a: 99999999999999999999\n", false},
 		{"key of 1024 characters", strings.Repeat("k", 1024) + ": v\n", true},
 		{"longer key falls back (YAML's limit)", "a:\n  " + strings.Repeat("k", 1025) + ": v\n", false},
+		{"a key again in another mapping", "a:\n  x: 1\n  z:\n    x: 2\nx:\n  a: 3\nb:\n  x: 4\n", true},
+		{"many keys", "m:\n" + manyKeys.String() + "p: 1\n", true},
+		{"many keys, the last a duplicate", "m:\n" + manyKeys.String() + "  k0: 0\n", false},
+		{"many keys, a duplicate among the first", "m:\n  k1: 1\n" + manyKeys.String(), false},
+		{"a duplicate after a nested mapping", "a:\n  b:\n" + manyKeys.String() + "  c: 1\n  b: 2\n", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
