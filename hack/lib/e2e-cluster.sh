@@ -275,6 +275,31 @@ e2e::runtime_config() {
   esac
 }
 
+# kwok's workers playing pod stages (its podPlayStageParallelism, 4 by default): the
+# victims' removals at their deadlines and pods becoming Running all go through them
+# (docs/decisions/0071).
+E2E_KWOK_POD_WORKERS=${E2E_KWOK_POD_WORKERS:-4}
+
+# e2e::kwok_configuration prints kwok's KwokConfiguration. kwok applies none of its
+# defaults to a configuration read from a file, so it names every option the flags of
+# e2e::up do not set, with kwok v0.8.0's defaults but for the pod-stage workers.
+e2e::kwok_configuration() {
+  cat <<EOF
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  podPlayStageParallelism: ${E2E_KWOK_POD_WORKERS}
+  nodePlayStageParallelism: 4
+  nodeLeaseParallelism: 4
+  podsOnNodeSyncParallelism: 1
+  enablePodsOnNodeSyncListPager: true
+  enablePodsOnNodeSyncStreamWatch: false
+  enableDebuggingHandlers: true
+  enableContentionProfiling: false
+  enableProfilingHandler: true
+EOF
+}
+
 # e2e::up starts etcd, kube-apiserver, kube-controller-manager and kwok in
 # $PHALANX_E2E_DIR (hack/cluster/README.md), waits until they are ready, applies
 # config/crd and writes $PHALANX_E2E_DIR/env, which it also sources.
@@ -405,6 +430,8 @@ EOF
     stage_args+=("--config=${f}")
   done
   mkdir -p "${dir}/kwok-workdir"
+  e2e::kwok_configuration >"${dir}/kwok-configuration.yaml"
+  stage_args+=("--config=${dir}/kwok-configuration.yaml")
   e2e::launch kwok env "KWOK_WORKDIR=${dir}/kwok-workdir" "${E2E_BIN_DIR}/kwok" \
     "${stage_args[@]}" \
     --kubeconfig="${kubeconfig}" \

@@ -120,9 +120,9 @@ type inflightPreemption struct {
 // Preempt carries out a preemption decided in this cycle (framework.PreemptionActuator),
 // asynchronously as KEP-4832 describes: the victims are marked as leaving at once, so no
 // later cycle counts them as victims again or as room; the preemptor is held back by a
-// PreEnqueue gate while a task off the loop sets the victims' DisruptionTarget condition,
-// deletes them (in parallel) and records the preemptor's nominated node. The nomination
-// itself is made in memory by the cycle's failure handling, right away.
+// PreEnqueue gate while a task off the loop sets the victims' DisruptionTarget condition
+// and deletes them (in parallel). The nomination is made by the cycle's failure handling,
+// right away: in memory, and in the preemptor's status with its PodScheduled condition.
 func (pm *Preemptions) Preempt(preemptor *framework.PodInfo, node string, victims []*framework.PodInfo, approximate bool) {
 	if logger := pm.opts.Logger.V(2); logger.Enabled() {
 		keys := make([]string, len(victims))
@@ -160,7 +160,8 @@ func (pm *Preemptions) Preempt(preemptor *framework.PodInfo, node string, victim
 	})
 }
 
-// actuate makes the API calls of a preemption. It runs off the loop.
+// actuate makes the API calls of a preemption. It runs off the loop. The preemptor's
+// nominated node is not among them: the cycle's failure report carries it.
 func (pm *Preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod, approximate bool) error {
 	ctx := context.Background()
 	errs := make([]error, len(victims))
@@ -168,10 +169,7 @@ func (pm *Preemptions) actuate(preemptor *v1.Pod, node string, victims []*v1.Pod
 		errs[i] = pm.evict(ctx, victims[i], msgPreemptedForPod, preemptor,
 			fmt.Sprintf("Preempted by pod %s/%s on node %s", preemptor.Namespace, preemptor.Name, node)+budgetNote(approximate))
 	})
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	return pm.opts.Actuator.Client.PatchPodStatus(ctx, preemptor, nil, &node)
+	return errors.Join(errs...)
 }
 
 // done releases the preemptor (a pod, or a group's queue entry). On failure the

@@ -33,6 +33,10 @@ type fakeCluster struct {
 	graceful bool
 	events   []string
 	deleted  int
+	// writes are the pod writes in the order they were made: "delete ns/name", and
+	// "status ns/name" with the condition ("DisruptionTarget", "PodScheduled=False") and
+	// the nominated node ("nominated=n1", "nominated=" to clear it) each patch sets.
+	writes []string
 }
 
 func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error {
@@ -52,6 +56,7 @@ func (f *fakeCluster) BindPod(_ context.Context, pod *v1.Pod, node string) error
 func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error {
 	f.mu.Lock()
 	f.deleted++
+	f.writes = append(f.writes, "delete "+pod.Namespace+"/"+pod.Name)
 	err := f.deleteErr
 	f.mu.Unlock()
 	if err != nil || f.graceful {
@@ -60,11 +65,22 @@ func (f *fakeCluster) DeletePod(_ context.Context, pod *v1.Pod, _ *int64) error 
 	f.s.Post(func() { f.s.DeletePod(pod) })
 	return nil
 }
-func (f *fakeCluster) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodCondition, _ *string) error {
+func (f *fakeCluster) PatchPodStatus(_ context.Context, pod *v1.Pod, cond *v1.PodCondition, nominated *string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := "status " + pod.Namespace + "/" + pod.Name
+	if cond != nil {
+		w += " " + string(cond.Type)
+		if cond.Status == v1.ConditionFalse {
+			w += "=False"
+		}
+	}
+	if nominated != nil {
+		w += " nominated=" + *nominated
+	}
+	f.writes = append(f.writes, w)
 	if cond != nil && cond.Type == v1.PodScheduled {
-		f.mu.Lock()
 		f.patches = append(f.patches, pod.Namespace+"/"+pod.Name+" "+cond.Reason)
-		f.mu.Unlock()
 	}
 	return nil
 }

@@ -182,9 +182,10 @@ func (c *podCycle) finishBinding(a podAttempt, as assumed, o bindOutcome, st *fr
 // A PostFilter result applies its nomination (nil leaves the nomination as it is).
 func (c *podCycle) fail(a podAttempt, st *framework.Status, rejectors sets.Set[string], nomination *framework.PostFilterResult) {
 	p := a.entry.Pod
+	nominated := ""
 	if nomination != nil {
-		if nomination.NominatedNodeName != "" {
-			c.cache.Nominations().Nominate(p, nomination.NominatedNodeName)
+		if nominated = nomination.NominatedNodeName; nominated != "" {
+			c.cache.Nominations().Nominate(p, nominated)
 		} else {
 			c.status.dropNomination(p)
 		}
@@ -199,7 +200,7 @@ func (c *podCycle) fail(a podAttempt, st *framework.Status, rejectors sets.Set[s
 		result, reason = metrics.ResultError, v1.PodReasonSchedulerError
 	}
 	c.observe(a, result)
-	c.status.reportFailure(p, reason, msg)
+	c.status.reportNominated(p, reason, msg, nominated)
 }
 
 func (c *podCycle) observe(a podAttempt, result string) {

@@ -55,11 +55,27 @@ func (ps *podStatus) forget(key string) { delete(ps.failures, key) }
 // reportFailure emits FailedScheduling and sets the PodScheduled condition, skipping the
 // API call when the pod already says the same thing.
 func (ps *podStatus) reportFailure(p *framework.PodInfo, reason, msg string) {
+	ps.reportNominated(p, reason, msg, "")
+}
+
+// reportNominated is reportFailure for a pod its cycle nominated to a node (a preemptor):
+// the nominated node goes in the same status patch as the condition, as kube-scheduler's
+// failure handler writes them, rather than in a write of its own after the victims'
+// deletions (docs/decisions/0071). A preemption that fails clears it again
+// (Preemptions.done), after this patch: both are the pod's writes, which the client
+// makes in order.
+func (ps *podStatus) reportNominated(p *framework.PodInfo, reason, msg, node string) {
 	ps.failures[p.Key] = msg
 	ps.actuator.Event(p.Pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
-	for _, c := range p.Pod.Status.Conditions {
-		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == reason && c.Message == msg {
-			return
+	var nominated *string
+	if node != "" && p.Pod.Status.NominatedNodeName != node {
+		nominated = &node
+	}
+	if nominated == nil {
+		for _, c := range p.Pod.Status.Conditions {
+			if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == reason && c.Message == msg {
+				return
+			}
 		}
 	}
 	cond := &v1.PodCondition{
@@ -68,7 +84,7 @@ func (ps *podStatus) reportFailure(p *framework.PodInfo, reason, msg string) {
 	}
 	pod := p.Pod
 	ps.actuator.Async(func(ctx context.Context) error {
-		return ps.actuator.Client.PatchPodStatus(ctx, pod, cond, nil)
+		return ps.actuator.Client.PatchPodStatus(ctx, pod, cond, nominated)
 	}, func(err error) {
 		if err != nil {
 			ps.logger.V(2).Info("Could not set the PodScheduled condition", "pod", p.Key, "err", err)

@@ -218,7 +218,6 @@ func TestManyPreemptors(t *testing.T) {
 func TestPreemptionRefused(t *testing.T) {
 	const protected = "phalanx-e2e/protected"
 	c := e2eutil.Connect(t)
-	ctx := e2eutil.Context(t)
 	ns := c.CreateNamespace(t)
 	node := c.CreateReadyNode(t, e2eutil.Node{CPU: "2", Memory: "4Gi"})
 	low := c.CreatePriorityClass(t, "low", 10)
@@ -250,13 +249,19 @@ func TestPreemptionRefused(t *testing.T) {
 	if !failed {
 		t.Errorf("no FailedScheduling event says the preemption failed")
 	}
-	pre, err := c.Client.CoreV1().Pods(ns).Get(ctx, "preemptor", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pre.Spec.NodeName != "" || pre.Status.NominatedNodeName != "" {
-		t.Errorf("preemptor: node %q, nominated %q; want neither while its victim cannot go", pre.Spec.NodeName, pre.Status.NominatedNodeName)
-	}
+	// Each attempt nominates the preemptor with its PodScheduled condition, as kube-scheduler
+	// does, and its failure clears the nomination (docs/decisions/0071): between attempts
+	// the preemptor has neither a node nor a nomination.
+	e2eutil.WaitFor(t, time.Minute, "the failed preemption's nomination to be cleared", func(ctx context.Context) (bool, error) {
+		pre, err := c.Client.CoreV1().Pods(ns).Get(ctx, "preemptor", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if pre.Spec.NodeName != "" {
+			t.Fatalf("preemptor bound to %q while its victim cannot go", pre.Spec.NodeName)
+		}
+		return pre.Status.NominatedNodeName == "", nil
+	})
 	if h.Deleting("victim") {
 		t.Errorf("the protected victim was deleted")
 	}
