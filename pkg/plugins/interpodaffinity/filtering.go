@@ -22,7 +22,7 @@ func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleS
 	if len(existing) == 0 && !ownTerms {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	s := newPreFilterState(pl.domains.nodes(pl.snap), p, nsLabels)
+	s := newPreFilterState(pl.domains.Follow(pl.snap), p, nsLabels)
 	for _, r := range existing {
 		s.existingAnti.add(s.doms, r.node, r.term.TopologyKey, 1)
 	}
@@ -45,7 +45,7 @@ func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleS
 			pl.snap.ForEachPodMatching(nsOK, sel, func(other *framework.PodInfo) bool {
 				if n := pl.snap.Get(other.NodeName); n != nil {
 					for _, c := range s.affinityOf {
-						c.add(c.dom.domainOf(n), 1)
+						c.add(c.dom.DomainOf(n), 1)
 					}
 				}
 				return true
@@ -57,7 +57,7 @@ func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleS
 		nsOK := func(ns string) bool { return nsAccepts(pl.snap, t, ns) }
 		pl.snap.ForEachPodMatching(nsOK, t.Selector, func(other *framework.PodInfo) bool {
 			if n := pl.snap.Get(other.NodeName); n != nil {
-				c.add(c.dom.domainOf(n), 1)
+				c.add(c.dom.DomainOf(n), 1)
 			}
 			return true
 		})
@@ -134,7 +134,7 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 func (s *preFilterState) satisfiesAffinity(n *framework.NodeInfo) bool {
 	podsExist := true
 	for _, c := range s.affinityOf {
-		d := c.dom.domainOf(n)
+		d := c.dom.DomainOf(n)
 		if d == -1 {
 			return false
 		}
@@ -149,7 +149,7 @@ func (s *preFilterState) satisfiesAffinity(n *framework.NodeInfo) bool {
 // anti-affinity rejects. A node without the term's key is in no domain and passes.
 func (s *preFilterState) satisfiesAntiAffinity(n *framework.NodeInfo) bool {
 	for _, c := range s.antiOf {
-		if c.has(c.dom.domainOf(n)) {
+		if c.has(c.dom.DomainOf(n)) {
 			return false
 		}
 	}
@@ -162,7 +162,7 @@ func (s *preFilterState) satisfiesAntiAffinity(n *framework.NodeInfo) bool {
 // lookups, nodes carrying far more labels than there are topology keys in use.
 func (s *preFilterState) satisfiesExistingAntiAffinity(n *framework.NodeInfo) bool {
 	for _, c := range s.existingAnti {
-		if c.has(c.dom.domainOf(n)) {
+		if c.has(c.dom.DomainOf(n)) {
 			return false
 		}
 	}

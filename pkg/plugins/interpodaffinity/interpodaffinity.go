@@ -7,15 +7,16 @@
 // pod without scanning every pod: the pods matching the incoming pod's terms come from the
 // snapshot's label index, the existing pods' terms matching the incoming pod from the
 // plugin's own term index (termindex.go). The counts are by domain of an index, kept
-// across cycles, of each node's domain per topology key (domains.go), so that Filter
-// // answers each node with a few slice reads and hashes no label. PreScore works the same
-// way for the preferred terms.
+// across cycles, of each node's domain per topology key (labeldomain.Follower), so that
+// Filter answers each node with a few slice reads and hashes no label. PreScore works the
+// same way for the preferred terms.
 package interpodaffinity
 
 import (
 	"encoding/json"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/internal/labeldomain"
 )
 
 // Name is the plugin's name.
@@ -42,8 +43,9 @@ type InterPodAffinity struct {
 	// existingScoring their terms that score the incoming pod (PreScore).
 	existingAnti    *termIndex
 	existingScoring *termIndex
-	// domains resolves nodes to topology domains for Filter.
-	domains domainIndex
+	// domains resolves, once per layout of the snapshot's nodes rather than once per
+	// cycle, every node to its domain for each topology key in use.
+	domains labeldomain.Follower
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/internal/labeldomain"
 )
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
@@ -16,12 +17,12 @@ const preFilterStateKey framework.StateKey = "PreFilter" + Name
 // what was counted rather than every domain (a hostname key has one per node). positive
 // marks, a bit per domain, those with a count above zero: all that Filter reads of a node.
 type domainCounts struct {
-	dom      *keyDomains
+	dom      *labeldomain.KeyDomains
 	counts   map[int32]int64
 	positive []uint64
 }
 
-func newDomainCounts(dom *keyDomains) *domainCounts {
+func newDomainCounts(dom *labeldomain.KeyDomains) *domainCounts {
 	return &domainCounts{dom: dom, counts: map[int32]int64{}}
 }
 
@@ -64,21 +65,21 @@ func (c *domainCounts) clone() *domainCounts {
 type keyedCounts []*domainCounts
 
 // of returns the counts of key, adding them if they are new.
-func (m *keyedCounts) of(doms *nodeDomains, key string) *domainCounts {
+func (m *keyedCounts) of(doms *labeldomain.Nodes, key string) *domainCounts {
 	for _, c := range *m {
 		if c.dom.Key == key {
 			return c
 		}
 	}
-	c := newDomainCounts(doms.key(key))
+	c := newDomainCounts(doms.Key(key))
 	*m = append(*m, c)
 	return c
 }
 
 // add adds delta to the node's domain for key.
-func (m *keyedCounts) add(doms *nodeDomains, n *framework.NodeInfo, key string, delta int64) {
+func (m *keyedCounts) add(doms *labeldomain.Nodes, n *framework.NodeInfo, key string, delta int64) {
 	c := m.of(doms, key)
-	c.add(c.dom.domainOf(n), delta)
+	c.add(c.dom.DomainOf(n), delta)
 }
 
 // empty reports whether nothing is counted.
@@ -102,7 +103,7 @@ func (m keyedCounts) clone() keyedCounts {
 // preFilterState is what Filter reads; AddPod and RemovePod update the three counts.
 type preFilterState struct {
 	// doms are the domains of the snapshot's nodes the counts are by.
-	doms *nodeDomains
+	doms *labeldomain.Nodes
 	// existingAnti counts, per domain, the required anti-affinity terms of existing pods
 	// that match the incoming pod.
 	existingAnti keyedCounts
@@ -126,7 +127,7 @@ type preFilterState struct {
 }
 
 // newPreFilterState has counts, empty, for every topology key of the pod's terms.
-func newPreFilterState(doms *nodeDomains, p *framework.PodInfo, nsLabels labels.Set) *preFilterState {
+func newPreFilterState(doms *labeldomain.Nodes, p *framework.PodInfo, nsLabels labels.Set) *preFilterState {
 	s := &preFilterState{doms: doms, pod: p, nsLabels: nsLabels}
 	s.affinityOf = make([]*domainCounts, len(p.RequiredAffinity))
 	for i := range p.RequiredAffinity {
@@ -170,13 +171,13 @@ func (s *preFilterState) update(snap framework.Snapshot, other *framework.PodInf
 	}
 	if matchesAll(snap, s.pod.RequiredAffinity, other) {
 		for _, c := range s.affinityOf {
-			c.add(c.dom.domainOf(n), delta)
+			c.add(c.dom.DomainOf(n), delta)
 		}
 	}
 	for i := range s.pod.RequiredAntiAffinity {
 		if incomingTermMatches(snap, &s.pod.RequiredAntiAffinity[i], other) {
 			c := s.antiOf[i]
-			c.add(c.dom.domainOf(n), delta)
+			c.add(c.dom.DomainOf(n), delta)
 		}
 	}
 }

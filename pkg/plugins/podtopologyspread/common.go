@@ -2,6 +2,7 @@ package podtopologyspread
 
 import (
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/internal/labeldomain"
 )
 
 // nodeIndexes find a node's position in the topology index: by NodeInfo for the nodes a
@@ -11,6 +12,15 @@ type nodeIndexes struct {
 	infos  []*framework.NodeInfo
 	byInfo map[*framework.NodeInfo]int32
 	byName map[string]int32
+}
+
+func newNodeIndexes(infos []*framework.NodeInfo) *nodeIndexes {
+	x := &nodeIndexes{infos: infos, byInfo: make(map[*framework.NodeInfo]int32, len(infos)), byName: make(map[string]int32, len(infos))}
+	for i, ni := range infos {
+		x.byInfo[ni] = int32(i)
+		x.byName[ni.Name] = int32(i)
+	}
+	return x
 }
 
 // of returns a node's position, -1 for a node the index does not know (which a cycle's own
@@ -67,7 +77,7 @@ next:
 }
 
 // appendKey adds k to keys unless it is there.
-func appendKey(keys []*keyIndex, k *keyIndex) []*keyIndex {
+func appendKey(keys []*labeldomain.KeyDomains, k *labeldomain.KeyDomains) []*labeldomain.KeyDomains {
 	for _, o := range keys {
 		if o == k {
 			return keys

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/internal/labeldomain"
 )
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
@@ -16,7 +17,7 @@ const preFilterStateKey framework.StateKey = "PreFilter" + Name
 // hardConstraint is a DoNotSchedule constraint with what Filter needs precomputed.
 type hardConstraint struct {
 	spreadConstraint
-	keys *keyIndex
+	keys *labeldomain.KeyDomains
 	// present says which domains have an eligible node; its num is the domain count that
 	// minDomains is compared with.
 	present *presence
@@ -38,7 +39,7 @@ type preFilterState struct {
 	idx  *nodeIndexes
 	// required are the topology keys of all the constraints: a node lacking one is not
 	// eligible for any of them, as upstream.
-	required []*keyIndex
+	required []*labeldomain.KeyDomains
 	// off[i] is where constraint i's counts start in counts, which is indexed by domain id.
 	off    []int
 	counts []int32

@@ -150,7 +150,7 @@ func New(raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s args: %w", Name, err)
 	}
-	pl := &PodTopologySpread{handle: h, defaults: args.DefaultConstraints}
+	pl := &PodTopologySpread{handle: h, defaults: args.DefaultConstraints, topo: newTopology()}
 	if args.DefaultingType == SystemDefaulting {
 		pl.defaults = systemDefaultConstraints
 		pl.systemDefaulted = true

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/plugins/internal/labeldomain"
 )
 
 const preScoreStateKey framework.StateKey = "PreScore" + Name
@@ -15,7 +16,7 @@ const preScoreStateKey framework.StateKey = "PreScore" + Name
 // softConstraint is a ScheduleAnyway constraint with what Score needs precomputed.
 type softConstraint struct {
 	spreadConstraint
-	keys *keyIndex
+	keys *labeldomain.KeyDomains
 	// hostname constraints count per node rather than per domain, as upstream (which
 	// special-cases the key kubernetes.io/hostname, whatever its values).
 	hostname bool
@@ -67,7 +68,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	requireAll := len(p.Pod.Spec.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
 
 	s := &preScoreState{cons: make([]softConstraint, len(cons)), off: make([]int, len(cons))}
-	var required []*keyIndex
+	var required []*labeldomain.KeyDomains
 	t := &pl.topo
 	t.mu.Lock()
 	if _, synced := state.Read(preFilterStateKey).(*preFilterState); !synced {
@@ -76,7 +77,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		t.sync(snap)
 	}
 	s.idx = t.idx
-	numNodes := len(t.nodes)
+	numNodes := t.nodes.Len()
 	if requireAll {
 		for i := range cons {
 			required = appendKey(required, t.key(cons[i].TopologyKey))
@@ -110,7 +111,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		if d := c.keys.Of[n]; d >= 0 {
 			return d
 		}
-		return c.keys.emptyID() // only reached when keys are not required
+		return emptyID(c.keys) // only reached when keys are not required
 	}
 	// The domains to count are those of the filtered nodes.
 	topoSize := make([]int, len(cons))

@@ -14,40 +14,37 @@ import (
 )
 
 // topology remembers, across cycles, which domain every node is in for each topology key
-// in use, so that a cycle does not read every node's labels. It also memoises the
-// per-node results of the pod-dependent inclusion policies: nodeAffinityPolicy for every
-// node selection (nodeSelector and required node affinity) seen since nodes last changed,
-// nodeTaintsPolicy for the last tolerations seen, since consecutive pods usually come from
-// one controller.
+// in use (in nodes), so that a cycle does not read every node's labels. It also memoises
+// the per-node results of the pod-dependent inclusion policies: nodeAffinityPolicy for
+// every node selection (nodeSelector and required node affinity) seen since nodes last
+// changed, nodeTaintsPolicy for the last tolerations seen, since consecutive pods usually
+// come from one controller.
 //
-// Everything handed to a cycle (idx, keyIndex, masks, presences) is immutable: a change
+// Everything handed to a cycle (idx, key domains, masks, presences) is immutable: a change
 // builds new ones, so a state kept by a cloned CycleState never sees a later cycle's data.
 type topology struct {
 	mu sync.Mutex
-	// infos and nodes are the NodeInfos and node objects the index was built from.
-	infos    []*framework.NodeInfo
-	nodes    []*v1.Node
+	// follow keeps the snapshot's nodes and their domains; nodes is what it last gave, idx
+	// the positions in it.
+	follow   labeldomain.Follower
+	nodes    *labeldomain.Nodes
 	idx      *nodeIndexes
-	keys     map[string]*keyIndex
 	anyTaint bool // some node has a NoSchedule or NoExecute taint
-	// gen changes whenever a node object does; the memos below are valid for one gen.
+	// gen changes whenever nodes does; the memos below are valid for one gen.
 	gen      uint64
 	affinity map[string]*nodeMask // by framework.NodeSelectionKey, for gen
 	taints   taintMemo
 	presence map[presenceKey]*presence
-	// layout and static are the snapshot's layout version and the newest static
-	// generation when the index was last synced.
-	layout uint64
-	static int64
 }
 
-// keyIndex maps nodes to the domains of one topology key (Of by node index); "" always
-// has a domain, see emptyID.
-type keyIndex struct{ labeldomain.Index }
+// newTopology keeps, for every key, a domain for the value "": see emptyID.
+func newTopology() topology {
+	return topology{follow: labeldomain.Follower{Options: labeldomain.Options{EmptyDomain: true}}}
+}
 
 // emptyID is the domain of the value "": the system defaults score nodes lacking the key
 // as if their value were "", as upstream does.
-func (k *keyIndex) emptyID() int32 { return k.IDs[""] }
+func emptyID(k *labeldomain.KeyDomains) int32 { return k.IDs[""] }
 
 // nodeMask is a per-node answer of an inclusion policy for one pod spec.
 type nodeMask struct{ ok []bool }
@@ -74,59 +71,18 @@ type presenceKey struct {
 	affinity, tnt *nodeMask
 }
 
-// sync brings the index up to date with the snapshot's nodes. A changed node object with
-// the same name and the same values for the indexed keys only invalidates the memos;
-// anything else rebuilds the index.
+// sync brings the index up to date with the snapshot's nodes. A changed node object that
+// keeps its domains of the keys in use only invalidates the memos; a node that came, went
+// or moved also rebuilds the positions.
 func (t *topology) sync(snap framework.Snapshot) {
-	// Nothing to look at unless nodes came or went or some node's labels or taints changed.
-	layout, static := snap.LayoutVersion(), framework.LastStaticGeneration()
-	if t.idx != nil && layout == t.layout && static == t.static {
+	nodes := t.follow.Follow(snap)
+	if nodes == t.nodes {
 		return
 	}
-	t.syncNodes(snap.NodeInfos())
-	t.layout, t.static = layout, static
-}
-
-func (t *topology) syncNodes(infos []*framework.NodeInfo) {
-	if t.idx == nil || len(infos) != len(t.infos) {
-		t.rebuild(infos)
-		return
+	if t.nodes == nil || !nodes.SharesInfos(t.nodes) {
+		t.idx = newNodeIndexes(nodes.Infos())
 	}
-	changed := false
-	for i, ni := range infos {
-		n := ni.Node()
-		old := t.nodes[i]
-		if n == old && ni == t.infos[i] {
-			continue
-		}
-		if ni != t.infos[i] || n.Name != old.Name {
-			t.rebuild(infos)
-			return
-		}
-		for _, k := range t.keys {
-			if k.Lookup(n.Labels) != k.Of[i] {
-				t.rebuild(infos)
-				return
-			}
-		}
-		t.nodes[i] = n
-		changed = true
-	}
-	if changed {
-		t.invalidate()
-	}
-}
-
-func (t *topology) rebuild(infos []*framework.NodeInfo) {
-	t.infos = append([]*framework.NodeInfo(nil), infos...)
-	t.nodes = make([]*v1.Node, len(infos))
-	t.idx = &nodeIndexes{infos: t.infos, byInfo: make(map[*framework.NodeInfo]int32, len(infos)), byName: make(map[string]int32, len(infos))}
-	for i, ni := range infos {
-		t.nodes[i] = ni.Node()
-		t.idx.byInfo[ni] = int32(i)
-		t.idx.byName[ni.Name] = int32(i)
-	}
-	t.keys = map[string]*keyIndex{}
+	t.nodes = nodes
 	t.invalidate()
 }
 
@@ -137,7 +93,7 @@ func (t *topology) invalidate() {
 	t.taints = taintMemo{}
 	t.presence = map[presenceKey]*presence{}
 	t.anyTaint = false
-	for _, n := range t.nodes {
+	for _, n := range t.nodes.Objects() {
 		for i := range n.Spec.Taints {
 			if e := n.Spec.Taints[i].Effect; e == v1.TaintEffectNoSchedule || e == v1.TaintEffectNoExecute {
 				t.anyTaint = true
@@ -147,16 +103,8 @@ func (t *topology) invalidate() {
 	}
 }
 
-// key returns the index of a topology key, building it on first use.
-func (t *topology) key(name string) *keyIndex {
-	if k := t.keys[name]; k != nil {
-		return k
-	}
-	k := &keyIndex{labeldomain.Build(t.nodes, name)}
-	k.Number("")
-	t.keys[name] = k
-	return k
-}
+// key returns the domains of a topology key, building them on first use.
+func (t *topology) key(name string) *labeldomain.KeyDomains { return t.nodes.Key(name) }
 
 // affinityMask answers nodeAffinityPolicy Honor for the pod: nil when its nodeSelector and
 // required node affinity accept every node. Masks are kept per node selection until a node
@@ -171,8 +119,8 @@ func (t *topology) affinityMask(p *framework.PodInfo) *nodeMask {
 	if m := t.affinity[key]; m != nil {
 		return m
 	}
-	mask := &nodeMask{ok: make([]bool, len(t.nodes))}
-	for i, n := range t.nodes {
+	mask := &nodeMask{ok: make([]bool, t.nodes.Len())}
+	for i, n := range t.nodes.Objects() {
 		// Parsing errors count as a mismatch, as upstream.
 		mask.ok[i], _ = p.RequiredNodeAffinity.Match(n)
 	}
@@ -200,9 +148,9 @@ func (t *topology) taintMask(pod *v1.Pod) *nodeMask {
 	if m.mask != nil && m.gen == t.gen && equality.Semantic.DeepEqual(m.tolerations, pod.Spec.Tolerations) {
 		return m.mask
 	}
-	mask := &nodeMask{ok: make([]bool, len(t.nodes))}
+	mask := &nodeMask{ok: make([]bool, t.nodes.Len())}
 	logger := klog.Background()
-	for i, n := range t.nodes {
+	for i, n := range t.nodes.Objects() {
 		_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logger, n.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, false)
 		mask.ok[i] = !untolerated
 	}
@@ -216,7 +164,7 @@ func doNotScheduleTaint(t *v1.Taint) bool {
 
 // presenceOf says which domains of k have a node that carries every required key and
 // passes the masks (nil masks pass every node).
-func (t *topology) presenceOf(required []*keyIndex, k *keyIndex, aff, tnt *nodeMask) *presence {
+func (t *topology) presenceOf(required []*labeldomain.KeyDomains, k *labeldomain.KeyDomains, aff, tnt *nodeMask) *presence {
 	names := make([]string, len(required))
 	for i, r := range required {
 		names[i] = r.Key
@@ -226,7 +174,7 @@ func (t *topology) presenceOf(required []*keyIndex, k *keyIndex, aff, tnt *nodeM
 		return p
 	}
 	p := &presence{present: make([]bool, len(k.Values))}
-	for i := range t.nodes {
+	for i := range t.nodes.Len() {
 		n := int32(i)
 		if !carriesAll(required, n) || (aff != nil && !aff.ok[n]) || (tnt != nil && !tnt.ok[n]) {
 			continue
@@ -244,7 +192,7 @@ func (t *topology) presenceOf(required []*keyIndex, k *keyIndex, aff, tnt *nodeM
 	return p
 }
 
-func carriesAll(required []*keyIndex, n int32) bool {
+func carriesAll(required []*labeldomain.KeyDomains, n int32) bool {
 	for _, k := range required {
 		if k.Of[n] < 0 {
 			return false
