@@ -144,9 +144,15 @@ func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
 	s, k := r.snap, src.Kube
 	now := opts.Now()
 	var pods []stamped
+	ending := map[string]bool{} // namespaces being deleted
 	err := firstError(
 		func() error {
-			return list(r, "namespaces", k.CoreV1().Namespaces().List, func(o *v1.Namespace) { s.Namespaces = append(s.Namespaces, namespace(o)) })
+			return list(r, "namespaces", k.CoreV1().Namespaces().List, func(o *v1.Namespace) {
+				s.Namespaces = append(s.Namespaces, namespace(o))
+				if o.DeletionTimestamp != nil || o.Status.Phase == v1.NamespaceTerminating {
+					ending[o.Name] = true
+				}
+			})
 		},
 		func() error {
 			return list(r, "priorityclasses", k.SchedulingV1().PriorityClasses().List, func(o *schedulingv1.PriorityClass) {
@@ -265,7 +271,7 @@ func Take(ctx context.Context, src *Source, opts Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.sort(pods)
+	s.sort(pods, ending)
 	return s, nil
 }
 
@@ -279,7 +285,7 @@ type stamped struct {
 }
 
 // sort puts every kind in its fixed order and leaves out pods of nodes that are gone.
-func (s *Snapshot) sort(pods []stamped) {
+func (s *Snapshot) sort(pods []stamped, ending map[string]bool) {
 	byName(s.Namespaces)
 	byName(s.PriorityClasses)
 	byName(s.Nodes)
@@ -341,6 +347,35 @@ func (s *Snapshot) sort(pods []stamped) {
 	if groups > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("pod groups: the names of %d groups' PriorityClasses, which no longer exist (their priority is kept, or the default one when they had none)", groups))
 	}
+	s.QueuedJobs = s.dropUnstartable(s.QueuedJobs, ending, classes)
+}
+
+// dropUnstartable leaves out the queued Jobs whose pods the API server would refuse if
+// they were admitted: those of a namespace being deleted (no object can be created in it)
+// and those whose pod template names a PriorityClass that no longer exists (the Priority
+// admission plugin refuses such a pod). The API server keeps such a Job, but it can never
+// run, so a what-if that admits it would answer about something that cannot happen; and
+// the simulator's admission, like the API server's for a pod, would refuse the whole input.
+func (s *Snapshot) dropUnstartable(jobs []*batchv1.Job, ending, classes map[string]bool) []*batchv1.Job {
+	inEnding, classless := 0, 0
+	kept := jobs[:0]
+	for _, j := range jobs {
+		switch c := j.Spec.Template.Spec.PriorityClassName; {
+		case ending[j.Namespace]:
+			inEnding++
+		case c != "" && !classes[c]:
+			classless++
+		default:
+			kept = append(kept, j)
+		}
+	}
+	if inEnding > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("jobs: %d queued in namespaces being deleted, left out (their pods could not be created)", inEnding))
+	}
+	if classless > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("jobs: %d queued whose pods name a PriorityClass that no longer exists, left out (the API server would refuse their pods)", classless))
+	}
+	return kept
 }
 
 // keepPriority does for a native PodGroup or CompositePodGroup (any version) what is done

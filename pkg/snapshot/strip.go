@@ -311,9 +311,9 @@ func persistentVolumeClaim(c *v1.PersistentVolumeClaim) *v1.PersistentVolumeClai
 }
 
 // queued tells whether a Job waits to be started: suspended (as a queue such as Kueue
-// holds it until it admits it) and not finished.
+// holds it until it admits it), not finished and not being deleted.
 func queued(j *batchv1.Job) bool {
-	if j.Spec.Suspend == nil || !*j.Spec.Suspend {
+	if j.Spec.Suspend == nil || !*j.Spec.Suspend || j.DeletionTimestamp != nil {
 		return false
 	}
 	for _, c := range j.Status.Conditions {
