@@ -15,7 +15,8 @@ import (
 // as Kueue admitted this Job now, where would it go and whom would it preempt". The
 // cluster without them keeps them out of both runs' way (queued, they make no pods
 // either way). A name that is no Job of the cluster, or a Job that is not queued
-// (suspended and not finished: a snapshot keeps only those), is an *manifest.InputError.
+// (suspended and not finished: a snapshot keeps only those, and of them only those that
+// could start), is an *manifest.InputError.
 // The Job is asked about as it is: what an admission adds to its template (Kueue's
 // ResourceFlavor node labels and tolerations, its topology scheduling gates) is not.
 func Admit(cluster *manifest.Input, names []string) (rest, admitted *manifest.Input, err error) {
@@ -43,7 +44,7 @@ func Admit(cluster *manifest.Input, names []string) (rest, admitted *manifest.In
 	for _, key := range keys {
 		if !found[key] {
 			return nil, nil, &manifest.InputError{Where: "--admit", Object: "Job " + key,
-				Msg: "no such Job in the cluster (a snapshot keeps the queued Jobs only: suspended and not finished)"}
+				Msg: "no such Job in the cluster (a snapshot keeps only the queued Jobs that could start: suspended, not finished, not being deleted, not in a namespace being deleted, not naming a deleted PriorityClass; its header's \"# left out\" lines count the last two kinds)"}
 		}
 	}
 	for _, o := range admitted.Objects() {
