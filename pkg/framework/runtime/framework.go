@@ -47,6 +47,7 @@ type Framework struct {
 	scoreScratch       [][]int64
 	totalsScratch      []int64
 	memoScratch        []*keyScores
+	missedScratch      []bool
 	errsScratch        []*framework.Status
 	// metrics times the extension points and, in sampled cycles, the plugins (nil: no
 	// metrics); cycles counts PreFilter runs, for the sampling (metrics.go).
@@ -597,6 +598,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 	if cap(f.totalsScratch) < len(nodes) {
 		f.totalsScratch = make([]int64, len(nodes))
 		f.errsScratch = make([]*framework.Status, len(nodes))
+		f.missedScratch = make([]bool, len(nodes))
 	}
 	totals := f.totalsScratch[:len(nodes)]
 	clear(totals)
@@ -625,6 +627,10 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 		memos = append(memos, pl.scoresOf(p))
 	}
 	f.memoScratch = memos
+	// missed[i] says a remembered score of node i was not there: only those are written
+	// back, after the loop (the loop only reads the memo).
+	missed := f.missedScratch[:len(nodes)]
+	clear(missed)
 	errs := f.errsScratch[:len(nodes)]
 	clear(errs)
 	f.parallelizer.Until(ctx, len(nodes), func(i int) {
@@ -642,6 +648,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 				}
 				scores[j][i] = s
 			}
+			missed[i] = true
 			return
 		}
 		for j, pl := range active {
@@ -650,6 +657,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 					scores[j][i] = s
 					continue
 				}
+				missed[i] = true
 			}
 			s, st := pl.Score(ctx, state, p, n)
 			if !st.IsSuccess() {
@@ -666,7 +674,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 	}
 	for j, memo := range memos {
 		if memo != nil {
-			memo.remember(nodes, scores[j])
+			memo.remember(nodes, scores[j], missed)
 		}
 	}
 	if raw != nil {

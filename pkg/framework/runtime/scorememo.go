@@ -86,10 +86,13 @@ func (k *keyScores) lookup(n *framework.NodeInfo) (int64, bool) {
 	return int64(e.score), true
 }
 
-// remember records scores[i] as nodes[i]'s. Scores out of range are left out: the cycle
-// fails on them and must fail again.
-func (k *keyScores) remember(nodes []*framework.NodeInfo, scores []int64) {
+// remember records scores[i] as nodes[i]'s where missed[i]. Scores out of range are left
+// out: the cycle fails on them and must fail again.
+func (k *keyScores) remember(nodes []*framework.NodeInfo, scores []int64, missed []bool) {
 	for i, n := range nodes {
+		if !missed[i] {
+			continue
+		}
 		s := scores[i]
 		if n.Generation == 0 || n.Index < 0 || s < framework.MinNodeScore || s > framework.MaxNodeScore {
 			continue

@@ -14,7 +14,7 @@ func TestScoreMemoSlots(t *testing.T) {
 	nodes := []*framework.NodeInfo{node}
 	var m scoreMemo
 	first := m.scoresOf(framework.ScoreKey{1})
-	first.remember(nodes, []int64{42})
+	first.remember(nodes, []int64{42}, []bool{true})
 	if s, ok := first.lookup(node); !ok || s != 42 {
 		t.Fatalf("lookup = %d, %v; want 42 remembered", s, ok)
 	}
@@ -36,7 +36,7 @@ func TestScoreMemoSlots(t *testing.T) {
 	// A slot handed to a new key serves none of the old key's scores.
 	m.lastStamp = math.MaxUint32 - 1
 	old := m.scoresOf(framework.ScoreKey{4})
-	old.remember(nodes, []int64{7})
+	old.remember(nodes, []int64{7}, []bool{true})
 	for k := range maxMemoKeys {
 		m.scoresOf(framework.ScoreKey{5, int64(k)}) // the stamps wrap
 	}
@@ -47,7 +47,7 @@ func TestScoreMemoSlots(t *testing.T) {
 	}
 	// A changed node is not served its old score.
 	k := m.scoresOf(framework.ScoreKey{6})
-	k.remember(nodes, []int64{9})
+	k.remember(nodes, []int64{9}, []bool{true})
 	node.Generation = framework.NextGeneration()
 	if _, ok := k.lookup(node); ok {
 		t.Fatal("a changed node was served its old score")
