@@ -101,20 +101,26 @@ func TestScoreMemoMatchesDirectScores(t *testing.T) {
 		for _, pl := range prof.Plugins.Enabled {
 			weights[pl.Name] = int64(pl.Weight)
 		}
+		// The first round has enough nodes for the score loop to run on several
+		// goroutines (the Parallelizer splits from 512 nodes a worker).
+		size, steps := 30, 300
+		if round == 0 {
+			size, steps = 1100, 40
+		}
 		var nodes []*v1.Node
-		for i := range 30 {
-			nodes = append(nodes, memoNode(rnd, fmt.Sprintf("n%02d", i)))
+		for i := range size {
+			nodes = append(nodes, memoNode(rnd, fmt.Sprintf("n%04d", i)))
 		}
 		c := testutil.NewCache(nodes, nil)
 		fwk, err := runtime.New(prof, field.NewPath("profile"), plugins.NewRegistry(), runtime.Options{
-			Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1 + rnd.IntN(4)),
+			Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(2 + rnd.IntN(3)),
 			Rand: rand.New(rand.NewPCG(seed, uint64(round))),
 		})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		m := &memoCluster{t: t, rnd: rnd, c: c}
-		for step := range 300 {
+		for step := range steps {
 			m.mutate()
 			p := m.newPod()
 			all := c.NodeInfos()
