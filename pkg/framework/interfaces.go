@@ -189,6 +189,21 @@ type ScorePlugin interface {
 	ScoreExtensions() ScoreExtensions
 }
 
+// ScoreKey is what a ScoreKeyPlugin's score reads of a pod: a few numbers, such as its
+// requests of the scored resources.
+type ScoreKey [4]int64
+
+// ScoreKeyPlugin is a ScorePlugin whose score of a node is fixed by the pod's ScoreKey and
+// the node's Generation (its allocatable and the pods on it): Score reads nothing else of
+// the pod, the node or the cycle state. The framework remembers its scores by both and
+// calls Score only for a node that changed or a key it has not seen on that node.
+type ScoreKeyPlugin interface {
+	ScorePlugin
+	// ScoreKey returns p's key; ok false when the score reads more of p than a key holds
+	// (Score then runs on every node).
+	ScoreKey(p *PodInfo) (key ScoreKey, ok bool)
+}
+
 // ScoreExtensions normalise a plugin's scores over all nodes: scores[i] is nodes[i]'s, in
 // place. The scores carry no names (unlike kube-scheduler's NodeScoreList): writing a name
 // beside every plugin's score of every node cost more than the scoring it recorded, and the

@@ -28,10 +28,14 @@ type NodeInfo struct {
 	Name string
 	// Index is the node's position in the cache's node list, for per-node arrays.
 	Index int
+	// Generation changes on every mutation, so derived data can tell it is stale. Values
+	// are unique across nodes and time (a rollback restores an earlier one, with the state
+	// it named, and the cache gives a simulated add of the same pod to the node as it was
+	// the value that add gave before), so equal generations mean an equal node. The
+	// framework serves the resource scores it remembers by it, on every node it scores.
+	Generation int64
 	// NonZeroCPU and NonZeroMemory sum the pods' requests with scoring defaults filled in.
 	NonZeroCPU, NonZeroMemory int64
-	// alloc copies Allocatable of cpu and memory, the resources scored by default.
-	alloc [2]int64
 	// PreferNoSchedule says whether a taint of the node has that effect: TaintToleration
 	// scores the other nodes without reading their taints.
 	PreferNoSchedule bool
@@ -40,6 +44,10 @@ type NodeInfo struct {
 	hasImages bool
 
 	node *v1.Node
+	// alloc copies Allocatable of cpu and memory, the resources scored by default. It
+	// starts the third line: the resource scores read it only for a node whose score the
+	// framework does not remember (changed since, or a new request shape).
+	alloc [2]int64
 	// StaticGeneration changes when what static filters read (labels, taints,
 	// unschedulable, allocatable, declared features) changes; cached static verdicts of older generations are
 	// stale.
@@ -64,11 +72,6 @@ type NodeInfo struct {
 	PodsWithRequiredAntiAffinity []*PodInfo
 	UsedPorts                    HostPortSet
 
-	// Generation changes on every mutation, so derived data can tell it is stale. Values
-	// are unique across nodes and time (a rollback restores an earlier one, with the state
-	// it named, and the cache gives a simulated add of the same pod to the node as it was
-	// the value that add gave before), so equal generations mean an equal node.
-	Generation int64
 	// LeavingGeneration changes, likewise, when a pod on the node starts or stops leaving
 	// (SetLeaving): preemption counts leaving pods as room, and caches what it found per
 	// node by both generations.

@@ -526,20 +526,25 @@ func TestNodeInfoHotAccessors(t *testing.T) {
 }
 
 // TestNodeInfoLayout keeps what filtering and scoring read of every node in the struct's
-// first two cache lines (objects of its size are allocated 64-byte aligned).
+// first two cache lines (the resource scores' inputs beyond Generation are read only when
+// their score is not remembered) (objects of its size are allocated 64-byte aligned).
 func TestNodeInfoLayout(t *testing.T) {
 	var n NodeInfo
 	if off := unsafe.Offsetof(n.free); off != 0 {
 		t.Errorf("free at offset %d, want 0", off)
 	}
 	for name, off := range map[string]uintptr{
-		"Name": unsafe.Offsetof(n.Name), "NonZeroCPU": unsafe.Offsetof(n.NonZeroCPU),
-		"NonZeroMemory": unsafe.Offsetof(n.NonZeroMemory), "alloc": unsafe.Offsetof(n.alloc) + unsafe.Sizeof(n.alloc) - 1,
+		"Name": unsafe.Offsetof(n.Name), "Index": unsafe.Offsetof(n.Index), "Generation": unsafe.Offsetof(n.Generation),
+		"NonZeroCPU": unsafe.Offsetof(n.NonZeroCPU), "NonZeroMemory": unsafe.Offsetof(n.NonZeroMemory),
 		"PreferNoSchedule": unsafe.Offsetof(n.PreferNoSchedule), "hasImages": unsafe.Offsetof(n.hasImages),
 	} {
 		if off < 64 || off >= 128 {
 			t.Errorf("%s at offset %d, want in the second cache line [64, 128)", name, off)
 		}
+	}
+	// What a remembered score spares reading: one line, not split over two.
+	if start, end := unsafe.Offsetof(n.alloc), unsafe.Offsetof(n.alloc)+unsafe.Sizeof(n.alloc)-1; start/64 != end/64 {
+		t.Errorf("alloc spans offsets [%d, %d], over two cache lines", start, end)
 	}
 	if size := unsafe.Sizeof(n); size <= 512 {
 		t.Errorf("NodeInfo is %d bytes: at 512 or less the allocator no longer aligns it to 64", size)

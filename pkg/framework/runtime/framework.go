@@ -46,6 +46,8 @@ type Framework struct {
 	hints              map[string]framework.QueueingHintPlugin
 	scoreScratch       [][]int64
 	totalsScratch      []int64
+	memoScratch        []*keyScores
+	missedScratch      []bool
 	errsScratch        []*framework.Status
 	// metrics times the extension points and, in sampled cycles, the plugins (nil: no
 	// metrics); cycles counts PreFilter runs, for the sampling (metrics.go).
@@ -63,6 +65,8 @@ type Framework struct {
 type weightedScore struct {
 	framework.ScorePlugin
 	weight int64
+	// memo remembers the scores of a ScoreKeyPlugin (nil for other plugins).
+	memo *scoreMemo
 }
 
 // Options are the pieces of the scheduler a framework's plugins see.
@@ -216,7 +220,11 @@ func (f *Framework) add(point string, pl framework.Plugin, weight int64) {
 	case config.PreScore:
 		f.preScore = append(f.preScore, pl.(framework.PreScorePlugin))
 	case config.Score:
-		f.score = append(f.score, weightedScore{pl.(framework.ScorePlugin), weight})
+		ws := weightedScore{ScorePlugin: pl.(framework.ScorePlugin), weight: weight}
+		if _, ok := pl.(framework.ScoreKeyPlugin); ok {
+			ws.memo = &scoreMemo{}
+		}
+		f.score = append(f.score, ws)
 	case config.Reserve:
 		f.reserve = append(f.reserve, pl.(framework.ReservePlugin))
 	case config.Permit:
@@ -590,6 +598,7 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 	if cap(f.totalsScratch) < len(nodes) {
 		f.totalsScratch = make([]int64, len(nodes))
 		f.errsScratch = make([]*framework.Status, len(nodes))
+		f.missedScratch = make([]bool, len(nodes))
 	}
 	totals := f.totalsScratch[:len(nodes)]
 	clear(totals)
@@ -612,6 +621,16 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 		scores = append(scores, buf[:len(nodes)])
 	}
 	f.scoreScratch = scores
+	// memos[j] holds what active[j] scored before for this pod's key (nil: not remembered).
+	memos := f.memoScratch[:0]
+	for _, pl := range active {
+		memos = append(memos, pl.scoresOf(p))
+	}
+	f.memoScratch = memos
+	// missed[i] says a remembered score of node i was not there: only those are written
+	// back, after the loop (the loop only reads the memo).
+	missed := f.missedScratch[:len(nodes)]
+	clear(missed)
 	errs := f.errsScratch[:len(nodes)]
 	clear(errs)
 	f.parallelizer.Until(ctx, len(nodes), func(i int) {
@@ -629,9 +648,17 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 				}
 				scores[j][i] = s
 			}
+			missed[i] = true
 			return
 		}
 		for j, pl := range active {
+			if memo := memos[j]; memo != nil {
+				if s, ok := memo.lookup(n); ok {
+					scores[j][i] = s
+					continue
+				}
+				missed[i] = true
+			}
 			s, st := pl.Score(ctx, state, p, n)
 			if !st.IsSuccess() {
 				errs[i] = st.WithPlugin(pl.Name())
@@ -643,6 +670,11 @@ func (f *Framework) runScorePlugins(ctx context.Context, state *framework.CycleS
 	for _, st := range errs {
 		if st != nil {
 			return nil, st
+		}
+	}
+	for j, memo := range memos {
+		if memo != nil {
+			memo.remember(nodes, scores[j], missed)
 		}
 	}
 	if raw != nil {

@@ -25,7 +25,7 @@ type BalancedAllocation struct {
 
 var (
 	_ framework.PreScorePlugin = (*BalancedAllocation)(nil)
-	_ framework.ScorePlugin    = (*BalancedAllocation)(nil)
+	_ framework.ScoreKeyPlugin = (*BalancedAllocation)(nil)
 )
 
 // NewBalancedAllocation builds NodeResourcesBalancedAllocation. Resources default to cpu and
@@ -125,6 +125,19 @@ func (b *BalancedAllocation) Score(_ context.Context, _ *framework.CycleState, p
 	scoreWith := balance(with[:count])
 	scoreWithout := balance(without[:count])
 	return framework.MaxNodeScore/2 + (framework.MaxNodeScore/2+scoreWith-scoreWithout)/2, nil
+}
+
+// ScoreKey implements framework.ScoreKeyPlugin: the score reads, of the pod, only its
+// requests of the balanced resources.
+func (b *BalancedAllocation) ScoreKey(p *framework.PodInfo) (framework.ScoreKey, bool) {
+	var key framework.ScoreKey
+	if len(b.idx) > len(key) {
+		return key, false
+	}
+	for k, i := range b.idx {
+		key[k] = podRequest(p, i)
+	}
+	return key, true
 }
 
 // balance is (1 - std deviation of the fractions) * MaxNodeScore, truncated. For two

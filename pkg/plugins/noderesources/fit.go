@@ -205,6 +205,19 @@ func (f *Fit) Score(_ context.Context, _ *framework.CycleState, p *framework.Pod
 	return f.scorer.score(p, n), nil
 }
 
+// ScoreKey implements framework.ScoreKeyPlugin: the score reads, of the pod, only its
+// requests of the scored resources (cpu and memory with their scoring defaults).
+func (f *Fit) ScoreKey(p *framework.PodInfo) (framework.ScoreKey, bool) {
+	var key framework.ScoreKey
+	if len(f.scorer.idx) > len(key) {
+		return key, false
+	}
+	for k, i := range f.scorer.idx {
+		key[k] = scoredRequest(p, i)
+	}
+	return key, true
+}
+
 // ScoreExtensions implements framework.ScorePlugin; scores are already in range.
 func (*Fit) ScoreExtensions() framework.ScoreExtensions { return nil }
 
@@ -219,6 +232,6 @@ func (*Fit) EventsToRegister() []framework.ClusterEvent {
 
 var (
 	_ framework.StaticPrecheckPlugin = (*Fit)(nil)
-	_ framework.ScorePlugin          = (*Fit)(nil)
+	_ framework.ScoreKeyPlugin       = (*Fit)(nil)
 	_ framework.QueueingHintPlugin   = (*Fit)(nil)
 )

@@ -38,18 +38,33 @@ func newAllocationScorer(s *ScoringStrategy) (*allocationScorer, error) {
 // GPU nodes do not look empty to CPU-only pods. The pod count is skipped too: kube-scheduler
 // has no allocatable for "pods" among the resources it scores, so it never counts.
 func requestedAndAllocatable(p *framework.PodInfo, n *framework.NodeInfo, i int) (requested, allocatable int64, ok bool) {
+	req := scoredRequest(p, i)
 	switch i {
 	case resource.CPU:
-		return n.NonZeroCPU + p.Requests.NonZeroCPU, n.AllocatableAt(i), true
+		return n.NonZeroCPU + req, n.AllocatableAt(i), true
 	case resource.Memory:
-		return n.NonZeroMemory + p.Requests.NonZeroMemory, n.AllocatableAt(i), true
+		return n.NonZeroMemory + req, n.AllocatableAt(i), true
 	case resource.Pods:
 		return 0, 0, false
 	}
-	if resource.IsScalar(i) && p.Requests.Vector[i] == 0 {
+	if resource.IsScalar(i) && req == 0 {
 		return 0, 0, false
 	}
-	return n.RequestedAt(i) + p.Requests.Vector[i], n.AllocatableAt(i), true
+	return n.RequestedAt(i) + req, n.AllocatableAt(i), true
+}
+
+// scoredRequest is all the scoring reads of the pod for resource i: its request, with the
+// scoring defaults for cpu and memory (none for the pod count, which never scores).
+func scoredRequest(p *framework.PodInfo, i int) int64 {
+	switch i {
+	case resource.CPU:
+		return p.Requests.NonZeroCPU
+	case resource.Memory:
+		return p.Requests.NonZeroMemory
+	case resource.Pods:
+		return 0
+	}
+	return p.Requests.Vector[i]
 }
 
 func (a *allocationScorer) score(p *framework.PodInfo, n *framework.NodeInfo) int64 {
