@@ -23,6 +23,11 @@ type nodeDevices struct {
 	dra     framework.DRA
 	name    string
 	version uint64
+	// shared marks the entry of every node that can use no slice at version, while the
+	// snapshot's nodes keep their layout (deviceMemo.noDevices): it has no name and keeps
+	// no allocations (they name their node).
+	shared bool
+	layout uint64
 	// ids are the devices of the node's slices, in SlicesFor's order (a device listed by
 	// two slices twice, as the count has always counted it).
 	ids   []framework.DeviceID
@@ -123,6 +128,9 @@ type deviceMemo struct {
 	// when a node's index is beyond it, so concurrent readers never see it move.
 	slots atomic.Pointer[[]atomic.Pointer[nodeDevices]]
 
+	// none is the latest entry shared by the nodes that can use no slice (noDevices).
+	none atomic.Pointer[nodeDevices]
+
 	mu      sync.Mutex
 	version uint64
 	// cur are the IDs of the slices read at version; prev those of the last version
@@ -131,15 +139,54 @@ type deviceMemo struct {
 }
 
 // forNode returns the node's entry for the slices' current version, computing it when the
-// node has none, or one for another version or another node at the same index.
-func (m *deviceMemo) forNode(dra framework.DRA, n *framework.NodeInfo) *nodeDevices {
+// node has none, or one for another version or another node at the same index. A node
+// that can use no slice (most of a large cluster's) gets the entry such nodes share, so
+// that Filter reads nothing of its own but its slot; layout is the snapshot's
+// LayoutVersion, which says the node at an index is still the one found without slices.
+func (m *deviceMemo) forNode(dra framework.DRA, layout uint64, n *framework.NodeInfo) *nodeDevices {
 	version := dra.SlicesVersion()
 	slot := m.slot(n.Index)
-	if nd := slot.Load(); nd != nil && nd.version == version && nd.name == n.Name && nd.dra == dra {
+	if nd := slot.Load(); nd != nil && nd.version == version && nd.dra == dra &&
+		(nd.shared && nd.layout == layout || !nd.shared && nd.name == n.Name) {
 		return nd
 	}
+	var nd *nodeDevices
+	if usable := dra.SlicesFor(n.Name); len(usable) == 0 {
+		nd = m.noDevices(dra, version, layout, n)
+	} else {
+		nd = m.build(dra, version, n, usable)
+	}
+	slot.Store(nd)
+	return nd
+}
+
+// noDevices returns the entry shared by the nodes that can use no slice at version,
+// made when the slices or the nodes' layout changed since the last one.
+func (m *deviceMemo) noDevices(dra framework.DRA, version, layout uint64, n *framework.NodeInfo) *nodeDevices {
+	if nd := m.none.Load(); nd != nil && nd.version == version && nd.layout == layout && nd.dra == dra {
+		return nd
+	}
+	// Without slices, the counters are the slices' version alone, the same for all.
+	nd := &nodeDevices{dra: dra, version: version, shared: true, layout: layout, versions: dra.DevicesVersionCounters(n.Name)}
+	m.none.Store(nd)
+	return nd
+}
+
+// own returns an entry of the node's own, to keep allocations on: nd, or, for the entry
+// shared by nodes without slices, one made for the node in its place.
+func (m *deviceMemo) own(dra framework.DRA, nd *nodeDevices, n *framework.NodeInfo) *nodeDevices {
+	if !nd.shared {
+		return nd
+	}
+	own := m.build(dra, nd.version, n, nil)
+	m.slot(n.Index).Store(own)
+	return own
+}
+
+// build makes a node's entry of its slices at version.
+func (m *deviceMemo) build(dra framework.DRA, version uint64, n *framework.NodeInfo, usable []*resourceapi.ResourceSlice) *nodeDevices {
 	nd := &nodeDevices{dra: dra, name: n.Name, version: version, versions: dra.DevicesVersionCounters(n.Name)}
-	for i, s := range dra.SlicesFor(n.Name) {
+	for i, s := range usable {
 		if ids := m.sliceIDs(version, s); i == 0 {
 			nd.ids = ids[:len(ids):len(ids)] // shared with the slice's; an append copies
 		} else {
@@ -154,7 +201,6 @@ func (m *deviceMemo) forNode(dra framework.DRA, n *framework.NodeInfo) *nodeDevi
 			}
 		}
 	}
-	slot.Store(nd)
 	return nd
 }
 
