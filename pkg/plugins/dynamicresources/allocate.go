@@ -28,17 +28,18 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 	if len(claims) != len(s.toAllocate) {
 		want, exact = deviceCount(claims) // with the claim for extended resources
 	}
-	nd := pl.devices.forNode(dra, snap.LayoutVersion(), n)
+	nd := pl.devices.forNode(dra, snap, n)
+	if exact && !nd.multi && want > len(nd.ids) {
+		// Too few devices at all (none, on most nodes of a large cluster; a placement's
+		// domain only takes some away): rejected without reading what is taken, nor the
+		// node.
+		return nil, statusCannotAlloc
+	}
 	// The memo counts the devices the allocator sees unless a placement's domain
 	// excludes some of the node's.
 	counted := nd
 	if dra.Domain().ExcludesOn(n.Name) {
 		counted = nil
-	}
-	if counted != nil && exact && !counted.multi && want > len(counted.ids) {
-		// Too few devices at all (none, on most nodes of a large cluster): rejected
-		// without reading what is taken.
-		return nil, statusCannotAlloc
 	}
 	version := nd.versions.Sum()
 	free, total, multi := pl.countDevices(dra, n, counted, version)
