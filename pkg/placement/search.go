@@ -232,6 +232,9 @@ func (b *evalBuffers) take(n int) []placementEval {
 // give hands back a finished search's array, zeroed so that it keeps nothing of the
 // search alive (its placements' assignments and their cycle states).
 func (b *evalBuffers) give(buf []placementEval) {
+	if cap(buf) == 0 {
+		return
+	}
 	clear(buf[:cap(buf)])
 	b.mu.Lock()
 	defer b.mu.Unlock()
