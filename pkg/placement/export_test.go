@@ -22,23 +22,25 @@ func (gp *Group) CachedCapacities(ctx context.Context, members []*framework.PodI
 	return cached, gp.pl.caps.computed - before, fresh, nil
 }
 
-// SearchEvals makes a search's room for sized placements, then looks up the eval of each
-// placement of list, in order, twice over; it returns the evals found each time and their
-// capacities.
-func (gp *Group) SearchEvals(ctx context.Context, members []*framework.PodInfo, sized int, list []*framework.Placement) (first, second []any, capacities []int, err error) {
+// SearchEvals begins a search over list, then looks each of lookups up by pointer, as a
+// search looks up a placement's children, twice over; it returns the evals by index, those
+// found by pointer each time, and the capacities by index.
+func (gp *Group) SearchEvals(ctx context.Context, members []*framework.PodInfo, list, lookups []*framework.Placement) (byIndex, first, second []any, capacities []int, err error) {
 	ps := &placementSearch{pl: gp.pl, g: gp.g, pending: members, need: len(members)}
 	if ps.est, err = gp.pl.capacity(ctx, members); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	ps.sized(sized)
-	for _, p := range list {
-		first = append(first, ps.eval(p))
+	ps.begin(list)
+	defer ps.end()
+	for i := range list {
+		byIndex = append(byIndex, &ps.evals[i])
+		capacities = append(capacities, ps.evals[i].capacity)
 	}
-	ps.sized(sized) // a second run of the same search keeps the evals it has
-	for _, p := range list {
-		e := ps.eval(p)
-		second = append(second, e)
-		capacities = append(capacities, e.capacity)
+	for _, p := range lookups {
+		first = append(first, ps.evalOf(p))
 	}
-	return first, second, capacities, nil
+	for _, p := range lookups {
+		second = append(second, ps.evalOf(p))
+	}
+	return byIndex, first, second, capacities, nil
 }

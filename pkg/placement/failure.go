@@ -32,8 +32,8 @@ func (ps *placementSearch) failure(ctx context.Context, placements []*framework.
 	reasons := map[string]int{}
 	var lastRejected *placementEval
 	pre := make(map[*framework.Placement]int64, len(placements))
-	for _, p := range placements {
-		e := ps.eval(p)
+	for i, p := range placements {
+		e := &ps.evals[i]
 		placed := e.placed
 		switch {
 		case e.evaluated:

@@ -46,6 +46,8 @@ type Placer struct {
 	opts Options
 	// caps remembers placements' capacity bounds across cycles.
 	caps capacityCache
+	// evals are the arrays of evals searches reuse.
+	evals evalBuffers
 }
 
 // New returns a Placer.

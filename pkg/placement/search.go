@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -29,7 +30,7 @@ type SearchResult struct {
 // placement for preemption. The snapshot is left as it was.
 func (gp *Group) Search(ctx context.Context, pending []*framework.PodInfo, need int, placements []*framework.Placement) (*SearchResult, error) {
 	ps := &placementSearch{pl: gp.pl, g: gp.g, state: gp.state, pending: pending, need: need,
-		running: map[*framework.NodeInfo]bool{}, evals: map[*framework.Placement]*placementEval{}}
+		running: map[*framework.NodeInfo]bool{}}
 	ps.fill = func(ctx context.Context, p *framework.Placement) (*framework.GroupPlacement, error) {
 		return ps.fillGroup(ctx, p, ps.pending)
 	}
@@ -49,7 +50,8 @@ func (ps *placementSearch) run(ctx context.Context, placements []*framework.Plac
 		return nil, err
 	}
 	ps.est = est
-	ps.sized(len(placements))
+	ps.begin(placements)
+	defer ps.end()
 	pending, need := ps.pending, ps.need
 	m := ps.pl.opts.Metrics
 	m.PodGroupPlacements.WithLabelValues("generated").Add(float64(len(placements)))
@@ -60,11 +62,10 @@ func (ps *placementSearch) run(ctx context.Context, placements []*framework.Plac
 	// ones that can hold every pending member come first.
 	byRank := map[int][]*placementEval{}
 	maxRank := 0
-	for i, p := range placements {
-		e := ps.eval(p)
-		e.index = i
-		byRank[p.Rank] = append(byRank[p.Rank], e)
-		maxRank = max(maxRank, p.Rank)
+	for i := range ps.evals {
+		e := &ps.evals[i]
+		byRank[e.p.Rank] = append(byRank[e.p.Rank], e)
+		maxRank = max(maxRank, e.p.Rank)
 	}
 	for _, es := range byRank {
 		slices.SortStableFunc(es, func(a, b *placementEval) int {
@@ -143,25 +144,20 @@ type placementSearch struct {
 	// running marks the nodes of the group's running members: a fallback fills the
 	// domains holding them first.
 	running map[*framework.NodeInfo]bool
-	evals   map[*framework.Placement]*placementEval
-	// slab holds the evals of the placements searched, made in one allocation (sized).
-	slab []placementEval
-}
-
-// sized makes room for n placements' evals at once: a wave gang's search at 130,000
-// nodes evaluates some 8,000 racks, and growing the map and allocating the evals one by
-// one cost about as much as the rest of the search's bookkeeping. The evals are the same.
-func (ps *placementSearch) sized(n int) {
-	if len(ps.evals) == 0 {
-		ps.evals = make(map[*framework.Placement]*placementEval, n)
-	}
-	ps.slab = make([]placementEval, 0, n)
+	// list are the placements searched, and evals theirs, by index in list (the array is
+	// the Placer's, evalBuffers: a wave gang's search at 130,000 nodes has some 8,000
+	// racks, and a map and an array made per search cost about as much as the rest of its
+	// bookkeeping).
+	list  []*framework.Placement
+	evals []placementEval
+	// byPlacement finds an eval by placement (fillGroup's children, listed or not), made
+	// on the first such look-up.
+	byPlacement map[*framework.Placement]*placementEval
 }
 
 // placementEval is what the search learned about one placement.
 type placementEval struct {
-	p     *framework.Placement
-	index int
+	p *framework.Placement
 	// capacity bounds how many pending members fit (resource vectors only).
 	capacity  int
 	evaluated bool
@@ -169,21 +165,82 @@ type placementEval struct {
 	score     int64
 }
 
-func (ps *placementSearch) eval(p *framework.Placement) *placementEval {
-	e := ps.evals[p]
-	if e == nil {
-		capacity := ps.pl.caps.of(ps.est, ps.pl.opts.Snapshot, p)
-		if len(ps.slab) < cap(ps.slab) {
-			// Within its room the slab never moves, so the evals it holds keep their
-			// addresses; the children of placements, evaluated later, go on the heap.
-			ps.slab = append(ps.slab, placementEval{p: p, capacity: capacity})
-			e = &ps.slab[len(ps.slab)-1]
-		} else {
-			e = &placementEval{p: p, capacity: capacity}
+// begin takes an array of evals for the placements, and bounds each one's capacity.
+func (ps *placementSearch) begin(placements []*framework.Placement) {
+	ps.list, ps.evals = placements, ps.pl.evals.take(len(placements))
+	for i, p := range placements {
+		// Each eval is written whole: the array may be a finished search's.
+		ps.evals[i] = placementEval{p: p, capacity: ps.capacityOf(p)}
+	}
+}
+
+// end hands the array of evals back, once nothing of the search reads it.
+func (ps *placementSearch) end() {
+	ps.pl.evals.give(ps.evals)
+	ps.evals, ps.byPlacement = nil, nil
+}
+
+// capacityOf bounds how many pending members fit in p, now.
+func (ps *placementSearch) capacityOf(p *framework.Placement) int {
+	return ps.pl.caps.of(ps.est, ps.pl.opts.Snapshot, p)
+}
+
+// evalOf returns p's eval: that of its first place in the list, or one made on its first
+// look-up (and kept for the search) when it is not listed.
+func (ps *placementSearch) evalOf(p *framework.Placement) *placementEval {
+	if ps.byPlacement == nil {
+		ps.byPlacement = make(map[*framework.Placement]*placementEval, len(ps.list))
+		for i, q := range ps.list {
+			if _, ok := ps.byPlacement[q]; !ok {
+				ps.byPlacement[q] = &ps.evals[i]
+			}
 		}
-		ps.evals[p] = e
+	}
+	e := ps.byPlacement[p]
+	if e == nil {
+		e = &placementEval{p: p, capacity: ps.capacityOf(p)}
+		ps.byPlacement[p] = e
 	}
 	return e
+}
+
+// evalBuffers keeps the evals' arrays of finished searches for the next ones: a wave's
+// gangs search the same thousands of racks cycle after cycle. A search nested in
+// another's (a composite's group, placed inside the composite's placement) takes an array
+// of its own.
+type evalBuffers struct {
+	mu   sync.Mutex
+	free [][]placementEval
+}
+
+// maxEvalBuffers bounds the arrays kept: one a level of nested searches.
+const maxEvalBuffers = 4
+
+// take returns an array of n evals, written by no search in progress; what it holds is a
+// finished search's, zeroed.
+func (b *evalBuffers) take(n int) []placementEval {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k := len(b.free); k > 0 && cap(b.free[k-1]) >= n {
+		buf := b.free[k-1][:n]
+		b.free = b.free[:k-1]
+		return buf
+	}
+	return make([]placementEval, n)
+}
+
+// give hands back a finished search's array, zeroed so that it keeps nothing of the
+// search alive (its placements' assignments and their cycle states).
+func (b *evalBuffers) give(buf []placementEval) {
+	if cap(buf) == 0 {
+		return
+	}
+	clear(buf[:cap(buf)])
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.free) < maxEvalBuffers {
+		b.free = append(b.free, buf)
+	}
 }
 
 // score scores a placement holding the placed members with the PlacementScore plugins.
@@ -233,7 +290,7 @@ func (ps *placementSearch) fillGroup(ctx context.Context, p *framework.Placement
 			}
 			return 1
 		}
-		return cmp.Compare(ps.eval(b).capacity, ps.eval(a).capacity)
+		return cmp.Compare(ps.evalOf(b).capacity, ps.evalOf(a).capacity)
 	})
 	out := &framework.GroupPlacement{}
 	rest := members
@@ -249,7 +306,7 @@ func (ps *placementSearch) fillGroup(ctx context.Context, p *framework.Placement
 		if len(rest) == 0 {
 			break
 		}
-		if ps.eval(c).capacity <= 0 {
+		if ps.evalOf(c).capacity <= 0 {
 			continue
 		}
 		placed, err := ps.fillGroup(ctx, c, rest)

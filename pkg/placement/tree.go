@@ -179,7 +179,7 @@ func (tp *TreePlacer) AlikeKey(m *framework.PodInfo) string { return tp.pl.alike
 // best of those that hold the unit wins, as Group.Search does for a PodGroup.
 func (tp *TreePlacer) Search(ctx context.Context, members []*framework.PodInfo, need int, placements []*framework.Placement) (*SearchResult, error) {
 	ps := &placementSearch{pl: tp.pl, g: tp.t.Group, state: tp.state, pending: members, need: need,
-		running: map[*framework.NodeInfo]bool{}, evals: map[*framework.Placement]*placementEval{}}
+		running: map[*framework.NodeInfo]bool{}}
 	ps.fill = func(ctx context.Context, p *framework.Placement) (*framework.GroupPlacement, error) {
 		run := &treeRun{tp: tp, allowed: map[*framework.PodInfo]bool{}, rejectors: sets.New[string]()}
 		for _, m := range members {

@@ -22,22 +22,24 @@ import (
 // member's first choice no longer blocks a later member when another assignment serves
 // both (kubernetes#138765).
 func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *framework.NodeInfo, claims []*resourceapi.ResourceClaim, keys []string) (*nodeAllocation, *framework.Status) {
-	dra := pl.h.Snapshot().DRA()
+	snap := pl.h.Snapshot()
+	dra := snap.DRA()
 	want, exact := s.want, s.exact
 	if len(claims) != len(s.toAllocate) {
 		want, exact = deviceCount(claims) // with the claim for extended resources
 	}
-	nd := pl.devices.forNode(dra, n)
+	nd := pl.devices.forNode(dra, snap, n)
+	if exact && !nd.multi && want > len(nd.ids) {
+		// Too few devices at all (none, on most nodes of a large cluster; a placement's
+		// domain only takes some away): rejected without reading what is taken, nor the
+		// node.
+		return nil, statusCannotAlloc
+	}
 	// The memo counts the devices the allocator sees unless a placement's domain
 	// excludes some of the node's.
 	counted := nd
 	if dra.Domain().ExcludesOn(n.Name) {
 		counted = nil
-	}
-	if counted != nil && exact && !counted.multi && want > len(counted.ids) {
-		// Too few devices at all (none, on most nodes of a large cluster): rejected
-		// without reading what is taken.
-		return nil, statusCannotAlloc
 	}
 	version := nd.versions.Sum()
 	free, total, multi := pl.countDevices(dra, n, counted, version)
@@ -76,11 +78,12 @@ func (pl *DynamicResources) allocate(ctx context.Context, s *stateData, n *frame
 }
 
 // cachedRun is run for the pod's claims, as an allocation of the node (nil when they do
-// not fit). The allocation of the pod's own claims is kept on the node's memo entry: the
-// members of a gang, and pods made from one template, have claims of the same specs, and
-// a node where the last pod did not land still has the same free devices, so most Filter
-// calls reuse an earlier one's allocation instead of searching again. What is kept is
-// shared, to be read only: Reserve copies the one it records. version is the node's
+// not fit). The allocation of the pod's own claims is kept on the node's memo entry (one
+// of its own, not the entry nodes without slices share: an allocation names its node):
+// the members of a gang, and pods made from one template, have claims of the same specs,
+// and a node where the last pod did not land still has the same free devices, so most
+// Filter calls reuse an earlier one's allocation instead of searching again. What is kept
+// is shared, to be read only: Reserve copies the one it records. version is the node's
 // DRA.DevicesVersion.
 func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *framework.NodeInfo, nd *nodeDevices, claims []*resourceapi.ResourceClaim, keys []string, version uint64) (*nodeAllocation, *framework.Status) {
 	dra := pl.h.Snapshot().DRA()
@@ -92,6 +95,7 @@ func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *fram
 		return &nodeAllocation{node: n.Name, keys: keys, results: res}, nil
 	}
 	domain := dra.Domain()
+	nd = pl.devices.own(dra, nd, n)
 	if na, ok := nd.result(s.specID, version, domain); ok {
 		return na, nil
 	}

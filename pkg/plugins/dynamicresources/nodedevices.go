@@ -1,6 +1,7 @@
 package dynamicresources
 
 import (
+	"hash/maphash"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,11 @@ type nodeDevices struct {
 	dra     framework.DRA
 	name    string
 	version uint64
+	// shared marks the entry of every node that can use no slice at version, while the
+	// snapshot's nodes keep their layout (deviceMemo.noDevices): it has no name and keeps
+	// no allocations (they name their node).
+	shared bool
+	layout uint64
 	// ids are the devices of the node's slices, in SlicesFor's order (a device listed by
 	// two slices twice, as the count has always counted it).
 	ids   []framework.DeviceID
@@ -123,6 +129,14 @@ type deviceMemo struct {
 	// when a node's index is beyond it, so concurrent readers never see it move.
 	slots atomic.Pointer[[]atomic.Pointer[nodeDevices]]
 
+	// none is the latest entry shared by the nodes that can use no slice (noDevices), and
+	// holders the latest list of the nodes that can use any.
+	none    atomic.Pointer[nodeDevices]
+	holders atomic.Pointer[sliceHolders]
+	// slotsOnly, for tests, looks every node up in its slot, as a node whose bit among
+	// the holders' collides with a holder's is.
+	slotsOnly bool
+
 	mu      sync.Mutex
 	version uint64
 	// cur are the IDs of the slices read at version; prev those of the last version
@@ -131,15 +145,132 @@ type deviceMemo struct {
 }
 
 // forNode returns the node's entry for the slices' current version, computing it when the
-// node has none, or one for another version or another node at the same index.
-func (m *deviceMemo) forNode(dra framework.DRA, n *framework.NodeInfo) *nodeDevices {
-	version := dra.SlicesVersion()
+// node has none, or one for another version or another node at the same index. A node
+// that can use no slice (most of a large cluster's) gets the entry such nodes share,
+// found by the node's pointer alone (sliceHolders): Filter reads nothing of the node, whose
+// line of name and index nothing else reads when Filter rejects it.
+func (m *deviceMemo) forNode(dra framework.DRA, snap framework.Snapshot, n *framework.NodeInfo) *nodeDevices {
+	version, layout := dra.SlicesVersion(), snap.LayoutVersion()
+	if !m.slotsOnly && !m.sliceHolders(dra, snap, version, layout).mayHold(n) {
+		return m.noDevices(dra, version, layout, n)
+	}
 	slot := m.slot(n.Index)
-	if nd := slot.Load(); nd != nil && nd.version == version && nd.name == n.Name && nd.dra == dra {
+	if nd := slot.Load(); nd != nil && nd.validFor(dra, version, layout, n) {
 		return nd
 	}
+	var nd *nodeDevices
+	if usable := dra.SlicesFor(n.Name); len(usable) == 0 {
+		nd = m.noDevices(dra, version, layout, n)
+	} else {
+		nd = m.build(dra, version, n, usable)
+	}
+	slot.Store(nd)
+	return nd
+}
+
+// validFor reports whether the entry is the node's at the slices' version: its own, or the
+// shared one while the nodes keep the layout it was found in.
+func (nd *nodeDevices) validFor(dra framework.DRA, version, layout uint64, n *framework.NodeInfo) bool {
+	if nd.version != version || nd.dra != dra {
+		return false
+	}
+	if nd.shared {
+		return nd.layout == layout
+	}
+	return nd.name == n.Name
+}
+
+// sliceHolders are the nodes that have slices of their own, at one slices version and
+// node layout, when every slice is a node's own (all otherwise: a slice for the nodes its
+// selector picks, or for all, may serve any node). They are a bit per hash of a node's
+// pointer, 32 bits a holder: a node whose bit is clear has no slice, without a look at
+// the node; one whose bit is set (a holder, or about one node in 32 of the others) is
+// looked up.
+type sliceHolders struct {
+	dra             framework.DRA
+	version, layout uint64
+	all             bool
+	seed            maphash.Seed
+	bits            []uint64
+}
+
+// mayHold reports whether the node may have slices of its own: false is certain.
+func (h *sliceHolders) mayHold(n *framework.NodeInfo) bool {
+	if h.all {
+		return true
+	}
+	i := maphash.Comparable(h.seed, n) & uint64(len(h.bits)*64-1)
+	return h.bits[i/64]&(1<<(i%64)) != 0
+}
+
+// sliceHolders returns the holders at the slices' version and the layout, found again
+// when either changed.
+func (m *deviceMemo) sliceHolders(dra framework.DRA, snap framework.Snapshot, version, layout uint64) *sliceHolders {
+	if h := m.holders.Load(); h != nil && h.version == version && h.layout == layout && h.dra == dra {
+		return h
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if h := m.holders.Load(); h != nil && h.version == version && h.layout == layout && h.dra == dra {
+		return h
+	}
+	h := &sliceHolders{dra: dra, version: version, layout: layout, seed: maphash.MakeSeed()}
+	var holders []*framework.NodeInfo
+	for _, s := range dra.Slices() {
+		if s.Spec.NodeName == nil || *s.Spec.NodeName == "" {
+			h.all = true
+			break
+		}
+		if n := snap.Get(*s.Spec.NodeName); n != nil {
+			holders = append(holders, n)
+		}
+	}
+	if !h.all {
+		words := 1 // a power of two, for the mask
+		for words < (len(holders)+1)/2 {
+			words *= 2
+		}
+		h.bits = make([]uint64, words)
+		for _, n := range holders {
+			i := maphash.Comparable(h.seed, n) & uint64(words*64-1)
+			h.bits[i/64] |= 1 << (i % 64)
+		}
+	}
+	m.holders.Store(h)
+	return h
+}
+
+// noDevices returns the entry shared by the nodes that can use no slice at version,
+// made when the slices or the nodes' layout changed since the last one.
+func (m *deviceMemo) noDevices(dra framework.DRA, version, layout uint64, n *framework.NodeInfo) *nodeDevices {
+	if nd := m.none.Load(); nd != nil && nd.version == version && nd.layout == layout && nd.dra == dra {
+		return nd
+	}
+	// Without slices, the counters are the slices' version alone, the same for all.
+	nd := &nodeDevices{dra: dra, version: version, shared: true, layout: layout, versions: dra.DevicesVersionCounters(n.Name)}
+	m.none.Store(nd)
+	return nd
+}
+
+// own returns an entry of the node's own, to keep allocations on: nd, or, for the entry
+// shared by nodes without slices, one made for the node in its place.
+func (m *deviceMemo) own(dra framework.DRA, nd *nodeDevices, n *framework.NodeInfo) *nodeDevices {
+	if !nd.shared {
+		return nd
+	}
+	slot := m.slot(n.Index)
+	if o := slot.Load(); o != nil && !o.shared && o.validFor(dra, nd.version, nd.layout, n) {
+		return o
+	}
+	own := m.build(dra, nd.version, n, nil)
+	slot.Store(own)
+	return own
+}
+
+// build makes a node's entry of its slices at version.
+func (m *deviceMemo) build(dra framework.DRA, version uint64, n *framework.NodeInfo, usable []*resourceapi.ResourceSlice) *nodeDevices {
 	nd := &nodeDevices{dra: dra, name: n.Name, version: version, versions: dra.DevicesVersionCounters(n.Name)}
-	for i, s := range dra.SlicesFor(n.Name) {
+	for i, s := range usable {
 		if ids := m.sliceIDs(version, s); i == 0 {
 			nd.ids = ids[:len(ids):len(ids)] // shared with the slice's; an append copies
 		} else {
@@ -154,7 +285,6 @@ func (m *deviceMemo) forNode(dra framework.DRA, n *framework.NodeInfo) *nodeDevi
 			}
 		}
 	}
-	slot.Store(nd)
 	return nd
 }
 

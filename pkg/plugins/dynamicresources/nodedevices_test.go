@@ -41,8 +41,10 @@ func allocation(node string, devices ...string) *resourceapi.AllocationResult {
 
 // The memo of the count before a search is right after every change of what it counts:
 // devices taken and freed (assumed, rolled back, allocated by the API, deleted), slices
-// added, replaced and removed, nodes removed (another node then has the index), slices
-// for all nodes, devices that allow multiple allocations, and a placement's domain.
+// added, replaced and removed, nodes removed (another node then has the index, one with
+// slices that of one without: the entry nodes without slices share is the layout's) and
+// added after their slice (the nodes known to have slices are the layout's),
+// slices for all nodes, devices that allow multiple allocations, and a placement's domain.
 func TestCountDevicesAfterChanges(t *testing.T) {
 	type counts map[string][2]int // node: free, total
 	type step struct {
@@ -104,6 +106,14 @@ func TestCountDevicesAfterChanges(t *testing.T) {
 		{name: "node removed, the next one takes its index", steps: []step{
 			{do: func(c *cache.Cache) { c.Nodes().RemoveNode("n1") }, want: counts{"n2": {2, 2}, "n3": {0, 0}}},
 		}},
+		{name: "node without slices removed, a node with slices takes its index", steps: []step{
+			{do: func(c *cache.Cache) { c.Devices().RemoveResourceSlice("n1-" + driver) }, want: counts{"n1": {0, 0}, "n2": {2, 2}}},
+			{do: func(c *cache.Cache) { c.Nodes().RemoveNode("n1") }, want: counts{"n2": {2, 2}, "n3": {0, 0}}},
+		}},
+		{name: "slice for a node not there yet, then the node", steps: []step{
+			{do: func(c *cache.Cache) { c.Devices().SetResourceSlice(testutil.Slice("n4", driver, "gpu", 3)) }, want: counts{"n2": {2, 2}, "n3": {0, 0}}},
+			{do: func(c *cache.Cache) { c.Nodes().AddNode(testutil.Node("n4").Capacity("cpu", "8").Obj()) }, want: counts{"n3": {0, 0}, "n4": {3, 3}}},
+		}},
 		{name: "node removed, then added again without slices", steps: []step{
 			{do: func(c *cache.Cache) {
 				c.Devices().RemoveResourceSlice("n1-" + driver)
@@ -146,7 +156,7 @@ func TestCountDevicesAfterChanges(t *testing.T) {
 				for _, n := range c.NodeInfos() {
 					var memo *nodeDevices
 					if !dra.Domain().ExcludesOn(n.Name) {
-						memo = pl.devices.forNode(dra, n)
+						memo = pl.devices.forNode(dra, c, n)
 						if v := memo.versions.Sum(); v != dra.DevicesVersion(n.Name) {
 							t.Errorf("%s: %s: the memo's counters sum to %d, DevicesVersion is %d", when, n.Name, v, dra.DevicesVersion(n.Name))
 						}
@@ -247,7 +257,7 @@ func TestReserveCopiesCachedResult(t *testing.T) {
 		}
 		pods = append(pods, p)
 	}
-	kept := *pl.devices.forNode(c.DRA(), c.Get("n2")).results.Load()
+	kept := *pl.devices.forNode(c.DRA(), c, c.Get("n2")).results.Load()
 	if len(kept) != 1 {
 		t.Fatalf("%d kept results, want the one both pods used", len(kept))
 	}

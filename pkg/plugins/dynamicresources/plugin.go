@@ -319,6 +319,10 @@ func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleStat
 		s.specID = pl.specID(specKey(s.toAllocate))
 		s.want, s.exact = deviceCount(s.toAllocate)
 	}
+	// The nodes with slices are found here, on one thread, when the slices or the nodes
+	// changed, not by the first Filter calls of the cycle's workers.
+	snap := pl.h.Snapshot()
+	pl.devices.sliceHolders(dra, snap, dra.SlicesVersion(), snap.LayoutVersion())
 	cs.Write(stateKey, s)
 	return nil, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -21,12 +22,16 @@ import (
 // DevicesVersion's counters, the allocations kept per node) and the per-node results of a
 // cycle agrees with a plugin made afresh for every check, after random sequences of
 // devices taken and freed (assumed, forgotten, reserved, allocated by the API, deleted,
-// under a checkpoint rolled back), slices replaced and removed, a slice for all nodes,
-// nodes removed and added, and placements' domains: the same verdicts, the same
-// allocations on each node, the same scores, and Reserve records the allocation Filter
-// found.
+// under a checkpoint rolled back), slices replaced, removed and added to nodes without
+// any, a slice for all nodes and one for the nodes its selector picks, nodes removed and
+// added, and placements' domains; for claims of exact counts, for all devices, without
+// requests (which fit on a node without devices), beside a claim allocated on one node:
+// the same verdicts, the same allocations on each node, the same scores, and Reserve
+// records the allocation Filter found. Most nodes have no devices, as in a large cluster:
+// they share one memo entry, which must give way as soon as a node gains a slice or
+// another node takes the index.
 func TestFilterAgainstFreshPlugin(t *testing.T) {
-	for seed := range uint64(40) {
+	for seed := range uint64(120) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { randomFilterRun(t, seed) })
 	}
 }
@@ -44,13 +49,23 @@ func randomFilterRun(t *testing.T, seed uint64) {
 		return pl.(*DynamicResources)
 	}
 	pl := plugin()
+	// Half the runs look every node up in its slot, where a node without slices has the
+	// entry they share (as the few nodes whose bit collides with a holder's do).
+	pl.devices.slotsOnly = seed%2 == 1
 	ctx := context.Background()
 	nodes := 0
+	var removed []string         // nodes removed, whose slices stay
+	zones := map[string]string{} // each node's zone, the same when it comes back
 	addNode := func() {
 		name := fmt.Sprintf("n%d", nodes)
-		nodes++
-		c.Nodes().AddNode(testutil.Node(name).Capacity("cpu", "8").Obj())
-		if rng.IntN(3) > 0 {
+		if len(removed) > 0 && rng.IntN(2) == 0 { // back, its slice there before it
+			name, removed = removed[len(removed)-1], removed[:len(removed)-1]
+		} else {
+			nodes++
+			zones[name] = fmt.Sprint("z", rng.IntN(2))
+		}
+		c.Nodes().AddNode(testutil.Node(name).Labels("zone", zones[name]).Capacity("cpu", "8").Obj())
+		if rng.IntN(3) == 0 && !slices.ContainsFunc(c.DRA().Slices(), func(s *resourceapi.ResourceSlice) bool { return s.Spec.Pool.Name == name }) {
 			c.Devices().SetResourceSlice(testutil.Slice(name, driver, "gpu", 1+rng.IntN(4)))
 		}
 	}
@@ -97,6 +112,23 @@ func randomFilterRun(t *testing.T, seed uint64) {
 		c.Devices().SetResourceClaim(testutil.Claim(name, "gpu", 1))
 		c.DRA().AssumeAllocation("default/"+name, allocation(pool, free[:1+rng.IntN(min(2, len(free)))]...))
 	}
+	// pinned is a claim allocated by the API to a device of a node's slice, which only
+	// that node can use, "" when there is none.
+	pinned := func() string {
+		ps := pools()
+		if len(ps) == 0 {
+			return ""
+		}
+		pool := ps[rng.IntN(len(ps))]
+		name := fmt.Sprintf("held-%d", held)
+		held++
+		cl := testutil.Claim(name, "gpu", 1)
+		cl.Status.Allocation = allocation(pool, "gpu-0")
+		cl.Status.Allocation.NodeSelector = &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{pool}}}}}}
+		c.Devices().SetResourceClaim(cl)
+		return name
+	}
 	heldKey := func() string { return fmt.Sprintf("default/held-%d", rng.IntN(max(held, 1))) }
 	pod := 0
 	// cycle filters a new pod with claims of 1 to 3 devices on every node, with pl and with
@@ -106,8 +138,20 @@ func randomFilterRun(t *testing.T, seed uint64) {
 		var names []string
 		for range 1 + rng.IntN(2) {
 			name := fmt.Sprintf("p%d-%d", pod, len(names))
-			c.Devices().SetResourceClaim(testutil.Claim(name, "gpu", int64(1+rng.IntN(3))))
+			cl := testutil.Claim(name, "gpu", int64(1+rng.IntN(3)))
+			switch rng.IntN(8) {
+			case 0: // every device: no count rules a node out
+				cl.Spec.Devices.Requests[0].Exactly.AllocationMode, cl.Spec.Devices.Requests[0].Exactly.Count = resourceapi.DeviceAllocationModeAll, 0
+			case 1: // no device at all: fits everywhere
+				cl.Spec.Devices.Requests = nil
+			}
+			c.Devices().SetResourceClaim(cl)
 			names = append(names, name)
+		}
+		if rng.IntN(4) == 0 {
+			if name := pinned(); name != "" {
+				names = append(names, name)
+			}
 		}
 		p := framework.NewPodInfo(testutil.Pod(fmt.Sprintf("p%d", pod)).Claims(names...).Obj())
 		pod++
@@ -212,9 +256,24 @@ func randomFilterRun(t *testing.T, seed uint64) {
 				c.Devices().RemoveResourceSlice("shared-" + driver)
 			}
 		},
+		func() { // a slice for the nodes of a zone set or removed
+			if rng.IntN(2) == 0 {
+				s := testutil.Slice("zoned", driver, "tpu", 1+rng.IntN(3))
+				s.Spec.NodeName, s.Spec.NodeSelector = nil, &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{
+					{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{fmt.Sprint("z", rng.IntN(2))}}}}}}
+				c.Devices().SetResourceSlice(s)
+			} else {
+				c.Devices().RemoveResourceSlice("zoned-" + driver)
+			}
+		},
 		func() { // a node removed (the next ones take new indexes), or one added
 			if infos := c.NodeInfos(); rng.IntN(2) == 0 && len(infos) > 1 {
-				c.Nodes().RemoveNode(infos[rng.IntN(len(infos))].Name)
+				name := infos[rng.IntN(len(infos))].Name
+				c.Nodes().RemoveNode(name)
+				removed = append(removed, name)
+				if rng.IntN(2) == 0 { // back at once, at the end of the list, its slice kept
+					addNode()
+				}
 			} else {
 				addNode()
 			}
