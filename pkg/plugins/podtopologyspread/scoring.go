@@ -71,6 +71,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	var required []*labeldomain.KeyDomains
 	t := &pl.topo
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	if _, synced := state.Read(preFilterStateKey).(*preFilterState); !synced {
 		// PreFilter of this cycle did not bring the index up to date (nodes do not change
 		// during a cycle, so once is enough).
@@ -102,7 +103,6 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 			size += len(c.keys.Values)
 		}
 	}
-	t.mu.Unlock()
 
 	// The buffers are reused from cycle to cycle: a cycle's scoring is over before the
 	// next PreScore (only the scheduling loop scores).
@@ -141,7 +141,28 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		s.cons[i].weight = math.Log(float64(size + 2))
 	}
 
-	forEachCounted(snap, p.Pod.Namespace, cons, s.idx, func(members []int, n int32) {
+	kept := make([]bool, len(cons))
+	for i := range s.cons {
+		c := &s.cons[i]
+		if !c.counts() {
+			continue
+		}
+		rule := countRule{required: required, keys: c.keys, aff: c.aff, tnt: c.tnt, perNode: c.hostname, numNodes: numNodes}
+		counts := t.keptCountsOf(snap, p.Pod.Namespace, c.Selector, &rule, t.nodesKey(required, c.keys, c.aff, c.tnt))
+		if counts == nil {
+			continue
+		}
+		kept[i] = true
+		region := s.counts[s.off[i]:]
+		for j, n := range counts {
+			// Non-hostname constraints count only in the filtered nodes' domains.
+			if c.hostname || s.registered[s.off[i]+j] {
+				region[j] = int64(n)
+			}
+		}
+	}
+	// The constraints whose selector follows no label are counted by walking.
+	forEachCounted(snap, p.Pod.Namespace, cons, kept, s.idx, func(members []int, n int32) {
 		carries := carriesAll(required, n)
 		for _, i := range members {
 			c := &s.cons[i]
