@@ -31,11 +31,12 @@ type keptCounts struct {
 	counts []int32 // by countRule.slot
 }
 
-// Kept counts are bounded in number and in slots (4 bytes each): a hostname constraint
-// at 130,000 nodes keeps half a MB.
+// Kept counts are bounded in number and in slots (4 bytes each, 16 MB in all): a
+// hostname constraint at 130,000 nodes keeps half a MB. make bench-sim keeps two for each
+// of its 200 apps (zones and hosts, at 5,000 nodes).
 const (
-	maxKeptCounts = 256
-	maxKeptSlots  = 1 << 20
+	maxKeptCounts = 1024
+	maxKeptSlots  = 1 << 22
 )
 
 // countRule says where a matching pod on node n counts, as PreFilter and PreScore count:

@@ -3,7 +3,6 @@ package podtopologyspread
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -268,20 +267,29 @@ func (r *keptRun) checkScoring(p *framework.PodInfo) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	if want := recountSoft(r.c, p.Pod, s); !slices.Equal(s.counts, want) {
-		r.t.Fatalf("pod %v: PreScore counts %v, a recount %v", p.Pod.Labels, s.counts, want)
+	want := recountSoft(r.c, p.Pod, s)
+	for i := range s.cons {
+		for slot, w := range want[i] {
+			if got := s.countAt(i, int32(slot)); got != w {
+				r.t.Fatalf("pod %v: PreScore constraint %d slot %d counts %d, a recount %d", p.Pod.Labels, i, slot, got, w)
+			}
+		}
 	}
 }
 
-// recountSoft is upstream's scoring count on every pod of every node, into the layout of
-// s.counts: per node for hostname constraints (a node's own pods), else per domain of the
+// recountSoft is upstream's scoring count on every pod of every node, by constraint: per node for hostname constraints (a node's own pods), else per domain of the
 // filtered nodes (s.registered), on nodes carrying every soft key (unless the system
 // defaults apply: a node lacking the key is in the domain "") and passing the policies.
-func recountSoft(c *cache.Cache, pod *v1.Pod, s *preScoreState) []int64 {
-	want := make([]int64, len(s.counts))
+func recountSoft(c *cache.Cache, pod *v1.Pod, s *preScoreState) [][]int64 {
+	want := make([][]int64, len(s.cons))
 	requireAll := len(pod.Spec.TopologySpreadConstraints) > 0
 	for i := range s.cons {
 		con := &s.cons[i]
+		if con.hostname {
+			want[i] = make([]int64, len(c.NodeInfos()))
+		} else {
+			want[i] = make([]int64, len(con.keys.Values))
+		}
 		if !con.counts() {
 			continue
 		}
@@ -302,9 +310,9 @@ func recountSoft(c *cache.Cache, pod *v1.Pod, s *preScoreState) []int64 {
 					continue
 				}
 				if con.hostname {
-					want[s.off[i]+x]++
+					want[i][x]++
 				} else {
-					want[s.off[i]+d]++
+					want[i][d]++
 				}
 			}
 		}

@@ -20,6 +20,10 @@ type softConstraint struct {
 	// hostname constraints count per node rather than per domain, as upstream (which
 	// special-cases the key kubernetes.io/hostname, whatever its values).
 	hostname bool
+	// nodeCounts are a hostname constraint's counts per node when they are kept
+	// (kept.go): read in place, since a cycle's scoring is over before the next PreScore
+	// and only PreScore changes them; the region in counts is then empty.
+	nodeCounts []int32
 	aff, tnt *nodeMask
 	// weight is log(domains + 2): a pod in a topology with many small domains weighs more
 	// than one in a topology with few large ones.
@@ -98,7 +102,9 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		}
 		s.off[i] = size
 		if c.hostname {
-			size += numNodes
+			if _, _, _, keepable := followedLabel(c.Selector); !keepable || !c.counts() {
+				size += numNodes
+			}
 		} else {
 			size += len(c.keys.Values)
 		}
@@ -153,11 +159,15 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 			continue
 		}
 		kept[i] = true
+		if c.hostname {
+			c.nodeCounts = counts
+			continue
+		}
 		region := s.counts[s.off[i]:]
-		for j, n := range counts {
-			// Non-hostname constraints count only in the filtered nodes' domains.
-			if c.hostname || s.registered[s.off[i]+j] {
-				region[j] = int64(n)
+		for d, n := range counts {
+			// Only the filtered nodes' domains count.
+			if s.registered[s.off[i]+d] {
+				region[d] = int64(n)
 			}
 		}
 	}
@@ -213,15 +223,23 @@ func (pl *PodTopologySpread) Score(_ context.Context, state *framework.CycleStat
 		if d < 0 {
 			continue
 		}
-		var cnt int64
+		slot := d
 		if c.hostname {
-			cnt = s.counts[s.off[i]+int(n)]
-		} else {
-			cnt = s.counts[s.off[i]+int(d)]
+			slot = n
 		}
+		cnt := s.countAt(i, slot)
 		score += float64(cnt)*c.weight + float64(c.MaxSkew-1)
 	}
 	return int64(math.Round(score)), nil
+}
+
+// countAt is constraint i's count in a slot: a node for hostname constraints, else a
+// domain.
+func (s *preScoreState) countAt(i int, slot int32) int64 {
+	if c := &s.cons[i]; c.nodeCounts != nil {
+		return int64(c.nodeCounts[slot])
+	}
+	return s.counts[s.off[i]+int(slot)]
 }
 
 // ScoreExtensions implements framework.ScorePlugin.
