@@ -24,7 +24,7 @@ type softConstraint struct {
 	// (kept.go): read in place, since a cycle's scoring is over before the next PreScore
 	// and only PreScore changes them; the region in counts is then empty.
 	nodeCounts []int32
-	aff, tnt *nodeMask
+	aff, tnt   *nodeMask
 	// weight is log(domains + 2): a pod in a topology with many small domains weighs more
 	// than one in a topology with few large ones.
 	weight float64
