@@ -14,16 +14,26 @@ import (
 // changes.
 //
 // Positions are base for the first change kept, base+1 for the next, and so on; the log
-// drops its oldest half when full, so a reader too far behind counts afresh.
+// drops its oldest half when full, so a reader too far behind counts afresh. Full is
+// maxLabelLog changes, or fewer for a posting of few pods (labelLogLimit): catching up on
+// more changes than the posting has pods costs more than walking it, and the bound keeps
+// a log's memory in proportion to the pods it is about.
 type labelLog struct {
 	id      uint64
 	base    uint64
 	changes []framework.LabelChange
 }
 
-// maxLabelLog bounds a log's changes (24 bytes each): more than a posting's reader lets
-// pass between two uses costs less to walk again.
-const maxLabelLog = 1 << 12
+// maxLabelLog bounds a log's changes (48 bytes each, and the labels of deleted pods):
+// more than a posting's reader lets pass between two uses costs less to walk again.
+// minLabelLog is the bound for a posting of fewer pods.
+const (
+	maxLabelLog = 1 << 12
+	minLabelLog = 64
+)
+
+// labelLogLimit is the most changes the log of a posting of n pods keeps.
+func labelLogLimit(n int) int { return min(maxLabelLog, max(minLabelLog, n)) }
 
 // labelLogIDs names logs uniquely across caches, so that a position of one never reads
 // another's.
@@ -35,13 +45,15 @@ func (l *labelLog) now() framework.LabelPosition {
 	return framework.LabelPosition{List: l.id, Seq: l.base + uint64(len(l.changes))}
 }
 
-func (l *labelLog) record(c framework.LabelChange) {
-	if len(l.changes) >= maxLabelLog {
-		half := len(l.changes) / 2
-		kept := copy(l.changes, l.changes[half:])
+func (l *labelLog) record(c framework.LabelChange, limit int) {
+	if len(l.changes) >= limit {
+		// Keep the newest half of the limit (the posting may have shrunk since the
+		// last drop, and the limit with it).
+		drop := len(l.changes) - limit/2
+		kept := copy(l.changes, l.changes[drop:])
 		clear(l.changes[kept:])
 		l.changes = l.changes[:kept]
-		l.base += uint64(half)
+		l.base += uint64(drop)
 	}
 	l.changes = append(l.changes, c)
 }
@@ -67,7 +79,8 @@ func (x *labelIndex) logCounted(e *podEntry, delta int32) {
 func (x *labelIndex) logChange(e *podEntry, delta int32) {
 	for _, p := range e.postings {
 		if p.log != nil {
-			p.log.record(framework.LabelChange{Pod: e.pi, Node: e.node, Delta: delta})
+			p.log.record(framework.LabelChange{Namespace: e.pi.Pod.Namespace, Labels: e.pi.Pod.Labels, Node: e.node, Delta: delta},
+				labelLogLimit(len(p.items)))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -33,11 +34,20 @@ func TestLabelChanges(t *testing.T) {
 		t.Fatal("the zero position accepted")
 	}
 	_, pos, _ := c.LabelChangesSince("app", "a0", framework.LabelPosition{})
-	expect := func(step string, want ...framework.LabelChange) {
+	// A change names its pod by its namespace and its labels (the map, which is the pod's
+	// own): change says which pod it is, by the map's identity.
+	change := func(p *framework.PodInfo, n *framework.NodeInfo, delta int32) string {
+		return fmt.Sprintf("%s/%p on %s %+d", p.Pod.Namespace, p.Pod.Labels, n.Name, delta)
+	}
+	expect := func(step string, want ...string) {
 		t.Helper()
 		got, now, ok := c.LabelChangesSince("app", "a0", pos)
-		if !ok || !slices.Equal(got, want) {
-			t.Fatalf("%s: changes %v (ok %v), want %v", step, got, ok, want)
+		var names []string
+		for _, ch := range got {
+			names = append(names, fmt.Sprintf("%s/%p on %s %+d", ch.Namespace, ch.Labels, ch.Node.Name, ch.Delta))
+		}
+		if !ok || !slices.Equal(names, want) {
+			t.Fatalf("%s: changes %v (ok %v), want %v", step, names, ok, want)
 		}
 		pos = now
 	}
@@ -49,18 +59,18 @@ func TestLabelChanges(t *testing.T) {
 	if err := c.Nodes().AddBoundPod(other); err != nil {
 		t.Fatal(err)
 	}
-	expect("assumed; another label's pod bound", framework.LabelChange{Pod: b, Node: n1, Delta: 1})
+	expect("assumed; another label's pod bound", change(b, n1, 1))
 	cp := c.Checkpoint()
 	s := pod(6, "")
 	c.RemovePod(a)
 	c.AddPod(s, "n1")
-	expect("simulated", framework.LabelChange{Pod: a, Node: n0, Delta: -1}, framework.LabelChange{Pod: s, Node: n1, Delta: 1})
+	expect("simulated", change(a, n0, -1), change(s, n1, 1))
 	c.Rollback(cp)
-	expect("rolled back", framework.LabelChange{Pod: s, Node: n1, Delta: -1}, framework.LabelChange{Pod: a, Node: n0, Delta: 1})
+	expect("rolled back", change(s, n1, -1), change(a, n0, 1))
 	c.Nodes().SetLeaving(a, true)
 	c.Nodes().SetLeaving(a, true)
 	c.Nodes().SetLeaving(a, false)
-	expect("terminating and back", framework.LabelChange{Pod: a, Node: n0, Delta: -1}, framework.LabelChange{Pod: a, Node: n0, Delta: 1})
+	expect("terminating and back", change(a, n0, -1), change(a, n0, 1))
 	leaving := pod(9, "n0")
 	leaving.Terminating = true
 	if err := c.Nodes().AddBoundPod(leaving); err != nil {
@@ -83,9 +93,13 @@ func TestLabelChanges(t *testing.T) {
 	if _, _, ok := c.LabelChangesSince("app", "a0", behind); ok {
 		t.Fatal("a position the log dropped accepted")
 	}
+	// A posting of few pods keeps a log in proportion (its deleted pods' labels with it).
+	if n := len(c.Nodes().labels.keys["app"].values["a0"].log.changes); n > minLabelLog {
+		t.Fatalf("the log of a posting of 2 pods keeps %d changes, want at most %d", n, minLabelLog)
+	}
 	_, pos, _ = c.LabelChangesSince("app", "a0", framework.LabelPosition{})
 	c.Nodes().SetLeaving(a, true) // the loop left it counting
-	expect("after the drop", framework.LabelChange{Pod: a, Node: n0, Delta: -1})
+	expect("after the drop", change(a, n0, -1))
 
 	// The list goes with its last pod; a new one starts afresh.
 	c.Nodes().RemoveBoundPod(a.Key)

@@ -325,11 +325,14 @@ type LabelPosition struct {
 }
 
 // LabelChange is a pod starting (Delta 1) or ceasing (-1) to count on a node: added or
-// removed, or its terminating mark cleared or set.
+// removed, or its terminating mark cleared or set. It holds what a reader matches of the
+// pod (its namespace and labels), not the pod: a log kept for a reader must not keep the
+// objects of deleted pods alive.
 type LabelChange struct {
-	Pod   *PodInfo
-	Node  *NodeInfo
-	Delta int32
+	Namespace string
+	Labels    map[string]string
+	Node      *NodeInfo
+	Delta     int32
 }
 
 // Checkpoint identifies a point in the snapshot's undo log that Rollback returns to.

@@ -120,8 +120,7 @@ func (t *topology) keptCountsOf(snap framework.Snapshot, ns string, sel labels.S
 		t.countInto(snap, ns, sel, r, kc.counts)
 	}
 	for _, ch := range changes {
-		q := ch.Pod
-		if q.Pod.Namespace != ns || (!exact && !sel.Matches(labels.Set(q.Pod.Labels))) {
+		if ch.Namespace != ns || (!exact && !sel.Matches(labels.Set(ch.Labels))) {
 			continue
 		}
 		if n := t.idx.of(ch.Node); n >= 0 {
