@@ -2,6 +2,7 @@ package cache
 
 import (
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -13,6 +14,8 @@ import (
 type labelIndex struct {
 	all  posting
 	keys map[string]*keyPostings
+	// logMu guards the making of postings' logs, which readers ask for (labellog.go).
+	logMu sync.Mutex
 }
 
 type keyPostings struct {
@@ -39,6 +42,8 @@ func (lp *labelPostings) keep(e *podEntry) {
 type posting struct {
 	items   []postingItem
 	dropped bool
+	// log lists the changes to which of its pods count, once a reader asked (labellog.go).
+	log *labelLog
 }
 
 // postingItem is a pod in a posting list; slot says which of the pod's postings this is,
@@ -108,6 +113,7 @@ func (x *labelIndex) append(e *podEntry) {
 		e.pos = append(e.pos, int32(len(p.items)))
 		p.items = append(p.items, postingItem{e: e, slot: int32(s)})
 	}
+	x.logCounted(e, 1)
 }
 
 // remove takes the pod out of its posting lists; when record is set it returns the
@@ -117,6 +123,7 @@ func (x *labelIndex) remove(e *podEntry, record bool) []int32 {
 	if record {
 		saved = append([]int32(nil), e.pos...)
 	}
+	x.logCounted(e, -1)
 	for s, p := range e.postings {
 		i := e.pos[s]
 		last := int32(len(p.items) - 1)
@@ -166,6 +173,7 @@ func (x *labelIndex) restore(e *podEntry, saved []int32) {
 		}
 		e.pos[s] = i
 	}
+	x.logCounted(e, 1)
 	x.adjustTotals(e, 1)
 }
 
@@ -175,6 +183,7 @@ func (x *labelIndex) undoAdd(e *podEntry) {
 		p.items[len(p.items)-1] = postingItem{}
 		p.items = p.items[:len(p.items)-1]
 	}
+	x.logCounted(e, -1)
 	x.adjustTotals(e, -1)
 }
 

@@ -215,6 +215,14 @@ func (s *NodeStore) RemovePod(pi *framework.PodInfo) {
 // carried out) or no longer; the node's LeavingGeneration changes, so what preemption
 // cached about the node is stale.
 func (s *NodeStore) SetLeaving(pi *framework.PodInfo, leaving bool) {
+	if e := s.entries[pi]; e != nil && pi.Terminating != leaving {
+		// It counts for the label index's readers exactly while not leaving.
+		delta := int32(1)
+		if leaving {
+			delta = -1
+		}
+		s.labels.logChange(e, delta)
+	}
 	if n := s.Get(pi.NodeName); n != nil && s.pods[pi.Key] == pi {
 		gen := n.LeavingGeneration
 		n.SetLeaving(pi, leaving)

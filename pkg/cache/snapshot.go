@@ -51,6 +51,12 @@ func (c *Cache) ForEachPodMatching(ns func(string) bool, sel labels.Selector, fn
 	c.nodes.ForEachPodMatching(ns, sel, fn)
 }
 
+// LabelChangesSince returns the changes to which pods labelled key=value count since a
+// position, and the position now (false: count afresh).
+func (c *Cache) LabelChangesSince(key, value string, from framework.LabelPosition) ([]framework.LabelChange, framework.LabelPosition, bool) {
+	return c.nodes.LabelChangesSince(key, value, from)
+}
+
 // AddPod places a pod on a node inside a simulation.
 func (c *Cache) AddPod(pi *framework.PodInfo, node string) { c.nodes.AddPod(pi, node) }
 

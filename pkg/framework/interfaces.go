@@ -276,6 +276,17 @@ type Snapshot interface {
 	// namespace is accepted by ns, until fn returns false. It uses a label index, so the
 	// cost follows the number of candidate pods, not the cluster size.
 	ForEachPodMatching(ns func(namespace string) bool, sel labels.Selector, fn func(*PodInfo) bool)
+	// LabelChangesSince returns, oldest first, the changes since position from to which
+	// pods labelled key=value count: Delta 1 for such a pod added to a node or no longer
+	// terminating (PodInfo.Terminating), -1 for one removed or now terminating;
+	// simulations and their rollbacks included. It also returns the position now. ok is
+	// false when the changes are not known from there (the zero position, a position of an
+	// earlier list of that label, or one no longer kept; and always while no pod carries
+	// the label): the reader counts afresh (ForEachPodMatching) and continues from now. A
+	// change's Node may be a ghost, which ForEachPodMatching leaves out. The changes are
+	// valid until the next change. Readers that keep counts per label (PodTopologySpread)
+	// thus update them instead of recounting.
+	LabelChangesSince(key, value string, from LabelPosition) (changes []LabelChange, now LabelPosition, ok bool)
 	// PDBs returns the PodDisruptionBudgets, ordered by namespace/name.
 	PDBs() []*PDBInfo
 	// Group returns a PodGroup by namespace/name, or nil.
@@ -318,6 +329,25 @@ type Snapshot interface {
 	AddPod(p *PodInfo, node string)
 	// RemovePod takes a pod off its node.
 	RemovePod(p *PodInfo)
+}
+
+// LabelPosition is a position in the changes of the pods carrying one label
+// (Snapshot.LabelChangesSince). The zero value is before any: its changes are not known.
+type LabelPosition struct {
+	// List names the label's list of changes (unique across snapshots); Seq is the
+	// position in it.
+	List, Seq uint64
+}
+
+// LabelChange is a pod starting (Delta 1) or ceasing (-1) to count on a node: added or
+// removed, or its terminating mark cleared or set. It holds what a reader matches of the
+// pod (its namespace and labels), not the pod: a log kept for a reader must not keep the
+// objects of deleted pods alive.
+type LabelChange struct {
+	Namespace string
+	Labels    map[string]string
+	Node      *NodeInfo
+	Delta     int32
 }
 
 // Checkpoint identifies a point in the snapshot's undo log that Rollback returns to.

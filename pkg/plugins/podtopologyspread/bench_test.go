@@ -123,3 +123,51 @@ func BenchmarkPreScoreScore(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
+
+// BenchmarkCyclesAsPodsBind is make bench-sim's spreading in small: 5,000 nodes, 20,000
+// pods of 200 apps bound, and per iteration one pod of the next app spread over zones
+// (DoNotSchedule) and hosts (ScheduleAnyway) through PreFilter and PreScore on 500 nodes,
+// then seven pods bound, of seven apps in turn, so that between two pods of one app seven
+// of its pods arrived. The walk costs the app's pods bound; the kept counts, the changes.
+func BenchmarkCyclesAsPodsBind(b *testing.B) {
+	const numNodes, numZones, apps = 5000, 50, 200
+	nodes := make([]*v1.Node, numNodes)
+	for i := range nodes {
+		name := fmt.Sprintf("node-%04d", i)
+		nodes[i] = node(name, v1.LabelTopologyZone, fmt.Sprintf("zone-%02d", i%numZones), hostname, name)
+	}
+	appOf := func(i int) string { return fmt.Sprintf("app-%03d", i%apps) }
+	var pods []*v1.Pod
+	for i := range 4 * numNodes {
+		pods = append(pods, bound(fmt.Sprintf("p-%06d", i), nodes[i%numNodes].Name, "app", appOf(i)))
+	}
+	pl, c := setup(b, nil, nodes, pods)
+	infos := c.NodeInfos()
+	ctx := context.Background()
+	next := len(pods)
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": appOf(i)}}
+		p := framework.NewPodInfo(incoming([]string{"app", appOf(i)},
+			spread(1, v1.LabelTopologyZone, v1.DoNotSchedule, sel), spread(1, hostname, v1.ScheduleAnyway, sel)).Obj())
+		state := framework.NewCycleState()
+		if _, st := pl.PreFilter(ctx, state, p); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+		start := (i * 500) % (numNodes - 500)
+		if st := pl.PreScore(ctx, state, p, infos[start:start+500]); !st.IsSuccess() {
+			b.Fatal(st)
+		}
+		for range 7 {
+			pod := bound(fmt.Sprintf("p-%06d", next), infos[(next*7)%numNodes].Name, "app", appOf(next))
+			if err := c.Nodes().AddBoundPod(framework.NewPodInfo(pod)); err != nil {
+				b.Fatal(err)
+			}
+			next++
+		}
+		i++
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+}

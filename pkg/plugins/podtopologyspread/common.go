@@ -36,12 +36,12 @@ func (x *nodeIndexes) of(n *framework.NodeInfo) int32 {
 	return -1
 }
 
-// forEachCounted walks, once per distinct selector among the constraints that count pods,
-// the pods of namespace ns that match it, are not terminating and run on an indexed node,
+// forEachCounted walks, once per distinct selector among the constraints that count pods
+// (except those done says are counted already), the pods of namespace ns that match it, are not terminating and run on an indexed node,
 // through the snapshot's label index. fn gets the constraints sharing the selector and the
 // pod's node index. Constraints of one pod usually share their selector, so they share the
 // walk.
-func forEachCounted(snap framework.Snapshot, ns string, cons []spreadConstraint, idx *nodeIndexes, fn func(members []int, n int32)) {
+func forEachCounted(snap framework.Snapshot, ns string, cons []spreadConstraint, done []bool, idx *nodeIndexes, fn func(members []int, n int32)) {
 	type group struct {
 		sel     string
 		members []int
@@ -49,7 +49,7 @@ func forEachCounted(snap framework.Snapshot, ns string, cons []spreadConstraint,
 	var groups []group
 next:
 	for i := range cons {
-		if !cons[i].counts() {
+		if !cons[i].counts() || (done != nil && done[i]) {
 			continue
 		}
 		s := cons[i].Selector.String()

@@ -6,9 +6,14 @@
 //
 // # Counting
 //
-// Upstream counts, for every node, the pods on it that match a constraint. Here PreFilter
-// and PreScore walk only the matching pods, through the snapshot's label index
-// (Snapshot.ForEachPodMatching), and add each to its node's domain. As upstream: only pods
+// Upstream counts, for every node, the pods on it that match a constraint. Here each
+// constraint's counts are kept from cycle to cycle (kept.go, decision 75): per namespace,
+// selector and the nodes that count, they are counted once by walking the matching pods
+// through the snapshot's label index (Snapshot.ForEachPodMatching), then caught up with the
+// changes since to the pods carrying one label the selector requires
+// (Snapshot.LabelChangesSince: pods added, removed, simulated, rolled back, marked
+// terminating or no longer), with the same rule. Selectors requiring no single label value
+// are walked every time. As upstream: only pods
 // in the incoming pod's namespace count; pods being deleted (PodInfo.Terminating) do not;
 // pods count only on nodes that are eligible for the constraint, that is nodes carrying
 // every topology key of the pod's constraints (of the same kind, hard or soft) and passing
@@ -25,8 +30,9 @@
 // nodeAffinityPolicy's per node selection (nodeSelector and required node affinity, up to
 // 64 of them, so that pods of several selections interleaved do not match every node's
 // labels per pod), nodeTaintsPolicy's for the last tolerations seen; and so is which
-// domains exist. A cycle thus costs O(matching pods) for the walk, O(nodes)
-// pointer comparisons to check the index is current, and O(domains) for the minimum;
+// domains exist. A cycle thus costs O(changes since the constraint's last use) for its
+// counts, O(nodes) pointer comparisons to check the index is current, and O(domains) for
+// the minimum;
 // Filter costs a map lookup and a few array reads per node and allocates nothing on
 // success.
 //

@@ -25,6 +25,8 @@ type hardConstraint struct {
 	selfMatch bool
 	// aff and tnt are the inclusion policies' node masks, nil when they exclude no node.
 	aff, tnt *nodeMask
+	// nodes names the nodes that count (for the memos of presence and counts).
+	nodes presenceKey
 }
 
 func (c *hardConstraint) eligible(n int32) bool {
@@ -106,14 +108,28 @@ func (pl *PodTopologySpread) preFilterState(p *framework.PodInfo, cons []spreadC
 		if cons[i].NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
 			c.tnt = t.taintMask(p.Pod)
 		}
-		c.present = t.presenceOf(s.required, c.keys, c.aff, c.tnt)
+		c.nodes = t.nodesKey(s.required, c.keys, c.aff, c.tnt)
+		c.present = t.presenceOf(c.nodes, s.required, c.keys, c.aff, c.tnt)
 		s.off[i] = size
 		size += len(c.keys.Values)
 	}
+	s.counts = make([]int32, size)
+	kept := make([]bool, len(cons))
+	for i := range s.cons {
+		c := &s.cons[i]
+		if !c.counts() {
+			continue
+		}
+		rule := countRule{required: s.required, keys: c.keys, aff: c.aff, tnt: c.tnt}
+		if counts := t.keptCountsOf(snap, p.Pod.Namespace, c.Selector, &rule, c.nodes); counts != nil {
+			copy(s.counts[s.off[i]:], counts)
+			kept[i] = true
+		}
+	}
 	t.mu.Unlock()
 
-	s.counts = make([]int32, size)
-	forEachCounted(snap, p.Pod.Namespace, cons, s.idx, func(members []int, n int32) {
+	// The constraints whose selector follows no label are counted by walking.
+	forEachCounted(snap, p.Pod.Namespace, cons, kept, s.idx, func(members []int, n int32) {
 		if !carriesAll(s.required, n) {
 			return
 		}

@@ -20,7 +20,11 @@ type softConstraint struct {
 	// hostname constraints count per node rather than per domain, as upstream (which
 	// special-cases the key kubernetes.io/hostname, whatever its values).
 	hostname bool
-	aff, tnt *nodeMask
+	// nodeCounts are a hostname constraint's counts per node when they are kept
+	// (kept.go): read in place, since a cycle's scoring is over before the next PreScore
+	// and only PreScore changes them; the region in counts is then empty.
+	nodeCounts []int32
+	aff, tnt   *nodeMask
 	// weight is log(domains + 2): a pod in a topology with many small domains weighs more
 	// than one in a topology with few large ones.
 	weight float64
@@ -71,6 +75,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	var required []*labeldomain.KeyDomains
 	t := &pl.topo
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	if _, synced := state.Read(preFilterStateKey).(*preFilterState); !synced {
 		// PreFilter of this cycle did not bring the index up to date (nodes do not change
 		// during a cycle, so once is enough).
@@ -97,12 +102,13 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		}
 		s.off[i] = size
 		if c.hostname {
-			size += numNodes
+			if _, _, _, keepable := followedLabel(c.Selector); !keepable || !c.counts() {
+				size += numNodes
+			}
 		} else {
 			size += len(c.keys.Values)
 		}
 	}
-	t.mu.Unlock()
 
 	// The buffers are reused from cycle to cycle: a cycle's scoring is over before the
 	// next PreScore (only the scheduling loop scores).
@@ -141,7 +147,32 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		s.cons[i].weight = math.Log(float64(size + 2))
 	}
 
-	forEachCounted(snap, p.Pod.Namespace, cons, s.idx, func(members []int, n int32) {
+	kept := make([]bool, len(cons))
+	for i := range s.cons {
+		c := &s.cons[i]
+		if !c.counts() {
+			continue
+		}
+		rule := countRule{required: required, keys: c.keys, aff: c.aff, tnt: c.tnt, perNode: c.hostname, numNodes: numNodes}
+		counts := t.keptCountsOf(snap, p.Pod.Namespace, c.Selector, &rule, t.nodesKey(required, c.keys, c.aff, c.tnt))
+		if counts == nil {
+			continue
+		}
+		kept[i] = true
+		if c.hostname {
+			c.nodeCounts = counts
+			continue
+		}
+		region := s.counts[s.off[i]:]
+		for d, n := range counts {
+			// Only the filtered nodes' domains count.
+			if s.registered[s.off[i]+d] {
+				region[d] = int64(n)
+			}
+		}
+	}
+	// The constraints whose selector follows no label are counted by walking.
+	forEachCounted(snap, p.Pod.Namespace, cons, kept, s.idx, func(members []int, n int32) {
 		carries := carriesAll(required, n)
 		for _, i := range members {
 			c := &s.cons[i]
@@ -192,15 +223,23 @@ func (pl *PodTopologySpread) Score(_ context.Context, state *framework.CycleStat
 		if d < 0 {
 			continue
 		}
-		var cnt int64
+		slot := d
 		if c.hostname {
-			cnt = s.counts[s.off[i]+int(n)]
-		} else {
-			cnt = s.counts[s.off[i]+int(d)]
+			slot = n
 		}
+		cnt := s.countAt(i, slot)
 		score += float64(cnt)*c.weight + float64(c.MaxSkew-1)
 	}
 	return int64(math.Round(score)), nil
+}
+
+// countAt is constraint i's count in a slot: a node for hostname constraints, else a
+// domain.
+func (s *preScoreState) countAt(i int, slot int32) int64 {
+	if c := &s.cons[i]; c.nodeCounts != nil {
+		return int64(c.nodeCounts[slot])
+	}
+	return s.counts[s.off[i]+int(slot)]
 }
 
 // ScoreExtensions implements framework.ScorePlugin.

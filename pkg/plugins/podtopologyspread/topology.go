@@ -35,6 +35,9 @@ type topology struct {
 	affinity map[string]*nodeMask // by framework.NodeSelectionKey, for gen
 	taints   taintMemo
 	presence map[presenceKey]*presence
+	// kept are constraints' counts kept up to date (kept.go), keptSlots their size.
+	kept      map[keptKey]*keptCounts
+	keptSlots int
 }
 
 // newTopology keeps, for every key, a domain for the value "": see emptyID.
@@ -92,6 +95,7 @@ func (t *topology) invalidate() {
 	t.affinity = map[string]*nodeMask{}
 	t.taints = taintMemo{}
 	t.presence = map[presenceKey]*presence{}
+	t.kept, t.keptSlots = nil, 0
 	t.anyTaint = false
 	for _, n := range t.nodes.Objects() {
 		for i := range n.Spec.Taints {
@@ -162,14 +166,19 @@ func doNotScheduleTaint(t *v1.Taint) bool {
 	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
 }
 
-// presenceOf says which domains of k have a node that carries every required key and
-// passes the masks (nil masks pass every node).
-func (t *topology) presenceOf(required []*labeldomain.KeyDomains, k *labeldomain.KeyDomains, aff, tnt *nodeMask) *presence {
+// nodesKey names the nodes that count for a constraint: those that carry every required
+// key and k, and pass the masks.
+func (t *topology) nodesKey(required []*labeldomain.KeyDomains, k *labeldomain.KeyDomains, aff, tnt *nodeMask) presenceKey {
 	names := make([]string, len(required))
 	for i, r := range required {
 		names[i] = r.Key
 	}
-	pk := presenceKey{required: strings.Join(names, "\x00"), key: k.Key, affinity: aff, tnt: tnt}
+	return presenceKey{required: strings.Join(names, "\x00"), key: k.Key, affinity: aff, tnt: tnt}
+}
+
+// presenceOf says which domains of k have a node that carries every required key and
+// passes the masks (nil masks pass every node); pk is their nodesKey.
+func (t *topology) presenceOf(pk presenceKey, required []*labeldomain.KeyDomains, k *labeldomain.KeyDomains, aff, tnt *nodeMask) *presence {
 	if p := t.presence[pk]; p != nil {
 		return p
 	}
