@@ -1,6 +1,9 @@
 package kube
 
 import (
+	"net"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -10,10 +13,11 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/driver/kube/dispatch"
 )
 
-// clientSet is every connection the driver makes to the API server, each with its own
+// clientSet is every client the driver makes of the API server, each with its own
 // budget: the informers and the actuator's calls share the flags' limits (the actuator's
 // through its dispatcher, which takes a token only when a call's turn comes), events and
-// leader election have their own.
+// leader election have their own. The informers' watches also have a connection of their
+// own (ownConnection); the other clients share one.
 type clientSet struct {
 	informers kubernetes.Interface
 	actuator  kubernetes.Interface
@@ -56,7 +60,7 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 	apf.onThrottled(cs.calls.Throttled)
 
 	var err error
-	if cs.informers, err = kubernetes.NewForConfig(config("scheduler", shared, true)); err != nil {
+	if cs.informers, err = kubernetes.NewForConfig(ownConnection(config("scheduler", shared, true))); err != nil {
 		return nil, err
 	}
 	if cs.actuator, err = kubernetes.NewForConfig(config("scheduler", nil, true)); err != nil {
@@ -77,4 +81,18 @@ func newClientSet(o Options, scheme *runtime.Scheme) (*clientSet, error) {
 	}
 	cs.events = newEventRecorder(eventClient, scheme, cs.calls, limits.eventLimiter(), cs.metrics.eventsDropped)
 	return cs, nil
+}
+
+// ownConnection gives a client a TCP connection of its own. client-go otherwise shares one
+// HTTP/2 connection among every client of the same server and credentials, and the API
+// server serves each connection's streams (at most 100) through one loop: with hundreds of
+// the actuator's calls on it (a preemption wave's evictions and reports), the informers'
+// watch events wait behind their responses. In the wave phalanx saw new pods seconds
+// after they were created, and the API server closed its pod watch as unresponsive more
+// often than with a connection of its own (docs/decisions/0073). A dialer of its own is
+// what keeps client-go from reusing the shared transport; it dials as client-go's default
+// does.
+func ownConnection(c *rest.Config) *rest.Config {
+	c.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return c
 }
