@@ -33,6 +33,10 @@ type nodeDevices struct {
 	// two slices twice, as the count has always counted it).
 	ids   []framework.DeviceID
 	multi bool
+	// byLabels says whether a slice of the node serves it by its labels (a node selector,
+	// or per-device node selection): the allocator then reads the node's labels, so an
+	// allocation holds for one StaticGeneration of the node (keyOf).
+	byLabels bool
 	// versions sum to the node's DevicesVersion: read without looking the node up.
 	versions framework.VersionCounters
 	// counted is the number of ids free at a DevicesVersion of the node.
@@ -44,14 +48,26 @@ type nodeDevices struct {
 }
 
 // cachedResult is an allocation computed on a node for claims of one spec (the pod's
-// specID), at one DevicesVersion of the node, within one placement's domain (nil: none);
-// alloc is nil when the claims do not fit. It is shared by the Filter calls that find it,
-// to be read only.
+// specID), at one DevicesVersion and static generation of the node (staticOf), within one
+// placement's domain (nil: none); alloc is nil when the claims do not fit. It is shared by
+// the Filter calls that find it, to be read only.
 type cachedResult struct {
 	spec    uint64
 	version uint64
+	static  int64
 	domain  *framework.DeviceDomain
 	alloc   *nodeAllocation
+}
+
+// staticOf is what the node's kept allocations depend on of the node beyond its name and
+// devices: its StaticGeneration (which changes with its labels, and when a node of the
+// same name comes back) when a slice serves it by its labels, 0 otherwise, so that Filter
+// reads the node's line of labels and taints only then.
+func (nd *nodeDevices) staticOf(n *framework.NodeInfo) int64 {
+	if nd.byLabels {
+		return n.StaticGeneration
+	}
+	return 0
 }
 
 // maxResultsPerNode bounds the allocations a node keeps for its current DevicesVersion:
@@ -59,12 +75,12 @@ type cachedResult struct {
 // last taken or freed.
 const maxResultsPerNode = 8
 
-// result returns the allocation kept for claims of the spec at the version within the
-// domain, if any.
-func (nd *nodeDevices) result(spec, version uint64, domain *framework.DeviceDomain) (*nodeAllocation, bool) {
+// result returns the allocation kept for claims of the spec at the version and static
+// generation within the domain, if any.
+func (nd *nodeDevices) result(spec, version uint64, static int64, domain *framework.DeviceDomain) (*nodeAllocation, bool) {
 	if list := nd.results.Load(); list != nil {
 		for _, r := range *list {
-			if r.spec == spec && r.version == version && r.domain == domain {
+			if r.spec == spec && r.version == version && r.static == static && r.domain == domain {
 				return r.alloc, true
 			}
 		}
@@ -72,13 +88,13 @@ func (nd *nodeDevices) result(spec, version uint64, domain *framework.DeviceDoma
 	return nil, false
 }
 
-// keep adds an allocation, dropping those of older versions (versions only grow, so they
-// are never asked for again) and the oldest beyond the bound. Two Filter calls that keep
+// keep adds an allocation, dropping those of older versions or static generations (both
+// only grow, so they are never asked for again) and the oldest beyond the bound. Two Filter calls that keep
 // one at once on the same node may lose one: it is computed again when next asked for.
 func (nd *nodeDevices) keep(r cachedResult) {
 	var list []cachedResult
 	if old := nd.results.Load(); old != nil {
-		list = slices.DeleteFunc(slices.Clone(*old), func(o cachedResult) bool { return o.version != r.version })
+		list = slices.DeleteFunc(slices.Clone(*old), func(o cachedResult) bool { return o.version != r.version || o.static != r.static })
 	}
 	if len(list) >= maxResultsPerNode {
 		list = list[len(list)-maxResultsPerNode+1:]
@@ -276,6 +292,7 @@ func (m *deviceMemo) build(dra framework.DRA, version uint64, n *framework.NodeI
 		} else {
 			nd.ids = append(nd.ids, ids...)
 		}
+		nd.byLabels = nd.byLabels || servesByLabels(s)
 		if !nd.multi {
 			for i := range s.Spec.Devices {
 				if a := s.Spec.Devices[i].AllowMultipleAllocations; a != nil && *a {
@@ -286,6 +303,14 @@ func (m *deviceMemo) build(dra framework.DRA, version uint64, n *framework.NodeI
 		}
 	}
 	return nd
+}
+
+// servesByLabels reports whether the slice may serve a node by its labels: one that names
+// its node, or serves all nodes, does not.
+func servesByLabels(s *resourceapi.ResourceSlice) bool {
+	named := s.Spec.NodeName != nil && *s.Spec.NodeName != ""
+	all := s.Spec.AllNodes != nil && *s.Spec.AllNodes
+	return !named && !all
 }
 
 // slot returns the entry of index i, growing the array when it is too short.
