@@ -108,7 +108,7 @@ func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *fram
 	if res != nil {
 		na = &nodeAllocation{node: n.Name, results: res} // keys nil: the pod's own (toKeys)
 	}
-	nd.keep(cachedResult{spec: s.specID, version: version, static: static, domain: domain, alloc: na})
+	nd.keep(static, cachedResult{spec: s.specID, version: version, domain: domain, alloc: na})
 	return na, nil
 }
 
