@@ -96,7 +96,8 @@ func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *fram
 	}
 	domain := dra.Domain()
 	nd = pl.devices.own(dra, nd, n)
-	if na, ok := nd.result(s.specID, version, domain); ok {
+	static := nd.staticOf(n)
+	if na, ok := nd.result(s.specID, version, static, domain); ok {
 		return na, nil
 	}
 	res, st := pl.run(ctx, n, claims, dra.AllocatedState())
@@ -107,7 +108,7 @@ func (pl *DynamicResources) cachedRun(ctx context.Context, s *stateData, n *fram
 	if res != nil {
 		na = &nodeAllocation{node: n.Name, results: res} // keys nil: the pod's own (toKeys)
 	}
-	nd.keep(cachedResult{spec: s.specID, version: version, domain: domain, alloc: na})
+	nd.keep(static, cachedResult{spec: s.specID, version: version, domain: domain, alloc: na})
 	return na, nil
 }
 

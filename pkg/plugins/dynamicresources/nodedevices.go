@@ -28,19 +28,35 @@ type nodeDevices struct {
 	// snapshot's nodes keep their layout (deviceMemo.noDevices): it has no name and keeps
 	// no allocations (they name their node).
 	shared bool
-	layout uint64
+	// multi says whether a device of ids allows multiple allocations.
+	multi bool
+	// byLabels says whether a slice of the node serves it by its labels (a node selector,
+	// or per-device node selection): the allocator then reads the node's labels, so an
+	// allocation holds for one StaticGeneration of the node (staticOf).
+	byLabels bool
+	layout   uint64
 	// ids are the devices of the node's slices, in SlicesFor's order (a device listed by
 	// two slices twice, as the count has always counted it).
-	ids   []framework.DeviceID
-	multi bool
+	ids []framework.DeviceID
 	// versions sum to the node's DevicesVersion: read without looking the node up.
 	versions framework.VersionCounters
 	// counted is the number of ids free at a DevicesVersion of the node.
 	counted atomic.Pointer[freeCount]
 	// results are allocations computed on the node at its current DevicesVersion
-	// (cachedRun), at most maxResultsPerNode, oldest first; the list is replaced, never
-	// changed.
-	results atomic.Pointer[[]cachedResult]
+	// (cachedRun); they are replaced, never changed.
+	results atomic.Pointer[keptResults]
+	// seenAt is framework.LastStaticGeneration when the kept allocations' static
+	// generation was last found to be the node's: while it has not moved, no node's has,
+	// and staticOf does not read the node's line of labels (the entry stays 128 bytes,
+	// two cache lines).
+	seenAt atomic.Int64
+}
+
+// keptResults are the allocations a node keeps, at most maxResultsPerNode, oldest first,
+// all for one static generation of the node (staticOf).
+type keptResults struct {
+	static int64
+	list   []cachedResult
 }
 
 // cachedResult is an allocation computed on a node for claims of one spec (the pod's
@@ -54,16 +70,42 @@ type cachedResult struct {
 	alloc   *nodeAllocation
 }
 
+// staticOf is what the node's kept allocations depend on of the node beyond its name and
+// devices: its StaticGeneration (which changes with its labels, and when a node of the
+// same name comes back) when a slice serves it by its labels, 0 otherwise. It reads the
+// node's StaticGeneration, on a cache line Filter reads nothing else of, only when some
+// node's has changed since the kept allocations' was last found to be the node's. Nodes
+// change between cycles, when no Filter runs, so the Filters of a cycle keep and find the
+// same generation.
+func (nd *nodeDevices) staticOf(n *framework.NodeInfo) int64 {
+	if !nd.byLabels {
+		return 0
+	}
+	last := framework.LastStaticGeneration()
+	kept := nd.results.Load()
+	if kept == nil {
+		return n.StaticGeneration
+	}
+	if nd.seenAt.Load() == last {
+		return kept.static
+	}
+	static := n.StaticGeneration
+	if static == kept.static {
+		nd.seenAt.Store(last)
+	}
+	return static
+}
+
 // maxResultsPerNode bounds the allocations a node keeps for its current DevicesVersion:
 // one per spec of claims and placement domain tried there since a device of the node was
 // last taken or freed.
 const maxResultsPerNode = 8
 
-// result returns the allocation kept for claims of the spec at the version within the
-// domain, if any.
-func (nd *nodeDevices) result(spec, version uint64, domain *framework.DeviceDomain) (*nodeAllocation, bool) {
-	if list := nd.results.Load(); list != nil {
-		for _, r := range *list {
+// result returns the allocation kept for claims of the spec at the version and static
+// generation within the domain, if any.
+func (nd *nodeDevices) result(spec, version uint64, static int64, domain *framework.DeviceDomain) (*nodeAllocation, bool) {
+	if kept := nd.results.Load(); kept != nil && kept.static == static {
+		for _, r := range kept.list {
 			if r.spec == spec && r.version == version && r.domain == domain {
 				return r.alloc, true
 			}
@@ -72,19 +114,20 @@ func (nd *nodeDevices) result(spec, version uint64, domain *framework.DeviceDoma
 	return nil, false
 }
 
-// keep adds an allocation, dropping those of older versions (versions only grow, so they
-// are never asked for again) and the oldest beyond the bound. Two Filter calls that keep
-// one at once on the same node may lose one: it is computed again when next asked for.
-func (nd *nodeDevices) keep(r cachedResult) {
+// keep adds an allocation for the static generation, dropping those of older versions or
+// static generations (both only grow, so they are never asked for again) and the oldest
+// beyond the bound. Two Filter calls that keep one at once on the same node may lose one:
+// it is computed again when next asked for.
+func (nd *nodeDevices) keep(static int64, r cachedResult) {
 	var list []cachedResult
-	if old := nd.results.Load(); old != nil {
-		list = slices.DeleteFunc(slices.Clone(*old), func(o cachedResult) bool { return o.version != r.version })
+	if old := nd.results.Load(); old != nil && old.static == static {
+		list = slices.DeleteFunc(slices.Clone(old.list), func(o cachedResult) bool { return o.version != r.version })
 	}
 	if len(list) >= maxResultsPerNode {
 		list = list[len(list)-maxResultsPerNode+1:]
 	}
 	list = append(list, r)
-	nd.results.Store(&list)
+	nd.results.Store(&keptResults{static: static, list: list})
 }
 
 type freeCount struct {
@@ -276,6 +319,7 @@ func (m *deviceMemo) build(dra framework.DRA, version uint64, n *framework.NodeI
 		} else {
 			nd.ids = append(nd.ids, ids...)
 		}
+		nd.byLabels = nd.byLabels || servesByLabels(s)
 		if !nd.multi {
 			for i := range s.Spec.Devices {
 				if a := s.Spec.Devices[i].AllowMultipleAllocations; a != nil && *a {
@@ -286,6 +330,14 @@ func (m *deviceMemo) build(dra framework.DRA, version uint64, n *framework.NodeI
 		}
 	}
 	return nd
+}
+
+// servesByLabels reports whether the slice may serve a node by its labels: one that names
+// its node, or serves all nodes, does not.
+func servesByLabels(s *resourceapi.ResourceSlice) bool {
+	named := s.Spec.NodeName != nil && *s.Spec.NodeName != ""
+	all := s.Spec.AllNodes != nil && *s.Spec.AllNodes
+	return !named && !all
 }
 
 // slot returns the entry of index i, growing the array when it is too short.

@@ -257,7 +257,7 @@ func TestReserveCopiesCachedResult(t *testing.T) {
 		}
 		pods = append(pods, p)
 	}
-	kept := *pl.devices.forNode(c.DRA(), c, c.Get("n2")).results.Load()
+	kept := pl.devices.forNode(c.DRA(), c, c.Get("n2")).results.Load().list
 	if len(kept) != 1 {
 		t.Fatalf("%d kept results, want the one both pods used", len(kept))
 	}

@@ -24,12 +24,12 @@ import (
 // devices taken and freed (assumed, forgotten, reserved, allocated by the API, deleted,
 // under a checkpoint rolled back), slices replaced, removed and added to nodes without
 // any, a slice for all nodes and one for the nodes its selector picks, nodes removed and
-// added, and placements' domains; for claims of exact counts, for all devices, without
-// requests (which fit on a node without devices), beside a claim allocated on one node:
-// the same verdicts, the same allocations on each node, the same scores, and Reserve
-// records the allocation Filter found. Most nodes have no devices, as in a large cluster:
-// they share one memo entry, which must give way as soon as a node gains a slice or
-// another node takes the index.
+// added (back maybe in another zone), nodes relabelled, and placements' domains; for
+// claims of exact counts, for all devices, without requests (which fit on a node without
+// devices), beside a claim allocated on one node: the same verdicts, the same allocations
+// on each node, the same scores, and Reserve records the allocation Filter found. Most
+// nodes have no devices, as in a large cluster: they share one memo entry, which must give
+// way as soon as a node gains a slice or another node takes the index.
 func TestFilterAgainstFreshPlugin(t *testing.T) {
 	for seed := range uint64(120) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { randomFilterRun(t, seed) })
@@ -54,17 +54,20 @@ func randomFilterRun(t *testing.T, seed uint64) {
 	pl.devices.slotsOnly = seed%2 == 1
 	ctx := context.Background()
 	nodes := 0
-	var removed []string         // nodes removed, whose slices stay
-	zones := map[string]string{} // each node's zone, the same when it comes back
+	var removed []string // nodes removed, whose slices stay
+	// zoned is a node in a random zone: a slice for one zone's nodes serves it by that
+	// label, which a node that comes back, or is relabelled, may change.
+	zoned := func(name string) *v1.Node {
+		return testutil.Node(name).Labels("zone", fmt.Sprint("z", rng.IntN(2))).Capacity("cpu", "8").Obj()
+	}
 	addNode := func() {
 		name := fmt.Sprintf("n%d", nodes)
 		if len(removed) > 0 && rng.IntN(2) == 0 { // back, its slice there before it
 			name, removed = removed[len(removed)-1], removed[:len(removed)-1]
 		} else {
 			nodes++
-			zones[name] = fmt.Sprint("z", rng.IntN(2))
 		}
-		c.Nodes().AddNode(testutil.Node(name).Labels("zone", zones[name]).Capacity("cpu", "8").Obj())
+		c.Nodes().AddNode(zoned(name))
 		if rng.IntN(3) == 0 && !slices.ContainsFunc(c.DRA().Slices(), func(s *resourceapi.ResourceSlice) bool { return s.Spec.Pool.Name == name }) {
 			c.Devices().SetResourceSlice(testutil.Slice(name, driver, "gpu", 1+rng.IntN(4)))
 		}
@@ -265,6 +268,10 @@ func randomFilterRun(t *testing.T, seed uint64) {
 			} else {
 				c.Devices().RemoveResourceSlice("zoned-" + driver)
 			}
+		},
+		func() { // a node relabelled, maybe into the other zone
+			infos := c.NodeInfos()
+			c.Nodes().AddNode(zoned(infos[rng.IntN(len(infos))].Name))
 		},
 		func() { // a node removed (the next ones take new indexes), or one added
 			if infos := c.NodeInfos(); rng.IntN(2) == 0 && len(infos) > 1 {
