@@ -41,13 +41,7 @@ func randomFilterRun(t *testing.T, seed uint64) {
 	c := cache.New()
 	c.Devices().SetDeviceClass(testutil.DeviceClass("gpu", driver))
 	handle := &testutil.Handle{Cache: c}
-	plugin := func() *DynamicResources {
-		pl, err := New(nil, handle)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pl.(*DynamicResources)
-	}
+	plugin := func() *DynamicResources { return newTestPlugin(t, handle) }
 	pl := plugin()
 	// Half the runs look every node up in its slot, where a node without slices has the
 	// entry they share (as the few nodes whose bit collides with a holder's do).
@@ -324,4 +318,15 @@ func randomFilterRun(t *testing.T, seed uint64) {
 			t.Fatalf("%s: %v", when, err)
 		}
 	}
+}
+
+// newTestPlugin is the plugin on handle, for tests that build it more than once (a fresh
+// plugin is their reference).
+func newTestPlugin(t *testing.T, handle *testutil.Handle) *DynamicResources {
+	t.Helper()
+	pl, err := New(nil, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.(*DynamicResources)
 }

@@ -46,13 +46,7 @@ func TestFilterAfterRelabel(t *testing.T) {
 				{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}}}}
 			c.Devices().SetResourceSlice(s)
 			handle := &testutil.Handle{Cache: c}
-			plugin := func() *DynamicResources {
-				pl, err := New(nil, handle)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return pl.(*DynamicResources)
-			}
+			plugin := func() *DynamicResources { return newTestPlugin(t, handle) }
 			pl := plugin()
 			ctx := context.Background()
 			pod := 0
