@@ -2,15 +2,14 @@ package cache
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 )
 
 // BenchmarkNominatedAdds: what every cycle of a preemption wave does before it filters,
@@ -74,18 +73,10 @@ func BenchmarkNominatedAdds(b *testing.B) {
 // reportCPU starts counting the process's CPU time; the function it returns reports it
 // per iteration as cpu-ms/op.
 func reportCPU(b *testing.B) func() {
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	return func() {
 		if b.N > 0 {
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		}
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 	"github.com/phalanx-dev/phalanx/pkg/testutil/workload"
 )
 
@@ -25,14 +24,14 @@ func BenchmarkDecodeBenchCluster(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(st.Size())
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		in, err := Decode([]string{path}, nil)
 		if err != nil || len(in.objs) != 25000 {
 			b.Fatalf("Decode: %v", err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 func writeBenchCluster(b *testing.B, path string, spec workload.Spec) {
@@ -58,12 +57,4 @@ func writeBenchCluster(b *testing.B, path string, spec workload.Spec) {
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -20,6 +18,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins"
 	"github.com/phalanx-dev/phalanx/pkg/podfit"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 )
 
 // BenchmarkPlacementSearch times one placement search over racks of 16 GPU nodes (64 cpu,
@@ -67,7 +66,7 @@ func benchmarkSearch(b *testing.B, racks, free, members, gpus int) {
 		ms = append(ms, testutil.Pod("m"+strconv.Itoa(i)).Req("cpu", "1", "nvidia.com/gpu", g).Lim("nvidia.com/gpu", g).Info())
 	}
 	extra := framework.NewPodInfo(testutil.Pod("extra").Req("cpu", "1").Node("n0").Obj())
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	n := 0
 	for i := 0; b.Loop(); i++ {
 		if i%2 == 0 {
@@ -83,7 +82,7 @@ func benchmarkSearch(b *testing.B, racks, free, members, gpus int) {
 		}
 		n++
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(n)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(n)/1e6, "cpu-ms/op")
 }
 
 // benchPlacer is a Placer with the default profile over c.
@@ -98,13 +97,4 @@ func benchPlacer(b *testing.B, c *cache.Cache) *placement.Placer {
 	finder := podfit.New(podfit.Options{Snapshot: c, Nominator: c.Nominations(), Parallelizer: framework.NewParallelizer(1), Rand: rnd})
 	return placement.New(placement.Options{Framework: fwk, Pods: finder.For(fwk), Snapshot: c, Rand: rnd,
 		Metrics: metrics.New(), FeasiblePlacementsToFind: 1})
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

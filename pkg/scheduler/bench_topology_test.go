@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/phalanx-dev/phalanx/api/v1alpha1"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 )
 
 const rackKey = "example.com/rack"
@@ -135,10 +135,10 @@ func gangAtScale(b *testing.B, antiAffinity bool) {
 			members = append(members, p)
 		}
 		s.DrainInbox()
-		cpu0, thread0 := processCPU(), cpuTime(rusageThread)
+		cpu0, thread0 := cputime.Process(), cputime.Thread()
 		wall += timedCycle(b, s)
-		cpu += processCPU() - cpu0
-		threadCPU = append(threadCPU, cpuTime(rusageThread)-thread0)
+		cpu += cputime.Process() - cpu0
+		threadCPU = append(threadCPU, cputime.Thread()-thread0)
 		n++
 		s.DrainInbox()
 		if len(fc.binds) != gang || fc.deleted != 0 {
@@ -170,20 +170,4 @@ func gangAtScale(b *testing.B, antiAffinity bool) {
 		b.ReportMetric(float64(sum.Microseconds())/1000/float64(len(warm)), "cpu-ms/cycle")
 		b.ReportMetric(float64(warm[max(0, int(float64(len(warm))*0.99+0.5)-1)].Microseconds())/1000, "p99-cpu-ms")
 	}
-}
-
-// rusageThread is getrusage's RUSAGE_THREAD (Linux): the calling thread.
-const rusageThread = 1
-
-// processCPU is the process's user and system CPU time so far.
-func processCPU() time.Duration { return cpuTime(syscall.RUSAGE_SELF) }
-
-// cpuTime is the user and system CPU time so far of the process or thread (who), 0 where
-// it is not available.
-func cpuTime(who int) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(who, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,9 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/phalanx-dev/phalanx/pkg/plugins"
 	"github.com/phalanx-dev/phalanx/pkg/plugins/noderesources"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 )
 
 // BenchmarkRunScorePlugins is the score loop's own cost: seven plugins that answer at once
@@ -66,7 +65,7 @@ func BenchmarkResourceScores(b *testing.B) {
 	all := c.NodeInfos()
 	cycle := 0
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		p := pods[cycle%len(pods)]
 		start := cycle * 500 % len(all)
@@ -84,15 +83,5 @@ func BenchmarkResourceScores(b *testing.B) {
 		}
 		cycle++
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e3, "cpu-us/op")
-}
-
-// cpuTime is the process's user and system CPU time: the machine is shared, and wall
-// clock measures the neighbours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e3, "cpu-us/op")
 }

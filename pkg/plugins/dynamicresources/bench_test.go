@@ -3,15 +3,14 @@ package dynamicresources
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 )
 
 // BenchmarkFilterAtScale is one cycle of a pod with a claim of one device, PreFilter and
@@ -48,7 +47,7 @@ func benchmarkFilterAtScale(b *testing.B, nodes, every int) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for range b.N {
 		cs := framework.NewCycleState()
 		pl.PreFilter(ctx, cs, p)
@@ -58,16 +57,7 @@ func benchmarkFilterAtScale(b *testing.B, nodes, every int) {
 	}
 	// The process's CPU, garbage collection's included: on a shared machine the wall
 	// clock measures the neighbours.
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // scaleCluster makes the cluster of BenchmarkFilterAtScale, with the pod's claim "gpu".

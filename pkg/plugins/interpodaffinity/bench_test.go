@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/cache"
 	"github.com/phalanx-dev/phalanx/pkg/framework"
 	"github.com/phalanx-dev/phalanx/pkg/testutil"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 )
 
 const (
@@ -46,15 +45,6 @@ func benchPod(i int, node string) *v1.Pod {
 		a.prefAff = []v1.WeightedPodAffinityTerm{weighted(10, term("zone", "app", app))}
 	}
 	return pod(fmt.Sprintf("pod-%d", i), "default", node, a, "app", app, "tier", fmt.Sprintf("t%d", i%3))
-}
-
-// cpuTime is the process's CPU time, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var benchIncoming = map[string]*v1.Pod{
@@ -94,7 +84,7 @@ func BenchmarkPreFilterFilter(b *testing.B) {
 		pi := framework.NewPodInfo(p)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				state := framework.NewCycleState()
 				if _, st := pl.PreFilter(ctx, state, pi); st.IsSkip() {
@@ -104,7 +94,7 @@ func BenchmarkPreFilterFilter(b *testing.B) {
 					pl.Filter(ctx, state, pi, n)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }

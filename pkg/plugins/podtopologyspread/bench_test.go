@@ -3,14 +3,13 @@ package podtopologyspread
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/phalanx-dev/phalanx/pkg/framework"
+	"github.com/phalanx-dev/phalanx/pkg/testutil/cputime"
 )
 
 // benchCluster is 5,000 nodes in 50 zones with 20,000 pods, 4 per node, split over apps
@@ -41,16 +40,6 @@ func benchPod(kind v1.UnsatisfiableConstraintAction, nodeSelector bool) *framewo
 	return framework.NewPodInfo(b.Obj())
 }
 
-// cpuTime is the process's CPU time, user and system: on a shared machine the benchmarks'
-// cpu-ms/op says more than ns/op.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkPreFilterFilter measures one scheduling cycle's share of this plugin: PreFilter,
 // then Filter on every node.
 func BenchmarkPreFilterFilter(b *testing.B) {
@@ -68,7 +57,7 @@ func BenchmarkPreFilterFilter(b *testing.B) {
 			p := benchPod(v1.DoNotSchedule, bc.nodeSelector)
 			ctx := context.Background()
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				state := framework.NewCycleState()
 				if _, st := pl.PreFilter(ctx, state, p); !st.IsSuccess() {
@@ -78,7 +67,7 @@ func BenchmarkPreFilterFilter(b *testing.B) {
 					pl.Filter(ctx, state, p, n)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }
@@ -109,7 +98,7 @@ func BenchmarkPreScoreScore(b *testing.B) {
 	ctx := context.Background()
 	scores := make([]int64, len(filtered))
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		state := framework.NewCycleState()
 		if st := pl.PreScore(ctx, state, p, filtered); !st.IsSuccess() {
@@ -121,7 +110,7 @@ func BenchmarkPreScoreScore(b *testing.B) {
 		}
 		pl.NormalizeScore(ctx, state, p, filtered, scores)
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkCyclesAsPodsBind is make bench-sim's spreading in small: 5,000 nodes, 20,000
@@ -146,7 +135,7 @@ func BenchmarkCyclesAsPodsBind(b *testing.B) {
 	ctx := context.Background()
 	next := len(pods)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	i := 0
 	for b.Loop() {
 		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": appOf(i)}}
@@ -169,5 +158,5 @@ func BenchmarkCyclesAsPodsBind(b *testing.B) {
 		}
 		i++
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
